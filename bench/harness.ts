@@ -1,0 +1,33 @@
+import type { BenchRow } from './types';
+
+/** Runs `fn` for `iterations` items and returns items per second (best of `repeats`). */
+export function rate(iterations: number, fn: () => void, repeats = 3): number {
+  let best = 0;
+  for (let r = 0; r < repeats; r++) {
+    const start = process.hrtime.bigint();
+    fn();
+    const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+    best = Math.max(best, iterations / seconds);
+  }
+  return best;
+}
+
+/** A row measured beside its baseline, with the ratio value / baseline. */
+export function compared(name: string, value: number, unit: string, baselineName: string, baseline: number): BenchRow {
+  return { name, value, unit, baseline: { name: baselineName, value: baseline }, ratio: value / baseline };
+}
+
+/** Peak resident memory in MiB so far (high-water mark of this process). */
+export function peakRssMiB(): number {
+  return process.resourceUsage().maxRSS / 1024;
+}
+
+export function formatRows(rows: readonly BenchRow[]): string {
+  const fmt = (n: number) => (n >= 100 ? Math.round(n).toLocaleString('en-US') : n.toFixed(2));
+  return rows
+    .map((r) => {
+      const base = r.baseline ? `   baseline ${r.baseline.name}: ${fmt(r.baseline.value)} ${r.unit}   ratio ${r.ratio?.toFixed(2)}×` : '';
+      return `${r.name.padEnd(58)} ${fmt(r.value).padStart(14)} ${r.unit}${base}`;
+    })
+    .join('\n');
+}

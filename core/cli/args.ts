@@ -1,0 +1,32 @@
+/** A small argv parser: positional arguments plus `--flag value`, `--flag=value` and boolean flags. */
+export interface ParsedArgs {
+  readonly positional: string[];
+  readonly flags: Map<string, string | true>;
+}
+
+export class UsageError extends Error {}
+
+export function parseArgs(argv: readonly string[], booleanFlags: readonly string[], valueFlags: readonly string[]): ParsedArgs {
+  const positional: string[] = [];
+  const flags = new Map<string, string | true>();
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (!arg.startsWith('--') || arg === '--') {
+      positional.push(arg);
+      continue;
+    }
+    const eq = arg.indexOf('=');
+    const name = arg.slice(2, eq === -1 ? undefined : eq);
+    if (booleanFlags.includes(name)) {
+      if (eq !== -1) throw new UsageError(`flag --${name} takes no value`);
+      flags.set(name, true);
+    } else if (valueFlags.includes(name)) {
+      const value = eq === -1 ? argv[++i] : arg.slice(eq + 1);
+      if (value === undefined) throw new UsageError(`flag --${name} needs a value`);
+      flags.set(name, value);
+    } else {
+      throw new UsageError(`unknown flag --${name}`);
+    }
+  }
+  return { positional, flags };
+}

@@ -1,0 +1,49 @@
+import { ensureLinearTimeFallback } from '../regex';
+import { UsageError } from './args';
+import { fmtCommand } from './fmt';
+import { processCommand, type Io } from './process';
+import { runCommand } from './run';
+import { validateCommand } from './validate';
+
+export const USAGE = `usage: rivulet <command> [arguments]
+
+commands:
+  run CONFIG [--server.http.listen-addr HOST:PORT]   run the components of CONFIG until SIGINT/SIGTERM
+  validate CONFIG                                     check CONFIG; exit 2 with FILE:LINE:COL errors
+  process --config FILE [--input jsonl|text] [--inspect] [--metrics OUT] [--now TIME]
+                                                      run stdin through a stage list, entries as JSON lines
+  fmt CONFIG [--write]                                print CONFIG in canonical form
+`;
+
+/** Runs one CLI command and returns its exit code. Usage errors exit 1. */
+export async function main(argv: readonly string[], io: Io = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr }): Promise<number> {
+  // Set before any user pattern is compiled so V8 falls back to its linear-time engine.
+  ensureLinearTimeFallback();
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case 'run':
+        return await runCommand(rest, io);
+      case 'validate':
+        return await validateCommand(rest, io);
+      case 'process':
+        return await processCommand(rest, io);
+      case 'fmt':
+        return await fmtCommand(rest, io);
+      case 'help':
+      case '--help':
+      case '-h':
+        io.stdout.write(USAGE);
+        return 0;
+      default:
+        io.stderr.write(command === undefined ? USAGE : `unknown command ${JSON.stringify(command)}\n\n${USAGE}`);
+        return 1;
+    }
+  } catch (err) {
+    if (err instanceof UsageError) {
+      io.stderr.write(`rivulet ${command}: ${err.message}\n`);
+      return 1;
+    }
+    throw err;
+  }
+}

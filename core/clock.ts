@@ -1,0 +1,115 @@
+import { asyncScheduler, type SchedulerAction, type SchedulerLike, Subscription } from 'rxjs';
+
+/**
+ * All time a stage sees comes from a Clock: `scheduler` drives timers (multiline flushes, limit
+ * refills), `nowNs` reads the wall clock with nanosecond precision. Production uses the real one;
+ * tests, `rivulet process --now` and the playground use a virtual or shifted one.
+ */
+export interface Clock {
+  readonly scheduler: SchedulerLike;
+  nowNs(): bigint;
+}
+
+const NS_PER_MS = 1_000_000n;
+
+/** The real wall clock: epoch milliseconds plus a monotonic sub-millisecond part. */
+export function systemClock(): Clock {
+  const originNs = BigInt(Date.now()) * NS_PER_MS - process.hrtime.bigint();
+  return {
+    scheduler: asyncScheduler,
+    nowNs: () => originNs + process.hrtime.bigint(),
+  };
+}
+
+/** The real scheduler, but a wall clock that starts at `startNs` (for replays with `--now`). */
+export function shiftedClock(startNs: bigint): Clock {
+  const startedAt = process.hrtime.bigint();
+  return {
+    scheduler: asyncScheduler,
+    nowNs: () => startNs + (process.hrtime.bigint() - startedAt),
+  };
+}
+
+/**
+ * A manually advanced clock and scheduler: nothing happens until `advanceBy`/`advanceTo` runs the
+ * timers that fall due, in time order. Used by conformance runs, `rivulet process` and the
+ * playground so time-based stages are deterministic.
+ */
+export class ManualClock implements Clock, SchedulerLike {
+  private nowMs = 0;
+  private queue: Array<{ due: number; seq: number; run: () => void; cancelled: boolean }> = [];
+  private seq = 0;
+
+  constructor(private readonly startNs: bigint = 0n) {}
+
+  get scheduler(): SchedulerLike {
+    return this;
+  }
+
+  now(): number {
+    return this.nowMs;
+  }
+
+  nowNs(): bigint {
+    return this.startNs + BigInt(Math.round(this.nowMs * 1e6));
+  }
+
+  schedule<T>(work: (this: SchedulerAction<T>, state?: T) => void, delay = 0, state?: T): Subscription {
+    const clock = this;
+    let current: (typeof this.queue)[number] | undefined;
+    const subscription = new Subscription(() => {
+      if (current) current.cancelled = true;
+    });
+    // A minimal SchedulerAction: rescheduling from inside `work` re-queues the same action, which
+    // is how RxJS's own periodic actions behave.
+    const action = Object.assign(subscription, {
+      schedule(nextState?: T, nextDelay = 0): Subscription {
+        if (current) current.cancelled = true;
+        state = nextState;
+        current = clock.enqueue(clock.nowMs + nextDelay, () => work.call(action as SchedulerAction<T>, state));
+        return action;
+      },
+    }) as unknown as SchedulerAction<T>;
+    current = this.enqueue(this.nowMs + delay, () => work.call(action, state));
+    return action;
+  }
+
+  /** Runs every timer due up to `nowMs + ms`, advancing the clock to each timer's time. */
+  advanceBy(ms: number): void {
+    this.advanceTo(this.nowMs + ms);
+  }
+
+  advanceTo(targetMs: number): void {
+    for (;;) {
+      const next = this.queue.find((t) => !t.cancelled);
+      this.queue = this.queue.filter((t) => !t.cancelled);
+      if (!next || next.due > targetMs) break;
+      this.queue.shift();
+      this.nowMs = Math.max(this.nowMs, next.due);
+      next.run();
+    }
+    this.nowMs = Math.max(this.nowMs, targetMs);
+  }
+
+  /** Runs every pending timer, however far in the future. */
+  runAll(): void {
+    for (let guard = 0; guard < 1_000_000; guard++) {
+      const next = this.queue.find((t) => !t.cancelled);
+      if (!next) return;
+      this.advanceTo(next.due);
+    }
+  }
+
+  pendingTimers(): number {
+    return this.queue.filter((t) => !t.cancelled).length;
+  }
+
+  private enqueue(due: number, run: () => void) {
+    const timer = { due, seq: this.seq++, run, cancelled: false };
+    // Keep the queue sorted by due time, then by insertion order.
+    let i = this.queue.length;
+    while (i > 0 && this.queue[i - 1]!.due > due) i--;
+    this.queue.splice(i, 0, timer);
+    return timer;
+  }
+}

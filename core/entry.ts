@@ -1,0 +1,86 @@
+/**
+ * The log entry as it moves through a pipeline. Stages mutate entries in place for speed; the
+ * pipeline owns that freedom because it deep-copies every entry at its ingress and hands each
+ * `forward_to` receiver its own copy (the reference shares one object between receivers and relies
+ * on consumers copying; we copy so no receiver can see another's edits).
+ */
+export type Labels = Record<string, string>;
+
+/** One structured-metadata pair; the list keeps its order. */
+export interface MetadataPair {
+  name: string;
+  value: string;
+}
+
+/** The pipeline-private map of extracted values (string, number, boolean, null or JSON-like). */
+export type Extracted = Record<string, unknown>;
+
+export interface Entry {
+  labels: Labels;
+  line: string;
+  /** Nanoseconds since the Unix epoch. */
+  timestamp: bigint;
+  structuredMetadata: MetadataPair[];
+  extracted: Extracted;
+}
+
+/** The reserved label that carries the tenant set by `stage.tenant`. */
+export const TENANT_LABEL = '__tenant_id__';
+
+/** Builds an entry; missing parts default to empty. */
+export function makeEntry(parts: Partial<Entry> & { line: string; timestamp: bigint }): Entry {
+  return {
+    labels: parts.labels ?? {},
+    line: parts.line,
+    timestamp: parts.timestamp,
+    structuredMetadata: parts.structuredMetadata ?? [],
+    extracted: parts.extracted ?? {},
+  };
+}
+
+/**
+ * Copies labels, metadata and the extracted map so stages may mutate the copy freely. Extracted
+ * values are JSON-like data that stages replace rather than mutate, so a shallow copy of the map is
+ * enough.
+ */
+export function cloneEntry(entry: Entry): Entry {
+  return {
+    labels: { ...entry.labels },
+    line: entry.line,
+    timestamp: entry.timestamp,
+    structuredMetadata: entry.structuredMetadata.map((p) => ({ name: p.name, value: p.value })),
+    extracted: { ...entry.extracted },
+  };
+}
+
+/**
+ * The label set rendered the way the reference renders it for stream keys and fingerprints:
+ * sorted names, `{a="1", b="2"}` with Go-quoted values.
+ */
+export function labelsKey(labels: Labels): string {
+  const names = Object.keys(labels).sort();
+  let out = '{';
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i]!;
+    if (i > 0) out += ', ';
+    out += name + '=' + JSON.stringify(labels[name]);
+  }
+  return out + '}';
+}
+
+/** Copies every label into the extracted map, overwriting same-named keys (reference §1.3 step 3). */
+export function seedLabels(entry: Entry): void {
+  const { labels, extracted } = entry;
+  for (const name in labels) extracted[name] = labels[name];
+}
+
+/** Sets a metadata pair, replacing an existing pair of the same name in place or appending it. */
+export function setMetadata(list: MetadataPair[], name: string, value: string): void {
+  for (const pair of list) {
+    if (pair.name === name) {
+      pair.value = value;
+      return;
+    }
+  }
+  list.push({ name, value });
+}

@@ -1,0 +1,64 @@
+import { Counter, Registry, collectDefaultMetrics } from 'prom-client';
+
+/**
+ * The counters every logs pipeline shares. They are registered once per prom-client registry and
+ * shared by the top-level pipeline, nested `match` pipelines and every stage, as the reference does
+ * (a vector with no series is not exported).
+ */
+export interface ProcessMetrics {
+  readonly registry: Registry;
+  readonly droppedLines: Counter<'reason'>;
+  readonly droppedLinesByLabel: Counter<'label_name' | 'label_value'>;
+  readonly truncatedFields: Counter<'field'>;
+  readonly criPartialLinesFlushed: Counter<string>;
+  readonly criLinesTruncated: Counter<string>;
+}
+
+const metricsByRegistry = new WeakMap<Registry, ProcessMetrics>();
+
+/** The shared pipeline counters on `registry`, created on first use. */
+export function processMetrics(registry: Registry): ProcessMetrics {
+  let metrics = metricsByRegistry.get(registry);
+  if (!metrics) {
+    metrics = {
+      registry,
+      droppedLines: new Counter({
+        name: 'logs_process_dropped_lines_total',
+        help: 'A count of all log lines dropped as a result of a pipeline stage',
+        labelNames: ['reason'],
+        registers: [registry],
+      }),
+      droppedLinesByLabel: new Counter({
+        name: 'logs_process_dropped_lines_by_label_total',
+        help: 'A count of all log lines dropped as a result of a pipeline stage',
+        labelNames: ['label_name', 'label_value'],
+        registers: [registry],
+      }),
+      truncatedFields: new Counter({
+        name: 'logs_process_truncated_fields_total',
+        help: 'A count of all log lines, labels, extracted values or structured metadata truncated as a result of a pipeline stage',
+        labelNames: ['field'],
+        registers: [registry],
+      }),
+      criPartialLinesFlushed: new Counter({
+        name: 'logs_process_cri_partial_lines_flushed_total',
+        help: 'A count of partial lines flushed because max_partial_lines was exceeded',
+        registers: [registry],
+      }),
+      criLinesTruncated: new Counter({
+        name: 'logs_process_cri_lines_truncated_total',
+        help: 'A count of lines truncated because of max_partial_line_size',
+        registers: [registry],
+      }),
+    };
+    metricsByRegistry.set(registry, metrics);
+  }
+  return metrics;
+}
+
+/** A registry for a whole process: process metrics plus every component's. */
+export function processRegistry(): Registry {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  return registry;
+}

@@ -1,0 +1,90 @@
+import type { Registry } from 'prom-client';
+import { Subject } from 'rxjs';
+import type { Clock } from './clock';
+import type { ConfigFile } from './config/ast';
+import { parseConfig } from './config/parser';
+import type { EvalScope } from './config/evaluate';
+import type { Entry } from './entry';
+import { ConfigError, ConfigErrors } from './errors';
+import { buildPipeline, ingress } from './pipeline';
+import { blockTitle } from './schema';
+import { decodeStageBlocks, type StageSpec } from './stage';
+import type { PipelineTracer } from './trace';
+
+/**
+ * Reads the stage list of a config meant for `rivulet process`: either one `logs.process "NAME"`
+ * block (its `forward_to`, if any, is ignored) or a bare sequence of `stage.*` blocks.
+ */
+export function loadStageList(text: string, file: string, scope: EvalScope = standaloneScope()): StageSpec[] {
+  const ast: ConfigFile = parseConfig(text, file);
+  const blocks = ast.body.filter((s) => s.kind === 'block');
+  const attrs = ast.body.filter((s) => s.kind === 'attribute');
+  if (attrs.length > 0) throw new ConfigErrors(attrs.map((a) => new ConfigError(`unexpected attribute "${a.name}" at the top level; expected stage blocks or one logs.process block`, a.pos)));
+  const processBlocks = blocks.filter((b) => b.name === 'logs.process');
+  if (processBlocks.length > 0) {
+    if (blocks.length !== 1) {
+      const extra = blocks.find((b) => b !== processBlocks[0])!;
+      throw new ConfigErrors([new ConfigError(`expected a single logs.process block, found also ${blockTitle(extra)}`, extra.pos)]);
+    }
+    const block = processBlocks[0]!;
+    const path = [blockTitle(block)];
+    const errors: ConfigError[] = [];
+    for (const stmt of block.body) {
+      if (stmt.kind === 'attribute' && stmt.name !== 'forward_to') errors.push(new ConfigError(`unrecognized attribute name "${stmt.name}"`, stmt.pos, path));
+      if (stmt.kind === 'block' && !stmt.name.startsWith('stage.')) errors.push(new ConfigError(`unrecognized block name "${stmt.name}"`, stmt.pos, path));
+    }
+    if (errors.length > 0) throw new ConfigErrors(errors);
+    return decodeStageBlocks(
+      block.body.filter((s) => s.kind === 'block').map((b) => ({ block: b as never, path: [...path, blockTitle(b as never)] })),
+      scope,
+    );
+  }
+  return decodeStageBlocks(
+    blocks.map((b) => ({ block: b, path: [blockTitle(b)] })),
+    scope,
+  );
+}
+
+/** Resolves nothing but the environment: a standalone stage list has no components to reference. */
+export function standaloneScope(): EvalScope {
+  return { resolve: () => undefined, env: (name) => process.env[name] };
+}
+
+export interface ProcessRun {
+  /** Sends one entry through the pipeline (copied and label-seeded first, like a component). */
+  push(entry: Entry): void;
+  /** Ends the input: stateful stages flush, then the run completes. */
+  end(): void;
+  dispose(): void;
+}
+
+export interface ProcessRunOptions {
+  readonly clock: Clock;
+  readonly registry: Registry;
+  readonly trace?: PipelineTracer;
+  readonly random?: () => number;
+  readonly onEntry: (entry: Entry) => void;
+  readonly onComplete?: () => void;
+  readonly debug?: (message: string, fields?: Record<string, unknown>) => void;
+}
+
+/**
+ * Runs a stage list the way a `logs.process` component runs it, collecting what it forwards. The
+ * CLI's `process` command, the conformance suite and the playground all go through here.
+ */
+export function startProcessRun(specs: readonly StageSpec[], options: ProcessRunOptions): ProcessRun {
+  const built = buildPipeline(specs, options);
+  const input = new Subject<Entry>();
+  const subscription = built.operator(input).subscribe({
+    next: options.onEntry,
+    complete: () => options.onComplete?.(),
+  });
+  return {
+    push: (entry) => input.next(ingress(entry)),
+    end: () => input.complete(),
+    dispose: () => {
+      subscription.unsubscribe();
+      built.dispose();
+    },
+  };
+}

@@ -1,0 +1,30 @@
+import { cloneEntry, type Entry } from './entry';
+import type { Capsule } from './config/evaluate';
+
+/**
+ * Where a component sends log entries. `send` resolves once the receiver has taken the entries
+ * over (queued them in its own pipeline or written them out): that acknowledgement is what lets
+ * sources answer their clients only after nothing can be lost in between.
+ */
+export interface LogsReceiver {
+  send(entries: readonly Entry[]): Promise<void>;
+}
+
+export const LOGS_RECEIVER = 'logs.receiver';
+
+/** Wraps a receiver as the opaque value a config exports (`logs.echo.default.receiver`). */
+export function logsReceiverCapsule(receiver: LogsReceiver): Capsule {
+  return { capsule: LOGS_RECEIVER, value: receiver };
+}
+
+/**
+ * Sends entries to every receiver in list order, each receiver getting its own copies so no
+ * receiver can observe another's edits. Resolves when all have accepted.
+ */
+export async function fanOut(receivers: readonly LogsReceiver[], entries: readonly Entry[]): Promise<void> {
+  if (entries.length === 0) return;
+  for (let i = 0; i < receivers.length; i++) {
+    const last = i === receivers.length - 1;
+    await receivers[i]!.send(last ? entries : entries.map(cloneEntry));
+  }
+}

@@ -1,0 +1,75 @@
+import type { Registry } from 'prom-client';
+import type { Block } from '../config/ast';
+import type { ConfigValue, EvalScope } from '../config/evaluate';
+import type { Clock } from '../clock';
+import type { DecodedBlock, BlockSpec } from '../schema';
+
+/** A component's health as `/api/v0/components` reports it. */
+export interface Health {
+  readonly state: 'healthy' | 'unhealthy';
+  readonly message: string;
+  readonly updatedAt: Date;
+}
+
+export function healthy(message = 'started component'): Health {
+  return { state: 'healthy', message, updatedAt: new Date() };
+}
+
+export function unhealthy(message: string): Health {
+  return { state: 'unhealthy', message, updatedAt: new Date() };
+}
+
+/** What a component gets from the runtime. */
+export interface ComponentContext {
+  readonly id: string;
+  readonly clock: Clock;
+  readonly registry: Registry;
+  readonly log: (level: 'debug' | 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>) => void;
+  /** Where components that print (logs.echo) write by default. */
+  readonly stdout: NodeJS.WritableStream;
+}
+
+/** The arguments a component receives: decoded attribute values plus its original block. */
+export interface ComponentArgs {
+  readonly values: Record<string, unknown>;
+  readonly block: Block;
+  readonly decoded: DecodedBlock;
+  readonly scope: EvalScope;
+  readonly path: readonly string[];
+}
+
+export interface Component {
+  /** Values other components can reference: `<name>.<label>.<export>`. */
+  readonly exports: Readonly<Record<string, ConfigValue>>;
+  health(): Health;
+  /** Applies new arguments (config reload). Must throw ConfigError(s) to reject them. */
+  update(args: ComponentArgs): void;
+  /** Starts background work (servers, readers). */
+  start?(): Promise<void>;
+  /** Stops accepting, flushes and drains. */
+  stop(): Promise<void>;
+}
+
+export interface ComponentDefinition extends BlockSpec {
+  /** `logs.process`, `logs.echo`. */
+  readonly name: string;
+  readonly doc: string;
+  /** Names of the values it exports. */
+  readonly exportNames: readonly string[];
+  readonly build: (args: ComponentArgs, ctx: ComponentContext) => Component;
+}
+
+const components = new Map<string, ComponentDefinition>();
+
+export function defineComponent(def: ComponentDefinition): ComponentDefinition {
+  components.set(def.name, def);
+  return def;
+}
+
+export function componentDefinition(name: string): ComponentDefinition | undefined {
+  return components.get(name);
+}
+
+export function componentDefinitions(): ComponentDefinition[] {
+  return [...components.values()].sort((a, b) => a.name.localeCompare(b.name));
+}

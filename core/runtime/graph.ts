@@ -1,0 +1,292 @@
+import type { Block, Expr, Statement } from '../config/ast';
+import type { ConfigValue, EvalScope } from '../config/evaluate';
+import { parseConfig } from '../config/parser';
+import { ConfigError, ConfigErrors, configErrorsOf } from '../errors';
+import { blockTitle, decodeBlock } from '../schema';
+import { decodeStageBlocks } from '../stage';
+import { componentDefinition, unhealthy, type Component, type ComponentArgs, type ComponentContext, type ComponentDefinition, type Health } from './component';
+
+interface Node {
+  readonly id: string;
+  readonly def: ComponentDefinition;
+  block: Block;
+  deps: Set<string>;
+  component?: Component;
+  /** Set when the component's last update was rejected. */
+  failure?: Health;
+}
+
+/** Namespaces of the config standard library, never component references. */
+const STDLIB_ROOTS = new Set(['sys', 'env', 'string', 'encoding', 'array', 'json_decode', 'coalesce', 'concat', 'convert', 'file', 'constants']);
+
+/** The id of a component block: its dotted name plus its label (`logs.process.default`). */
+export function componentId(block: Block): string {
+  return block.label === undefined ? block.name : `${block.name}.${block.label}`;
+}
+
+/**
+ * A config file's components, built in dependency order (references resolved, duplicate ids and
+ * cycles rejected with positions), then run together. Reload rebuilds only what changed.
+ */
+export class ComponentGraph {
+  private nodes = new Map<string, Node>();
+  private order: string[] = [];
+
+  constructor(
+    private readonly context: (id: string) => ComponentContext,
+  ) {}
+
+  /** Loads a config for the first time; throws ConfigErrors with every problem found. */
+  load(text: string, file: string): void {
+    const plan = this.plan(text, file);
+    const errors: ConfigError[] = [];
+    for (const id of plan.order) {
+      const node = plan.nodes.get(id)!;
+      try {
+        node.component = node.def.build(this.args(node, plan.nodes), this.context(id));
+      } catch (err) {
+        errors.push(...configErrorsOf(err));
+      }
+    }
+    if (errors.length > 0) {
+      for (const id of plan.order) void plan.nodes.get(id)!.component?.stop();
+      throw new ConfigErrors(errors);
+    }
+    this.nodes = plan.nodes;
+    this.order = plan.order;
+  }
+
+  /**
+   * Applies a new config to running components. A syntax or graph error keeps everything as it
+   * was; a component whose new arguments are rejected keeps running its old configuration and is
+   * reported unhealthy (the reference's behaviour for logs.process).
+   */
+  async reload(text: string, file: string): Promise<ConfigError[]> {
+    let plan;
+    try {
+      plan = this.plan(text, file);
+    } catch (err) {
+      return configErrorsOf(err);
+    }
+    const errors: ConfigError[] = [];
+    for (const [id, node] of this.nodes) {
+      const next = plan.nodes.get(id);
+      if (!next || next.def !== node.def) {
+        await node.component?.stop();
+        this.nodes.delete(id);
+      }
+    }
+    for (const id of plan.order) {
+      const next = plan.nodes.get(id)!;
+      const existing = this.nodes.get(id);
+      try {
+        if (existing?.component) {
+          existing.block = next.block;
+          existing.deps = next.deps;
+          existing.component.update(this.args(existing, this.nodesView(plan.nodes)));
+          existing.failure = undefined;
+        } else {
+          next.component = next.def.build(this.args(next, this.nodesView(plan.nodes)), this.context(id));
+          this.nodes.set(id, next);
+          await next.component.start?.();
+        }
+      } catch (err) {
+        const found = configErrorsOf(err);
+        errors.push(...found);
+        if (existing) existing.failure = unhealthy(found.map((e) => e.message).join('\n'));
+      }
+    }
+    this.order = plan.order.filter((id) => this.nodes.has(id));
+    return errors;
+  }
+
+  async start(): Promise<void> {
+    for (const id of this.order) await this.nodes.get(id)!.component?.start?.();
+  }
+
+  /**
+   * Stops dependents before their dependencies (sources before processors before sinks), so what
+   * an upstream component flushes on stop still reaches a live receiver.
+   */
+  async stop(): Promise<void> {
+    for (const id of [...this.order].reverse()) await this.nodes.get(id)!.component?.stop();
+  }
+
+  health(): Array<{ id: string; name: string; health: Health }> {
+    return this.order.map((id) => {
+      const node = this.nodes.get(id)!;
+      return { id, name: node.def.name, health: node.failure ?? node.component?.health() ?? unhealthy('not built') };
+    });
+  }
+
+  component(id: string): Component | undefined {
+    return this.nodes.get(id)?.component;
+  }
+
+  private nodesView(planned: Map<string, Node>): Map<string, Node> {
+    const view = new Map(planned);
+    for (const [id, node] of this.nodes) if (view.has(id)) view.set(id, node);
+    return view;
+  }
+
+  private args(node: Node, nodes: Map<string, Node>): ComponentArgs {
+    const scope = graphScope(nodes);
+    const path = [blockTitle(node.block)];
+    const decoded = decodeBlock(node.block, node.def, scope, path);
+    if (node.def.stages) decoded.values.stages = decodeStageBlocks(decoded.stageBlocks, scope);
+    return { values: decoded.values, block: node.block, decoded, scope, path };
+  }
+
+  private plan(text: string, file: string): { nodes: Map<string, Node>; order: string[] } {
+    const ast = parseConfig(text, file);
+    const errors: ConfigError[] = [];
+    const nodes = new Map<string, Node>();
+    for (const stmt of ast.body) {
+      if (stmt.kind === 'attribute') {
+        errors.push(new ConfigError(`unexpected attribute "${stmt.name}" at the top level; expected a component block`, stmt.pos));
+        continue;
+      }
+      const def = componentDefinition(stmt.name);
+      if (!def) {
+        errors.push(new ConfigError(`unrecognized component name "${stmt.name}"`, stmt.pos));
+        continue;
+      }
+      const id = componentId(stmt);
+      const previous = nodes.get(id);
+      if (previous) {
+        const p = previous.block.pos;
+        errors.push(new ConfigError(`component "${id}" already declared at ${p.file}:${p.line}:${p.col}`, stmt.pos));
+        continue;
+      }
+      nodes.set(id, { id, def, block: stmt, deps: new Set() });
+    }
+    const ids = [...nodes.keys()];
+    for (const node of nodes.values()) {
+      for (const ref of referencesIn(node.block.body)) {
+        if (STDLIB_ROOTS.has(ref.path[0]!)) continue;
+        const target = longestComponentPrefix(ref.path, ids);
+        if (target === undefined) {
+          errors.push(new ConfigError(`component "${ref.path.join('.')}" does not exist or is out of scope`, ref.pos, [blockTitle(node.block)]));
+        } else if (target === node.id) {
+          errors.push(new ConfigError(`component "${node.id}" references itself`, ref.pos, [blockTitle(node.block)]));
+        } else {
+          node.deps.add(target);
+        }
+      }
+    }
+    if (errors.length > 0) throw new ConfigErrors(errors);
+    return { nodes, order: topologicalOrder(nodes) };
+  }
+}
+
+function longestComponentPrefix(path: readonly string[], ids: readonly string[]): string | undefined {
+  for (let n = path.length; n > 0; n--) {
+    const candidate = path.slice(0, n).join('.');
+    if (ids.includes(candidate)) return candidate;
+  }
+  return undefined;
+}
+
+/** Scope that resolves `<component id>.<export>[.<field>…]` to the built component's exports. */
+function graphScope(nodes: Map<string, Node>): EvalScope {
+  const ids = [...nodes.keys()];
+  return {
+    env: (name) => process.env[name],
+    resolve(path) {
+      const id = longestComponentPrefix(path, ids);
+      if (id === undefined) return undefined;
+      const component = nodes.get(id)!.component;
+      if (!component) return undefined;
+      let value: ConfigValue | undefined = component.exports as unknown as ConfigValue;
+      for (const part of path.slice(id.split('.').length)) {
+        if (value === null || typeof value !== 'object' || Array.isArray(value) || !(part in (value as object))) return undefined;
+        value = (value as Record<string, ConfigValue>)[part];
+      }
+      return value;
+    },
+  };
+}
+
+interface Reference {
+  readonly path: string[];
+  readonly pos: Expr['pos'];
+}
+
+/** Every dotted reference (`a.b.c`) written in a block body, nested blocks included. */
+export function referencesIn(body: readonly Statement[]): Reference[] {
+  const refs: Reference[] = [];
+  const visit = (expr: Expr): void => {
+    const path = dottedPath(expr);
+    if (path) {
+      refs.push({ path, pos: expr.pos });
+      return;
+    }
+    switch (expr.kind) {
+      case 'array':
+        expr.items.forEach(visit);
+        break;
+      case 'object':
+        expr.fields.forEach((f) => visit(f.value));
+        break;
+      case 'access':
+        visit(expr.object);
+        break;
+      case 'index':
+        visit(expr.object);
+        visit(expr.index);
+        break;
+      case 'call':
+        // The callee of a call is a stdlib function, not a reference.
+        expr.args.forEach(visit);
+        break;
+      case 'unary':
+        visit(expr.operand);
+        break;
+      case 'binary':
+        visit(expr.left);
+        visit(expr.right);
+        break;
+      case 'paren':
+        visit(expr.inner);
+        break;
+      default:
+        break;
+    }
+  };
+  const walk = (stmts: readonly Statement[]): void => {
+    for (const stmt of stmts) {
+      if (stmt.kind === 'attribute') visit(stmt.value);
+      else walk(stmt.body);
+    }
+  };
+  walk(body);
+  return refs;
+}
+
+function dottedPath(expr: Expr): string[] | undefined {
+  if (expr.kind === 'ident') return [expr.name];
+  if (expr.kind === 'access') {
+    const base = dottedPath(expr.object);
+    return base ? [...base, expr.name] : undefined;
+  }
+  return undefined;
+}
+
+function topologicalOrder(nodes: Map<string, Node>): string[] {
+  const order: string[] = [];
+  const state = new Map<string, 'visiting' | 'done'>();
+  const visit = (id: string, trail: string[]): void => {
+    const s = state.get(id);
+    if (s === 'done') return;
+    if (s === 'visiting') {
+      const cycle = [...trail.slice(trail.indexOf(id)), id];
+      throw new ConfigErrors([new ConfigError(`cycle detected: ${cycle.join(' -> ')}`, nodes.get(id)!.block.pos)]);
+    }
+    state.set(id, 'visiting');
+    for (const dep of [...nodes.get(id)!.deps].sort()) visit(dep, [...trail, id]);
+    state.set(id, 'done');
+    order.push(id);
+  };
+  for (const id of nodes.keys()) visit(id, []);
+  return order;
+}

@@ -1,0 +1,197 @@
+import { Observable, type OperatorFunction } from 'rxjs';
+import type { Block } from './config/ast';
+import type { EvalScope } from './config/evaluate';
+import type { Clock } from './clock';
+import type { Entry } from './entry';
+import { ConfigError, ConfigErrors, type Position } from './errors';
+import type { ProcessMetrics } from './metrics';
+import { applyDefaults, blockTitle, decodeBlock, placeError, type BlockSpec, type DecodedBlock, type StageBlock } from './schema';
+import type { PipelineTracer } from './trace';
+
+/**
+ * What a built stage is. Per-entry stages (transforms and filters) expose their function so the
+ * pipeline builder fuses runs of them into one operator; stages that hold, split or time entries
+ * are full RxJS operators.
+ */
+export type StageImpl =
+  | {
+      readonly kind: 'map';
+      /** Mutates the entry in place and returns it, or returns null to drop it. */
+      readonly process: (entry: Entry) => Entry | null;
+      readonly dispose?: () => void;
+    }
+  | {
+      readonly kind: 'operator';
+      readonly operator: OperatorFunction<Entry, Entry>;
+      readonly dispose?: () => void;
+    };
+
+/** What a stage may use while it is built: its clock, the shared counters, randomness, nesting. */
+export interface BuildContext {
+  readonly clock: Clock;
+  readonly metrics: ProcessMetrics;
+  /** Uniform in [0, 1); injectable so sampling is deterministic in tests. */
+  readonly random: () => number;
+  /** Builds a nested pipeline (stage.match) with the same context. */
+  buildNested(stages: readonly StageSpec[], path: readonly string[]): BuiltPipeline;
+  readonly trace?: PipelineTracer;
+  /** Debug-level diagnostics; silent unless a logger is configured. */
+  readonly debug: (message: string, fields?: Record<string, unknown>) => void;
+}
+
+export interface StageDefinition<C = Record<string, unknown>> extends BlockSpec {
+  /** The name after `stage.`: `json`, `multiline`. */
+  readonly name: string;
+  /** One or two sentences for the docs and the playground's hover help. */
+  readonly doc: string;
+  /** Pure validation of a decoded config: throws FieldError/ConfigError, never half-builds. */
+  readonly validate?: (config: C) => void;
+  /** Precompiles everything expensive (regexes, templates, JMESPath) and returns the stage. */
+  readonly build: (config: C, ctx: BuildContext) => StageImpl;
+  /** Marks stages that must never be dropped from a reload comparison (none yet). */
+  readonly deprecated?: string;
+}
+
+/** A stage ready to be built: its definition, its decoded config and where it came from. */
+export interface StageSpec {
+  readonly def: StageDefinition<any>;
+  readonly config: Record<string, unknown>;
+  readonly path: readonly string[];
+  readonly block?: Block;
+  readonly decoded?: DecodedBlock;
+}
+
+/** The result of building a list of stages. */
+export interface BuiltPipeline {
+  readonly operator: OperatorFunction<Entry, Entry>;
+  /** Present when every stage is per-entry: the whole pipeline as one function. */
+  readonly process?: (entry: Entry) => Entry | null;
+  dispose(): void;
+}
+
+const registry = new Map<string, StageDefinition<any>>();
+
+/** A programmatic stage: an RxJS operator that also carries its spec so `pipeline()` can fuse it. */
+export type StageOperator = OperatorFunction<Entry, Entry> & { readonly spec: StageSpec };
+
+/** The factory `defineStage` returns: `json({ expressions: { level: '' } })`. */
+export type StageFactory<C> = ((config: Partial<C> & Record<string, unknown>) => StageOperator) & {
+  readonly definition: StageDefinition<C>;
+};
+
+/**
+ * Registers a stage once: the same definition serves config files (`stage.<name> { … }`), the
+ * programmatic API and the playground. Returns the programmatic factory.
+ */
+export function defineStage<C>(def: StageDefinition<C>): StageFactory<C> {
+  if (registry.has(def.name) && registry.get(def.name) !== def) throw new Error(`stage "${def.name}" is already defined`);
+  registry.set(def.name, def as StageDefinition<any>);
+  const factory = (config: Partial<C> & Record<string, unknown>): StageOperator => {
+    const spec = specFromObject(def as StageDefinition<any>, config as Record<string, unknown>);
+    // Used on its own (outside pipeline()), the stage builds lazily with the default context.
+    const operator = ((source: Observable<Entry>) => {
+      const built = defaultBuilder()([spec], []);
+      return new Observable<Entry>((subscriber) => {
+        const sub = built.operator(source).subscribe(subscriber);
+        return () => {
+          sub.unsubscribe();
+          built.dispose();
+        };
+      });
+    }) as StageOperator;
+    Object.defineProperty(operator, 'spec', { value: spec });
+    return operator;
+  };
+  Object.defineProperty(factory, 'definition', { value: def });
+  return factory as StageFactory<C>;
+}
+
+/** Removes a stage from the registry (for tests of custom stages). */
+export function unregisterStage(name: string): void {
+  registry.delete(name);
+}
+
+export function stageDefinition(name: string): StageDefinition<any> | undefined {
+  return registry.get(name);
+}
+
+export function stageDefinitions(): StageDefinition<any>[] {
+  return [...registry.values()].sort((a, b) => a.name.localeCompare(b.name));
+}
+
+function specFromObject(def: StageDefinition<any>, config: Record<string, unknown>): StageSpec {
+  const path = [`stage.${def.name}`];
+  const withDefaults = applyDefaults(def, normalizeNested(config), path);
+  try {
+    def.validate?.(withDefaults);
+  } catch (err) {
+    if (err instanceof ConfigError) throw new ConfigError(err.reason, undefined, path);
+    throw err;
+  }
+  return { def, config: withDefaults, path };
+}
+
+function normalizeNested(config: Record<string, unknown>): Record<string, unknown> {
+  if (!Array.isArray(config.stages)) return config;
+  return { ...config, stages: (config.stages as unknown[]).map((s) => (typeof s === 'function' && 'spec' in s ? (s as StageOperator).spec : s)) };
+}
+
+/** Decodes a `stage.<name>` block into a spec, with positioned errors. Nested stages recurse. */
+export function decodeStageBlock(stage: StageBlock, scope: EvalScope): StageSpec {
+  const { block, path } = stage;
+  const name = block.name.slice('stage.'.length);
+  const def = registry.get(name);
+  if (!def || block.name.split('.').length !== 2) throw new ConfigError(`unrecognized block name "${block.name}"`, block.pos, path.slice(0, -1));
+  if (block.label !== undefined) throw new ConfigError(`block "${block.name}" does not support specifying labels`, block.pos, path.slice(0, -1));
+  const decoded = decodeBlock(block, def, scope, path);
+  const config = decoded.values;
+  if (def.stages) config.stages = decodeStageBlocks(decoded.stageBlocks, scope);
+  validateSpec(def, config, block, decoded, path);
+  return { def, config, path, block, decoded };
+}
+
+/** Decodes a list of stage blocks, collecting every error. */
+export function decodeStageBlocks(stages: readonly StageBlock[], scope: EvalScope): StageSpec[] {
+  const errors: ConfigError[] = [];
+  const specs: StageSpec[] = [];
+  for (const stage of stages) {
+    try {
+      specs.push(decodeStageBlock(stage, scope));
+    } catch (err) {
+      if (err instanceof ConfigErrors) errors.push(...err.errors);
+      else if (err instanceof ConfigError) errors.push(err);
+      else throw err;
+    }
+  }
+  if (errors.length > 0) throw new ConfigErrors(errors);
+  return specs;
+}
+
+function validateSpec(def: StageDefinition<any>, config: Record<string, unknown>, block: Block, decoded: DecodedBlock, path: readonly string[]): void {
+  try {
+    def.validate?.(config);
+  } catch (err) {
+    if (err instanceof ConfigError) throw placeError(err, block, decoded, path);
+    throw err;
+  }
+}
+
+/** Where a built stage's errors should point. */
+export function specPosition(spec: StageSpec): Position | undefined {
+  return spec.block?.pos;
+}
+
+export function specTitle(spec: StageSpec): string {
+  return spec.block ? blockTitle(spec.block) : `stage.${spec.def.name}`;
+}
+
+// The pipeline builder registers itself here so `defineStage` factories can build on their own
+// without core/stage importing core/pipeline (which imports this file).
+let builder: (() => (stages: readonly StageSpec[], path: readonly string[]) => BuiltPipeline) | undefined;
+export function setDefaultBuilder(make: () => (stages: readonly StageSpec[], path: readonly string[]) => BuiltPipeline): void {
+  builder = make;
+}
+function defaultBuilder() {
+  if (!builder) throw new Error('the pipeline builder is not loaded');
+  return builder();
+}

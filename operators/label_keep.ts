@@ -1,0 +1,42 @@
+/**
+ * stage.label_keep — reduces the label set to the listed names. Every other label goes, the
+ * reserved `__` labels such as the tenant included; an empty label set is still forwarded.
+ */
+import { FieldError } from '../core/errors';
+import type { Labels } from '../core/entry';
+import { defineStage, type StageImpl } from '../core/stage';
+import { t } from '../core/schema';
+
+export interface LabelKeepConfig {
+  readonly values: readonly string[];
+}
+
+export const labelKeep = defineStage<LabelKeepConfig>({
+  name: 'label_keep',
+  doc: 'Reduces the label set of an entry to the labels named in `values`.',
+  fields: {
+    values: { kind: t.list(t.string), required: true, doc: 'Names of the labels to keep.' },
+  },
+  validate: validateLabelKeep,
+  build: buildLabelKeep,
+});
+
+export function validateLabelKeep(config: LabelKeepConfig): void {
+  if (config.values.length === 0) throw new FieldError('values', 'labels list is empty');
+}
+
+function buildLabelKeep(config: LabelKeepConfig): StageImpl {
+  const keep = [...new Set(config.values)];
+  return {
+    kind: 'map',
+    process: (entry) => {
+      const kept: Labels = {};
+      for (const name of keep) {
+        const value = entry.labels[name];
+        if (value !== undefined) kept[name] = value;
+      }
+      entry.labels = kept;
+      return entry;
+    },
+  };
+}

@@ -1,0 +1,38 @@
+/**
+ * stage.output — replaces the line with an extracted value. A missing or non-stringifiable value
+ * (null, lists) leaves the line unchanged; labels are usable as sources through label seeding.
+ */
+import { FieldError } from '../core/errors';
+import { defineStage, type StageImpl } from '../core/stage';
+import { t } from '../core/schema';
+import { stringify } from '../core/values';
+
+export interface OutputConfig {
+  readonly source: string;
+}
+
+export const output = defineStage<OutputConfig>({
+  name: 'output',
+  doc: 'Replaces the line of the forwarded entry with the extracted value named by `source`.',
+  fields: {
+    source: { kind: t.string, required: true, doc: 'Extracted name whose value becomes the line.' },
+  },
+  validate: validateOutput,
+  build: buildOutput,
+});
+
+export function validateOutput(config: OutputConfig): void {
+  if (config.source === '') throw new FieldError('source', 'output source value is required');
+}
+
+function buildOutput(config: OutputConfig): StageImpl {
+  const { source } = config;
+  return {
+    kind: 'map',
+    process: (entry) => {
+      const value = stringify(entry.extracted[source]);
+      if (value !== undefined) entry.line = value;
+      return entry;
+    },
+  };
+}

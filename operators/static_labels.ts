@@ -1,0 +1,40 @@
+/**
+ * stage.static_labels — sets fixed labels on every entry. Reference quirks kept: a pair whose
+ * value is empty is ignored entirely (it neither sets nor removes the label); the extracted map is
+ * not touched.
+ */
+import { FieldError } from '../core/errors';
+import { defineStage, type StageImpl } from '../core/stage';
+import { t } from '../core/schema';
+import { isValidLabelName } from '../core/values';
+
+export interface StaticLabelsConfig {
+  readonly values: Readonly<Record<string, string>>;
+}
+
+export const staticLabels = defineStage<StaticLabelsConfig>({
+  name: 'static_labels',
+  doc: 'Adds each key with its fixed value as a label.',
+  fields: {
+    values: { kind: t.map(t.string), required: true, doc: 'Label name to fixed value. Empty values are ignored.' },
+  },
+  validate: validateStaticLabels,
+  build: buildStaticLabels,
+});
+
+export function validateStaticLabels(config: StaticLabelsConfig): void {
+  for (const name of Object.keys(config.values)) {
+    if (!isValidLabelName(name)) throw new FieldError('values', `invalid label name: ${JSON.stringify(name)}`);
+  }
+}
+
+function buildStaticLabels(config: StaticLabelsConfig): StageImpl {
+  const pairs = Object.entries(config.values).filter(([, value]) => value !== '');
+  return {
+    kind: 'map',
+    process: (entry) => {
+      for (const [name, value] of pairs) entry.labels[name] = value;
+      return entry;
+    },
+  };
+}

@@ -1,0 +1,83 @@
+/**
+ * stage.structured_metadata — adds structured metadata from extracted values and labels. Four
+ * steps in the reference's order: mapped extracted values, regex-matched extracted keys, mapped
+ * labels, regex-matched labels. Labels named by the stage move to metadata (they are removed from
+ * the label set), so a label value overrides an extracted value of the same name. The regex tests
+ * key names unanchored.
+ */
+import { FieldError } from '../core/errors';
+import { setMetadata } from '../core/entry';
+import { compileRegex, type Regex } from '../core/regex';
+import { defineStage, type StageImpl } from '../core/stage';
+import { t } from '../core/schema';
+import { isValidLabelName, stringify } from '../core/values';
+
+export interface StructuredMetadataConfig {
+  /** Metadata name → source name; null or "" means the same name. */
+  readonly values: Readonly<Record<string, string | null>>;
+  readonly regex: string;
+}
+
+export const structuredMetadata = defineStage<StructuredMetadataConfig>({
+  name: 'structured_metadata',
+  doc: 'Adds extracted values and labels to the entry as structured metadata; labels moved this way leave the label set.',
+  fields: {
+    values: { kind: t.map(t.any), default: {}, doc: 'Metadata name → extracted name (empty: the same name).' },
+    regex: { kind: t.string, default: '', doc: 'Extracted values and labels whose names match are added (unanchored RE2).' },
+  },
+  validate: validateStructuredMetadata,
+  build: buildStructuredMetadata,
+});
+
+export function validateStructuredMetadata(config: StructuredMetadataConfig): void {
+  for (const [name, source] of Object.entries(config.values)) {
+    if (!isValidLabelName(name)) throw new FieldError('values', `invalid label name: ${JSON.stringify(name)}`);
+    if (source !== null && typeof source !== 'string') throw new FieldError('values', `value of ${JSON.stringify(name)} must be a string or null`);
+  }
+  if (config.regex !== '') compileField('regex', config.regex);
+}
+
+function compileField(field: string, pattern: string): Regex {
+  try {
+    return compileRegex(pattern);
+  } catch (err) {
+    throw new FieldError(field, `could not compile regular expression: ${(err as Error).message}`);
+  }
+}
+
+function buildStructuredMetadata(config: StructuredMetadataConfig): StageImpl {
+  const mappings = Object.entries(config.values).map(([name, source]) => [name, source || name] as const);
+  const regex = config.regex === '' ? undefined : compileField('regex', config.regex);
+  return {
+    kind: 'map',
+    process: (entry) => {
+      const { extracted, labels, structuredMetadata: metadata } = entry;
+      for (const [name, source] of mappings) {
+        if (!(source in extracted)) continue;
+        const value = stringify(extracted[source]);
+        if (value !== undefined) setMetadata(metadata, name, value);
+      }
+      if (regex) {
+        for (const key of Object.keys(extracted)) {
+          if (!regex.test(key)) continue;
+          const value = stringify(extracted[key]);
+          if (value !== undefined) setMetadata(metadata, key, value);
+        }
+      }
+      for (const [name, source] of mappings) {
+        const value = labels[source];
+        if (value === undefined) continue;
+        setMetadata(metadata, name, value);
+        delete labels[source];
+      }
+      if (regex) {
+        for (const name of Object.keys(labels)) {
+          if (!regex.test(name)) continue;
+          setMetadata(metadata, name, labels[name]!);
+          delete labels[name];
+        }
+      }
+      return entry;
+    },
+  };
+}

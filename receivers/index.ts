@@ -1,0 +1,3 @@
+/** Every built-in source component; importing this module registers them. */
+export { logsSourceFileComponent } from './logs_source_file';
+export { logsSourceStdinComponent } from './logs_source_stdin';

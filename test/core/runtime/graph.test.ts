@@ -1,0 +1,127 @@
+import { Registry } from 'prom-client';
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { ManualClock } from '../../../core/clock';
+import type { Entry } from '../../../core/entry';
+import { ConfigErrors } from '../../../core/errors';
+import { LOGS_RECEIVER, type LogsReceiver } from '../../../core/receiver';
+import { ComponentGraph } from '../../../core/runtime/graph';
+import '../../../index';
+
+function newGraph() {
+  const stdout = new PassThrough();
+  let text = '';
+  stdout.on('data', (chunk) => (text += chunk));
+  const registry = new Registry();
+  const graph = new ComponentGraph((id) => ({ id, clock: new ManualClock(0n), registry, stdout, log: () => {} }));
+  return { graph, registry, output: () => text };
+}
+
+function errorsOf(fn: () => void): string[] {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof ConfigErrors) return err.errors.map((e) => e.message);
+    throw err;
+  }
+  return [];
+}
+
+function receiverOf(graph: ComponentGraph, id: string): LogsReceiver {
+  const capsule = graph.component(id)!.exports.receiver as { capsule: string; value: LogsReceiver };
+  expect(capsule.capsule).toBe(LOGS_RECEIVER);
+  return capsule.value;
+}
+
+const entry = (line: string, labels: Record<string, string> = {}): Entry => ({ labels, line, timestamp: 1_000_000_000n, structuredMetadata: [], extracted: {} });
+
+describe('component graph', () => {
+  it('wires forward_to by reference and processes entries end to end', async () => {
+    const { graph, output } = newGraph();
+    graph.load(
+      `logs.process "default" {
+  stage.static_labels { values = { env = "prod" } }
+  forward_to = [logs.echo.out.receiver]
+}
+logs.echo "out" { }
+`,
+      'main.alloy',
+    );
+    await receiverOf(graph, 'logs.process.default').send([entry('hello', { app: 'a' })]);
+    await graph.stop();
+    expect(output()).toBe('{"labels":{"app":"a","env":"prod"},"line":"hello","timestamp":"1970-01-01T00:00:01.000000000Z","structured_metadata":{}}\n');
+  });
+
+  it('rejects duplicate component ids with both positions', () => {
+    const { graph } = newGraph();
+    expect(errorsOf(() => graph.load('logs.echo "a" { }\nlogs.echo "a" { }\n', 'dup.alloy'))).toEqual([
+      'dup.alloy:2:1: component "logs.echo.a" already declared at dup.alloy:1:1',
+    ]);
+  });
+
+  it('rejects references to components that do not exist', () => {
+    const { graph } = newGraph();
+    expect(errorsOf(() => graph.load('logs.process "p" {\n  forward_to = [logs.echo.missing.receiver]\n}\n', 'ref.alloy'))).toEqual([
+      'ref.alloy:2:17: logs.process "p": component "logs.echo.missing.receiver" does not exist or is out of scope',
+    ]);
+  });
+
+  it('rejects cycles', () => {
+    const { graph } = newGraph();
+    const errors = errorsOf(() =>
+      graph.load('logs.process "a" {\n  forward_to = [logs.process.b.receiver]\n}\nlogs.process "b" {\n  forward_to = [logs.process.a.receiver]\n}\n', 'cycle.alloy'),
+    );
+    expect(errors).toEqual(['cycle.alloy:1:1: cycle detected: logs.process.a -> logs.process.b -> logs.process.a']);
+  });
+
+  it('rejects unknown component names', () => {
+    const { graph } = newGraph();
+    expect(errorsOf(() => graph.load('logs.nothing "x" { }\n', 'u.alloy'))).toEqual(['u.alloy:1:1: unrecognized component name "logs.nothing"']);
+  });
+
+  it('lets several instances of a component coexist', async () => {
+    const { graph, output } = newGraph();
+    graph.load(
+      `logs.process "a" {
+  stage.static_labels { values = { via = "a" } }
+  forward_to = [logs.echo.out.receiver]
+}
+logs.process "b" {
+  stage.static_labels { values = { via = "b" } }
+  forward_to = [logs.echo.out.receiver]
+}
+logs.echo "out" { }
+`,
+      'multi.alloy',
+    );
+    await receiverOf(graph, 'logs.process.a').send([entry('1')]);
+    await receiverOf(graph, 'logs.process.b').send([entry('2')]);
+    await graph.stop();
+    expect(output().trim().split('\n').map((l) => JSON.parse(l).labels.via)).toEqual(['a', 'b']);
+  });
+
+  it('keeps the old pipeline running and reports unhealthy when a reload brings invalid stages', async () => {
+    const { graph, output } = newGraph();
+    const config = (stage: string) => `logs.process "p" {\n  ${stage}\n  forward_to = [logs.echo.out.receiver]\n}\nlogs.echo "out" { }\n`;
+    graph.load(config('stage.static_labels { values = { v = "1" } }'), 'r.alloy');
+    const receiver = receiverOf(graph, 'logs.process.p');
+    const errors = await graph.reload(config('stage.output { source = "" }'), 'r.alloy');
+    expect(errors.map((e) => e.message)).toEqual(['r.alloy:2:26: logs.process "p" > stage.output: output source value is required']);
+    expect(graph.health().find((c) => c.id === 'logs.process.p')!.health.state).toBe('unhealthy');
+    expect(receiverOf(graph, 'logs.process.p')).toBe(receiver);
+    await receiver.send([entry('x')]);
+    await graph.stop();
+    expect(JSON.parse(output().trim()).labels).toEqual({ v: '1' });
+  });
+
+  it('swaps in a valid new pipeline on reload and becomes healthy again', async () => {
+    const { graph, output } = newGraph();
+    const config = (v: string) => `logs.process "p" {\n  stage.static_labels { values = { v = "${v}" } }\n  forward_to = [logs.echo.out.receiver]\n}\nlogs.echo "out" { }\n`;
+    graph.load(config('1'), 'r.alloy');
+    expect(await graph.reload(config('2'), 'r.alloy')).toEqual([]);
+    await receiverOf(graph, 'logs.process.p').send([entry('x')]);
+    await graph.stop();
+    expect(JSON.parse(output().trim()).labels).toEqual({ v: '2' });
+    expect(graph.health().every((c) => c.health.state === 'healthy')).toBe(true);
+  });
+});

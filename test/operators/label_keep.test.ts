@@ -1,0 +1,36 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { entry, runConfig } from '../support/run-stages';
+
+describe('stage.label_keep', () => {
+  it('keeps only the listed labels, reserved ones included in the removal', () => {
+    const { entries } = runConfig('stage.label_keep { values = ["app"] }', [entry('l', { app: 'a', env: 'e', __tenant_id__: 't' })]);
+    expect(entries[0]!.labels).toEqual({ app: 'a' });
+  });
+
+  it('forwards an entry left with no labels', () => {
+    const { entries } = runConfig('stage.label_keep { values = ["nothing"] }', [entry('l', { app: 'a' })]);
+    expect(entries).toHaveLength(1);
+    expect(entries[0]!.labels).toEqual({});
+  });
+
+  it('rejects an empty list', () => {
+    expect(() => runConfig('stage.label_keep { values = [] }', [])).toThrow('stage.label_keep: labels list is empty');
+  });
+
+  it('leaves only listed labels, with their values unchanged (property)', () => {
+    const name = fc.constantFrom('a', 'b', 'c', 'd', 'e');
+    fc.assert(
+      fc.property(fc.dictionary(name, fc.string({ maxLength: 3 })), fc.uniqueArray(name, { minLength: 1 }), fc.string(), (labels, keep, line) => {
+        const [out] = runConfig(`stage.label_keep { values = ${JSON.stringify(keep)} }`, [entry(line, { ...labels })]).entries;
+        for (const key of Object.keys(out!.labels)) {
+          expect(keep).toContain(key);
+          expect(out!.labels[key]).toBe(labels[key]);
+        }
+        expect(Object.keys(out!.labels).length).toBe(keep.filter((k) => k in labels).length);
+        expect(out!.line).toBe(line);
+      }),
+      { numRuns: 100 },
+    );
+  });
+});

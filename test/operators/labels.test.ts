@@ -1,0 +1,47 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { entry, runConfig } from '../support/run-stages';
+
+describe('stage.labels', () => {
+  it('sets labels from extracted values, an empty source meaning the same name', () => {
+    const { entries } = runConfig('stage.labels { values = { level = "", svc = "app" } }', [entry('l', {}, { extracted: { level: 'warn', app: 'api' } })]);
+    expect(entries[0]!.labels).toEqual({ level: 'warn', svc: 'api' });
+  });
+
+  it('stringifies numbers and booleans the Go way and skips null and lists', () => {
+    const { entries } = runConfig('stage.labels { values = { n = "", b = "", z = "", l = "", big = "" } }', [
+      entry('l', {}, { extracted: { n: 1.5, b: true, z: null, l: [1], big: 1e21 } }),
+    ]);
+    expect(entries[0]!.labels).toEqual({ n: '1.5', b: 'true', big: '1000000000000000000000' });
+  });
+
+  it('leaves a label unset when its source is missing', () => {
+    const { entries } = runConfig('stage.labels { values = { missing = "" } }', [entry('l', { app: 'a' })]);
+    expect(entries[0]!.labels).toEqual({ app: 'a' });
+  });
+
+  it('reads structured metadata when source_type says so, keeping the metadata', () => {
+    const { entries } = runConfig('stage.labels {\n  source_type = "structured_metadata"\n  values = { trace = "trace_id" }\n}', [
+      entry('l', {}, { structuredMetadata: [{ name: 'trace_id', value: 'abc' }] }),
+    ]);
+    expect(entries[0]!.labels).toEqual({ trace: 'abc' });
+    expect(entries[0]!.structuredMetadata).toEqual([{ name: 'trace_id', value: 'abc' }]);
+  });
+
+  it('rejects an unknown source_type at the attribute', () => {
+    expect(() => runConfig('stage.labels {\n  values = {}\n  source_type = "line"\n}', [])).toThrow(
+      'test.alloy:3:17: stage.labels: attribute "source_type": invalid value "line", expected one of "extracted", "structured_metadata"',
+    );
+  });
+
+  it('never writes the extracted map nor changes the line (property)', () => {
+    fc.assert(
+      fc.property(fc.dictionary(fc.constantFrom('a', 'b', 'c'), fc.oneof(fc.string(), fc.double(), fc.boolean(), fc.constant(null))), fc.string(), (extracted, line) => {
+        const [out] = runConfig('stage.labels { values = { a = "", b = "", c = "" } }', [entry(line, {}, { extracted: { ...extracted } })]).entries;
+        expect(out!.extracted).toEqual(extracted);
+        expect(out!.line).toBe(line);
+      }),
+      { numRuns: 100 },
+    );
+  });
+});

@@ -1,0 +1,44 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { entry, runConfig } from '../support/run-stages';
+
+describe('stage.structured_metadata', () => {
+  it('moves a named label to metadata and removes it from the labels', () => {
+    const { entries } = runConfig('stage.structured_metadata { values = { pod = "" } }', [entry('l', { pod: 'p-1', app: 'a' })]);
+    expect(entries[0]!.labels).toEqual({ app: 'a' });
+    expect(entries[0]!.structuredMetadata).toEqual([{ name: 'pod', value: 'p-1' }]);
+  });
+
+  it('lets a label value override an extracted value of the same name', () => {
+    const { entries } = runConfig('stage.structured_metadata { values = { app = "" } }', [entry('l', { app: 'from-labels' }, { extracted: {} })]);
+    expect(entries[0]!.structuredMetadata).toEqual([{ name: 'app', value: 'from-labels' }]);
+  });
+
+  it('adds extracted keys and labels whose names match the regex, unanchored', () => {
+    const { entries } = runConfig('stage.structured_metadata { regex = "trace" }', [entry('l', { x_trace_y: 'lab' }, { extracted: { trace_id: 'abc', other: 'no' } })]);
+    expect(Object.fromEntries(entries[0]!.structuredMetadata.map((p) => [p.name, p.value]))).toEqual({ trace_id: 'abc', x_trace_y: 'lab' });
+    expect(entries[0]!.labels).toEqual({});
+  });
+
+  it('replaces an existing pair in place, keeping the order of the others', () => {
+    const { entries } = runConfig('stage.structured_metadata { values = { b = "v" } }', [
+      entry('l', {}, { extracted: { v: 'new' }, structuredMetadata: [{ name: 'a', value: '1' }, { name: 'b', value: 'old' }, { name: 'c', value: '3' }] }),
+    ]);
+    expect(entries[0]!.structuredMetadata).toEqual([{ name: 'a', value: '1' }, { name: 'b', value: 'new' }, { name: 'c', value: '3' }]);
+  });
+
+  it('rejects an invalid regex with RE2’s reason', () => {
+    expect(() => runConfig('stage.structured_metadata { regex = "(?=x)" }', [])).toThrow(/^test\.alloy:1:37: stage\.structured_metadata: could not compile regular expression: /);
+  });
+
+  it('never changes the line (property)', () => {
+    fc.assert(
+      fc.property(fc.string(), fc.dictionary(fc.constantFrom('a', 'b'), fc.string()), (line, labels) => {
+        const [out] = runConfig('stage.structured_metadata { values = { a = "" } }', [entry(line, { ...labels })]).entries;
+        expect(out!.line).toBe(line);
+        expect('a' in out!.labels).toBe(false);
+      }),
+      { numRuns: 100 },
+    );
+  });
+});
