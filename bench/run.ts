@@ -1,28 +1,30 @@
-import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { readdirSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureLinearTimeFallback } from '../core/regex';
 import { formatRows } from './harness';
 import type { BenchRow } from './types';
 
+// Set before any user pattern is compiled, as every Rivulet entry point does.
 ensureLinearTimeFallback();
 const here = dirname(fileURLToPath(import.meta.url));
+const support = new Set(['harness.ts', 'run.ts', 'types.ts']);
 
-/** Every bench module and the function it exports; each runs only if its file exists. */
-const suites: Array<[file: string, exportName: string]> = [
-  ['pipeline.ts', 'benchPipeline'],
-  ['regex.ts', 'benchRegex'],
-  ['template.ts', 'benchTemplate'],
-  ['time.ts', 'benchTime'],
-  ['stages.ts', 'benchStages'],
-  ['flow.ts', 'benchFlow'],
-];
-
+/**
+ * Runs every bench module in this folder (each exports `bench…(): Promise<BenchRow[]>`), or only
+ * those whose file name starts with one of the arguments: `npm run bench -- pipeline regex`.
+ */
 const only = process.argv.slice(2);
-for (const [file, exportName] of suites) {
-  if (only.length > 0 && !only.some((o) => file.startsWith(o))) continue;
-  if (!existsSync(join(here, file))) continue;
-  const mod = (await import(`./${file}`)) as Record<string, () => Promise<BenchRow[]>>;
-  const rows = await mod[exportName]!();
-  console.log(`\n## ${file.replace(/\.ts$/, '')}\n${formatRows(rows)}`);
+const files = readdirSync(here)
+  .filter((f) => f.endsWith('.ts') && !support.has(f))
+  .filter((f) => only.length === 0 || only.some((o) => f.startsWith(o)))
+  .sort((a, b) => (a === 'pipeline.ts' ? -1 : b === 'pipeline.ts' ? 1 : a.localeCompare(b)));
+
+for (const file of files) {
+  const mod = (await import(`./${file}`)) as Record<string, unknown>;
+  for (const [name, fn] of Object.entries(mod)) {
+    if (!name.startsWith('bench') || typeof fn !== 'function') continue;
+    const rows = (await (fn as () => Promise<BenchRow[]>)()) ?? [];
+    console.log(`\n## ${file.replace(/\.ts$/, '')} — ${name}\n${formatRows(rows)}`);
+  }
 }

@@ -1,5 +1,5 @@
 import { cloneEntry, type Entry } from './entry';
-import type { Capsule } from './config/evaluate';
+import { makeCapsule, type Capsule } from './config/evaluate';
 
 /**
  * Where a component sends log entries. `send` resolves once the receiver has taken the entries
@@ -14,7 +14,7 @@ export const LOGS_RECEIVER = 'logs.receiver';
 
 /** Wraps a receiver as the opaque value a config exports (`logs.echo.default.receiver`). */
 export function logsReceiverCapsule(receiver: LogsReceiver): Capsule {
-  return { capsule: LOGS_RECEIVER, value: receiver };
+  return makeCapsule(LOGS_RECEIVER, receiver);
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Block, Expr, Statement } from '../config/ast';
-import type { ConfigValue, EvalScope } from '../config/evaluate';
+import { dottedPath, type ConfigValue, type EvalScope } from '../config/evaluate';
 import { parseConfig } from '../config/parser';
 import { ConfigError, ConfigErrors, configErrorsOf } from '../errors';
 import { blockTitle, decodeBlock } from '../schema';
@@ -261,15 +261,6 @@ export function referencesIn(body: readonly Statement[]): Reference[] {
   };
   walk(body);
   return refs;
-}
-
-function dottedPath(expr: Expr): string[] | undefined {
-  if (expr.kind === 'ident') return [expr.name];
-  if (expr.kind === 'access') {
-    const base = dottedPath(expr.object);
-    return base ? [...base, expr.name] : undefined;
-  }
-  return undefined;
 }
 
 function topologicalOrder(nodes: Map<string, Node>): string[] {

@@ -14,7 +14,7 @@ describe('stage.label_drop', () => {
   });
 
   it('rejects an empty list', () => {
-    expect(() => runConfig('stage.label_drop { values = [] }', [])).toThrow('test.alloy:1:19: stage.label_drop: labels list is empty');
+    expect(() => runConfig('stage.label_drop { values = [] }', [])).toThrow('test.alloy:1:20: stage.label_drop: labels list is empty');
   });
 
   it('rejects a missing values attribute', () => {
@@ -22,7 +22,7 @@ describe('stage.label_drop', () => {
   });
 
   it('removes exactly the listed labels and never touches the line (property)', () => {
-    const name = fc.constantFrom('a', 'b', 'c', 'd', 'e');
+    const name = fc.constantFrom<string>('a', 'b', 'c', 'd', 'e');
     fc.assert(
       fc.property(fc.dictionary(name, fc.string({ maxLength: 3 })), fc.uniqueArray(name, { minLength: 1 }), fc.string(), (labels, drop, line) => {
         const [out] = runConfig(`stage.label_drop { values = ${JSON.stringify(drop)} }`, [entry(line, { ...labels })]).entries;

@@ -19,7 +19,7 @@ describe('stage.label_keep', () => {
   });
 
   it('leaves only listed labels, with their values unchanged (property)', () => {
-    const name = fc.constantFrom('a', 'b', 'c', 'd', 'e');
+    const name = fc.constantFrom<string>('a', 'b', 'c', 'd', 'e');
     fc.assert(
       fc.property(fc.dictionary(name, fc.string({ maxLength: 3 })), fc.uniqueArray(name, { minLength: 1 }), fc.string(), (labels, keep, line) => {
         const [out] = runConfig(`stage.label_keep { values = ${JSON.stringify(keep)} }`, [entry(line, { ...labels })]).entries;

@@ -57,7 +57,7 @@ describe('rivulet process', () => {
     const result = await runCli(['process', '--config', config], '{"line":"x"}\n');
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toBe(`${config}:2:12: stage.output: output source value is required\n${config}:4:1: unrecognized block name "stage.nope"\n`);
+    expect(result.stderr).toBe(`${config}:2:3: stage.output: output source value is required\n${config}:4:1: unrecognized block name "stage.nope"\n`);
   });
 
   it('reports a malformed input line with its number and keeps going', async () => {
