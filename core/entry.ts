@@ -84,3 +84,11 @@ export function setMetadata(list: MetadataPair[], name: string, value: string): 
   }
   list.push({ name, value });
 }
+
+/**
+ * Reads a key of a label set or extracted map only when the map itself holds it. Names come from
+ * log text and configs, so `constructor` or `toString` must not find Object.prototype's members.
+ */
+export function own<T>(map: Record<string, T>, key: string): T | undefined {
+  return Object.hasOwn(map, key) ? map[key] : undefined;
+}

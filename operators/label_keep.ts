@@ -3,7 +3,7 @@
  * reserved `__` labels such as the tenant included; an empty label set is still forwarded.
  */
 import { FieldError } from '../core/errors';
-import type { Labels } from '../core/entry';
+import { own, type Labels } from '../core/entry';
 import { defineStage, type StageImpl } from '../core/stage';
 import { t } from '../core/schema';
 
@@ -32,7 +32,7 @@ function buildLabelKeep(config: LabelKeepConfig): StageImpl {
     process: (entry) => {
       const kept: Labels = {};
       for (const name of keep) {
-        const value = entry.labels[name];
+        const value = own(entry.labels, name);
         if (value !== undefined) kept[name] = value;
       }
       entry.labels = kept;

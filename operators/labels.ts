@@ -4,6 +4,7 @@
  * (null, lists) are skipped; with `source_type = "structured_metadata"` the first pair of that name
  * is used and the metadata stays on the entry; the extracted map is never written.
  */
+import { own } from '../core/entry';
 import { FieldError } from '../core/errors';
 import { defineStage, type StageImpl } from '../core/stage';
 import { t } from '../core/schema';
@@ -59,8 +60,7 @@ function buildLabels(config: LabelsConfig): StageImpl {
     kind: 'map',
     process: (entry) => {
       for (const [name, source] of mappings) {
-        if (!(source in entry.extracted)) continue;
-        const value = stringify(entry.extracted[source]);
+        const value = stringify(own(entry.extracted, source));
         if (value !== undefined) entry.labels[name] = value;
       }
       return entry;

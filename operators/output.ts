@@ -2,6 +2,7 @@
  * stage.output — replaces the line with an extracted value. A missing or non-stringifiable value
  * (null, lists) leaves the line unchanged; labels are usable as sources through label seeding.
  */
+import { own } from '../core/entry';
 import { FieldError } from '../core/errors';
 import { defineStage, type StageImpl } from '../core/stage';
 import { t } from '../core/schema';
@@ -30,7 +31,7 @@ function buildOutput(config: OutputConfig): StageImpl {
   return {
     kind: 'map',
     process: (entry) => {
-      const value = stringify(entry.extracted[source]);
+      const value = stringify(own(entry.extracted, source));
       if (value !== undefined) entry.line = value;
       return entry;
     },

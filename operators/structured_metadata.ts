@@ -6,7 +6,7 @@
  * key names unanchored.
  */
 import { FieldError } from '../core/errors';
-import { setMetadata } from '../core/entry';
+import { own, setMetadata } from '../core/entry';
 import { compileRegex, type Regex } from '../core/regex';
 import { defineStage, type StageImpl } from '../core/stage';
 import { t } from '../core/schema';
@@ -53,8 +53,7 @@ function buildStructuredMetadata(config: StructuredMetadataConfig): StageImpl {
     process: (entry) => {
       const { extracted, labels, structuredMetadata: metadata } = entry;
       for (const [name, source] of mappings) {
-        if (!(source in extracted)) continue;
-        const value = stringify(extracted[source]);
+        const value = stringify(own(extracted, source));
         if (value !== undefined) setMetadata(metadata, name, value);
       }
       if (regex) {
@@ -65,7 +64,7 @@ function buildStructuredMetadata(config: StructuredMetadataConfig): StageImpl {
         }
       }
       for (const [name, source] of mappings) {
-        const value = labels[source];
+        const value = own(labels, source);
         if (value === undefined) continue;
         setMetadata(metadata, name, value);
         delete labels[source];

@@ -3,7 +3,7 @@
  * `label`, `source`, `value` must be set; an empty resulting tenant never overwrites one already set.
  */
 import { ConfigError } from '../core/errors';
-import { TENANT_LABEL } from '../core/entry';
+import { own, TENANT_LABEL } from '../core/entry';
 import { defineStage, type StageImpl } from '../core/stage';
 import { t } from '../core/schema';
 import { stringify } from '../core/values';
@@ -36,8 +36,8 @@ function buildTenant(config: TenantConfig): StageImpl {
   const resolve: (entry: Parameters<Extract<StageImpl, { kind: 'map' }>['process']>[0]) => string | undefined = config.value
     ? () => config.value
     : config.source
-      ? (entry) => stringify(entry.extracted[config.source])
-      : (entry) => entry.labels[config.label];
+      ? (entry) => stringify(own(entry.extracted, config.source))
+      : (entry) => own(entry.labels, config.label);
   return {
     kind: 'map',
     process: (entry) => {

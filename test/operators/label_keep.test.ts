@@ -34,3 +34,10 @@ describe('stage.label_keep', () => {
     );
   });
 });
+
+describe('stage.label_keep with names that exist on Object.prototype', () => {
+  it('does not invent labels named like built-in members', () => {
+    const { entries } = runConfig('stage.label_keep { values = ["toString", "constructor", "app"] }', [entry('l', { app: 'a' })]);
+    expect(entries[0]!.labels).toEqual({ app: 'a' });
+  });
+});

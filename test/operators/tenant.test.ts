@@ -29,3 +29,10 @@ describe('stage.tenant', () => {
     );
   });
 });
+
+describe('stage.tenant with names that exist on Object.prototype', () => {
+  it('leaves the tenant unset for a label or source named like a built-in member', () => {
+    const { entries } = runConfig('stage.tenant { label = "toString" }\nstage.tenant { source = "constructor" }', [entry('l')]);
+    expect(entries[0]!.labels).toEqual({});
+  });
+});
