@@ -68,7 +68,7 @@ export interface Block {
 
 export type Statement = Attribute | Block;
 
-/** A `//` or `/* */` comment as written (text includes the comment markers). */
+/** A line (`//`) or block comment exactly as written, markers included. */
 export interface Comment {
   readonly text: string;
   readonly pos: Position;
