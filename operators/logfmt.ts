@@ -1,0 +1,98 @@
+/**
+ * stage.logfmt — parses the line (or an extracted value) as logfmt and stores mapped keys, and
+ * keys matching `regex`, in the extracted map.
+ *
+ * Reference quirks kept (go-logfmt's decoder, see core/logfmt):
+ * - values are always strings (`duration=125` → `"125"`; the spec's "numbers keep their type"
+ *   is not what the reference does); a bare `key`, `key=` and `key=""` all give `""`;
+ * - every line of the input is a record; keys from all records are collected, later values win;
+ * - the first syntax error stops decoding, and what was decoded before it stays extracted; a
+ *   record of 64 KiB or more fails before anything of it is decoded;
+ * - a mapped key that is absent is simply not created (no null, unlike stage.json);
+ * - the mapping is inverted (logfmt key → extracted name), so two names mapped to the same key
+ *   keep one of them — here the last written (the reference's choice is unspecified);
+ * - a key can be stored twice: under its mapped name and, when `regex` matches it, its own;
+ * - `source = ""` means the line (accepted, unlike stage.json); an absent or non-convertible
+ *   source is a no-op.
+ */
+import { ConfigError, FieldError } from '../core/errors';
+import { decodeLogfmt } from '../core/logfmt';
+import { compileRegex, type Regex } from '../core/regex';
+import { defineStage, type BuildContext, type StageImpl } from '../core/stage';
+import { t } from '../core/schema';
+import { stringify } from '../core/values';
+
+export interface LogfmtConfig {
+  /** Extracted name → logfmt key; `""` means the same name. */
+  readonly mapping: Readonly<Record<string, string>>;
+  /** RE2 pattern over logfmt key names; `""` means none. */
+  readonly regex: string;
+  /** Extracted name to parse; `""` means the line. */
+  readonly source: string;
+}
+
+export const logfmt = defineStage<LogfmtConfig>({
+  name: 'logfmt',
+  doc: 'Parses the line or an extracted value as logfmt and extracts the mapped keys.',
+  fields: {
+    mapping: { kind: t.map(t.string), default: {}, doc: 'Extracted name → logfmt key. An empty key means the same name.' },
+    regex: { kind: t.string, default: '', doc: 'Logfmt keys whose names match (unanchored RE2) are extracted under their own names.' },
+    source: { kind: t.string, default: '', doc: 'Extracted name to parse. Empty means the line.' },
+  },
+  validate: validateLogfmt,
+  build: buildLogfmt,
+});
+
+export function validateLogfmt(config: LogfmtConfig): void {
+  if (Object.keys(config.mapping).length === 0 && config.regex === '') {
+    throw new ConfigError('logfmt mapping or regex is required');
+  }
+  for (const [name, key] of Object.entries(config.mapping)) {
+    if (typeof key !== 'string') throw new FieldError('mapping', `value of ${JSON.stringify(name)} must be a string`);
+  }
+  if (config.regex !== '') compileKeyRegex(config.regex);
+}
+
+function compileKeyRegex(pattern: string): Regex {
+  try {
+    return compileRegex(pattern);
+  } catch (err) {
+    throw new FieldError('regex', `could not compile regular expression: ${(err as Error).message}`);
+  }
+}
+
+/** Stores a key, including one named `__proto__`, as an own property. */
+function setExtracted(extracted: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(extracted, key, { value, writable: true, enumerable: true, configurable: true });
+  else extracted[key] = value;
+}
+
+function buildLogfmt(config: LogfmtConfig, ctx: BuildContext): StageImpl {
+  const nameByKey = new Map<string, string>();
+  for (const [name, key] of Object.entries(config.mapping)) nameByKey.set(key || name, name);
+  const keyRegex = config.regex === '' ? undefined : compileKeyRegex(config.regex);
+  const { source } = config;
+
+  return {
+    kind: 'map',
+    process: (entry) => {
+      const { extracted } = entry;
+      let input = entry.line;
+      if (source !== '') {
+        if (!Object.prototype.hasOwnProperty.call(extracted, source)) return entry;
+        const text = stringify(extracted[source]);
+        if (text === undefined) return entry;
+        input = text;
+      }
+      const { pairs, error } = decodeLogfmt(input);
+      for (const [key, value] of pairs) {
+        const text = value ?? '';
+        const name = nameByKey.get(key);
+        if (name !== undefined) setExtracted(extracted, name, text);
+        if (keyRegex && keyRegex.test(key)) setExtracted(extracted, key, text);
+      }
+      if (error) ctx.debug('logfmt: decoding stopped early', { error: error.message });
+      return entry;
+    },
+  };
+}
