@@ -92,3 +92,9 @@ export function setMetadata(list: MetadataPair[], name: string, value: string): 
 export function own<T>(map: Record<string, T>, key: string): T | undefined {
   return Object.hasOwn(map, key) ? map[key] : undefined;
 }
+
+/** Stores a key as an own property, even one named `__proto__` (names come from log text). */
+export function setOwn(map: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(map, key, { value, writable: true, enumerable: true, configurable: true });
+  else map[key] = value;
+}

@@ -9,7 +9,7 @@
  * lists are not JSON-encoded) and may overwrite the `db_type` fields; an explicitly empty
  * `custom_lookups = {}` counts as set.
  */
-import { compile, TreeInterpreter, type JSONValue } from '@jmespath-community/jmespath';
+import { compileJmesPath, type JmesPath } from '../core/jmespath';
 import { ConfigError, FieldError } from '../core/errors';
 import { GeoipDatabase, geoipFields, parseGoIP, type GeoipDbType } from '../core/geoip';
 import { defineStage, type BuildContext, type StageImpl } from '../core/stage';
@@ -42,22 +42,20 @@ export const geoip = defineStage<GeoipConfig>({
   build: buildGeoip,
 });
 
-type Expression = ReturnType<typeof compile>;
-
 export function validateGeoip(config: GeoipConfig): void {
   compileLookups(config);
 }
 
 /** Validates in the reference's order and compiles the custom lookups. */
-function compileLookups(config: GeoipConfig): Array<[name: string, expression: Expression]> {
+function compileLookups(config: GeoipConfig): Array<[name: string, expression: JmesPath]> {
   if (config.db === '') throw new FieldError('db', 'db path cannot be empty');
   if (config.source === '') throw new FieldError('source', 'source cannot be empty');
   if (config.db_type === '' && config.custom_lookups === undefined) throw new ConfigError('db type or values need to be set');
   if (config.db_type !== '' && !DB_TYPES.includes(config.db_type)) throw new FieldError('db_type', 'db type should be either city or asn');
-  const lookups: Array<[string, Expression]> = [];
+  const lookups: Array<[string, JmesPath]> = [];
   for (const [name, text] of Object.entries(config.custom_lookups ?? {})) {
     try {
-      lookups.push([name, compile(text === '' ? name : text)]);
+      lookups.push([name, compileJmesPath(text === '' ? name : text)]);
     } catch (err) {
       throw new FieldError('custom_lookups', `could not compile JMES expression: ${(err as Error).message}`);
     }
@@ -98,7 +96,7 @@ function buildGeoip(config: GeoipConfig, ctx: BuildContext): StageImpl {
       for (const [name, expression] of lookups) {
         let result: unknown;
         try {
-          result = TreeInterpreter.search(expression, (record ?? null) as JSONValue);
+          result = expression.search(record ?? null);
         } catch (err) {
           ctx.debug('geoip: custom lookup failed', { name, error: (err as Error).message });
           continue;

@@ -17,7 +17,8 @@
  */
 import { ConfigError, FieldError } from '../core/errors';
 import { decodeLogfmt } from '../core/logfmt';
-import { compileRegex, type Regex } from '../core/regex';
+import { compileFieldRegex } from '../core/field-regex';
+import { setOwn } from '../core/entry';
 import { defineStage, type BuildContext, type StageImpl } from '../core/stage';
 import { t } from '../core/schema';
 import { stringify } from '../core/values';
@@ -50,27 +51,14 @@ export function validateLogfmt(config: LogfmtConfig): void {
   for (const [name, key] of Object.entries(config.mapping)) {
     if (typeof key !== 'string') throw new FieldError('mapping', `value of ${JSON.stringify(name)} must be a string`);
   }
-  if (config.regex !== '') compileKeyRegex(config.regex);
+  if (config.regex !== '') compileFieldRegex('regex', config.regex);
 }
 
-function compileKeyRegex(pattern: string): Regex {
-  try {
-    return compileRegex(pattern);
-  } catch (err) {
-    throw new FieldError('regex', `could not compile regular expression: ${(err as Error).message}`);
-  }
-}
-
-/** Stores a key, including one named `__proto__`, as an own property. */
-function setExtracted(extracted: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === '__proto__') Object.defineProperty(extracted, key, { value, writable: true, enumerable: true, configurable: true });
-  else extracted[key] = value;
-}
 
 function buildLogfmt(config: LogfmtConfig, ctx: BuildContext): StageImpl {
   const nameByKey = new Map<string, string>();
   for (const [name, key] of Object.entries(config.mapping)) nameByKey.set(key || name, name);
-  const keyRegex = config.regex === '' ? undefined : compileKeyRegex(config.regex);
+  const keyRegex = config.regex === '' ? undefined : compileFieldRegex('regex', config.regex);
   const { source } = config;
 
   return {
@@ -88,8 +76,8 @@ function buildLogfmt(config: LogfmtConfig, ctx: BuildContext): StageImpl {
       for (const [key, value] of pairs) {
         const text = value ?? '';
         const name = nameByKey.get(key);
-        if (name !== undefined) setExtracted(extracted, name, text);
-        if (keyRegex && keyRegex.test(key)) setExtracted(extracted, key, text);
+        if (name !== undefined) setOwn(extracted, name, text);
+        if (keyRegex && keyRegex.test(key)) setOwn(extracted, key, text);
       }
       if (error) ctx.debug('logfmt: decoding stopped early', { error: error.message });
       return entry;

@@ -16,7 +16,8 @@
  *   text replaces the LINE even when nothing was redacted; the extracted value is unchanged.
  */
 import { FieldError } from '../core/errors';
-import { compileRegex, type Regex } from '../core/regex';
+import { compileFieldRegex } from '../core/field-regex';
+import type { Regex } from '../core/regex';
 import { defineStage, type StageImpl } from '../core/stage';
 import { t } from '../core/schema';
 
@@ -51,16 +52,9 @@ export const luhn = defineStage<LuhnConfig>({
 export function validateLuhn(config: LuhnConfig): void {
   if (config.source === '') throw new FieldError('source', 'empty source');
   if (!Number.isInteger(config.min_length)) throw new FieldError('min_length', 'min_length must be an integer');
-  if (config.skip_regex !== '') compileSkipRegex(config.skip_regex);
+  if (config.skip_regex !== '') compileFieldRegex('skip_regex', config.skip_regex);
 }
 
-function compileSkipRegex(pattern: string): Regex {
-  try {
-    return compileRegex(pattern);
-  } catch (err) {
-    throw new FieldError('skip_regex', `could not compile regular expression: ${(err as Error).message}`);
-  }
-}
 
 /** How `redactLuhnNumbers` scans. */
 export interface LuhnOptions {
@@ -172,7 +166,7 @@ function buildLuhn(config: LuhnConfig): StageImpl {
     replacement: config.replacement === '' ? DEFAULT_REPLACEMENT : config.replacement,
     minLength: config.min_length < 1 ? DEFAULT_MIN_LENGTH : config.min_length,
     delimiters: config.delimiters,
-    skip: config.skip_regex === '' ? undefined : compileSkipRegex(config.skip_regex),
+    skip: config.skip_regex === '' ? undefined : compileFieldRegex('skip_regex', config.skip_regex),
   };
   const { source } = config;
   return {

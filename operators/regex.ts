@@ -7,7 +7,8 @@
  * also overrides the label of the same name (label values that are not valid UTF-8 are skipped).
  */
 import { FieldError } from '../core/errors';
-import { compileRegex, type Regex } from '../core/regex';
+import { compileFieldRegex } from '../core/field-regex';
+import type { Regex } from '../core/regex';
 import { defineStage, type StageImpl } from '../core/stage';
 import { t } from '../core/schema';
 import { isValidUtf8String, stringify } from '../core/values';
@@ -38,11 +39,7 @@ export function validateRegex(config: RegexConfig): void {
 function compileExpression(config: RegexConfig): Regex {
   if (config.expression === '') throw new FieldError('expression', 'expression is required');
   if (config.source === '') throw new FieldError('source', 'empty source');
-  try {
-    return compileRegex(config.expression);
-  } catch (err) {
-    throw new FieldError('expression', `could not compile regular expression: ${(err as Error).message}`);
-  }
+  return compileFieldRegex('expression', config.expression);
 }
 
 function buildRegex(config: RegexConfig): StageImpl {

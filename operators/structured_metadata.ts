@@ -7,7 +7,7 @@
  */
 import { FieldError } from '../core/errors';
 import { own, setMetadata } from '../core/entry';
-import { compileRegex, type Regex } from '../core/regex';
+import { compileFieldRegex } from '../core/field-regex';
 import { defineStage, type StageImpl } from '../core/stage';
 import { t } from '../core/schema';
 import { isValidLabelName, stringify } from '../core/values';
@@ -34,20 +34,12 @@ export function validateStructuredMetadata(config: StructuredMetadataConfig): vo
     if (!isValidLabelName(name)) throw new FieldError('values', `invalid label name: ${JSON.stringify(name)}`);
     if (source !== null && typeof source !== 'string') throw new FieldError('values', `value of ${JSON.stringify(name)} must be a string or null`);
   }
-  if (config.regex !== '') compileField('regex', config.regex);
-}
-
-function compileField(field: string, pattern: string): Regex {
-  try {
-    return compileRegex(pattern);
-  } catch (err) {
-    throw new FieldError(field, `could not compile regular expression: ${(err as Error).message}`);
-  }
+  if (config.regex !== '') compileFieldRegex('regex', config.regex);
 }
 
 function buildStructuredMetadata(config: StructuredMetadataConfig): StageImpl {
   const mappings = Object.entries(config.values).map(([name, source]) => [name, source || name] as const);
-  const regex = config.regex === '' ? undefined : compileField('regex', config.regex);
+  const regex = config.regex === '' ? undefined : compileFieldRegex('regex', config.regex);
   return {
     kind: 'map',
     process: (entry) => {

@@ -141,10 +141,10 @@ describe('stage.geoip', () => {
     expect(() => runConfig('stage.geoip {\n  db = "x"\n  source = "ip"\n}', [])).toThrow('test.alloy:1:1: stage.geoip: db type or values need to be set');
     expect(() => runConfig('stage.geoip {\n  db = "x"\n  source = "ip"\n  db_type = "fake"\n}', [])).toThrow('test.alloy:4:3: stage.geoip: db type should be either city or asn');
     expect(() => runConfig('stage.geoip {\n  db = "x"\n  source = "ip"\n  custom_lookups = { f = ".-bad" }\n}', [])).toThrow(
-      'test.alloy:4:3: stage.geoip: could not compile JMES expression: Syntax error: invalid token (Dot): "."',
+      'test.alloy:4:3: stage.geoip: could not compile JMES expression: SyntaxError: invalid token (Dot): "."',
     );
     expect(() => runConfig('stage.geoip {\n  source = "ip"\n  db_type = "city"\n}', [])).toThrow('test.alloy:1:1: stage.geoip: missing required attribute "db"');
-    expect(() => geoip({ db: 'x', source: 'ip', custom_lookups: { 'my name': '' } })).toThrow('stage.geoip: could not compile JMES expression: Syntax error: unexpected token type: UnquotedIdentifier, value: name');
+    expect(() => geoip({ db: 'x', source: 'ip', custom_lookups: { 'my name': '' } })).toThrow('stage.geoip: could not compile JMES expression: SyntaxError: Unexpected token at the end of the expression: tUnquotedIdentifier');
   });
 
   it('fails to build when the database cannot be read or is not a database', () => {

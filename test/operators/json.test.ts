@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../core/clock';
 import type { Entry } from '../../core/entry';
 import { buildPipeline, ingress } from '../../core/pipeline';
-import { json, marshalJsoniter, parseJsonObject, type JsonConfig } from '../../operators/json';
+import { json, type JsonConfig } from '../../operators/json';
+import { marshalJsoniter, parseJsonObject } from '../../core/jsoniter';
 import { entry, runConfig } from '../support/run-stages';
 
 const NUM_RUNS = Number(process.env.FC_NUM_RUNS ?? 100);

@@ -1,0 +1,144 @@
+/**
+ * stage.match — runs nested stages on entries whose labels and line match a reduced LogQL
+ * selector (`action = "keep"`), or drops those entries (`action = "drop"`). Reference quirks
+ * kept: label regexes are fully anchored, line regexes are not, a missing label compares as `""`;
+ * the nested pipeline first copies every current label into the extracted map again, overwriting
+ * same-named keys; an empty `action` means keep; keep needs nested stages and drop forbids them;
+ * `pipeline_name` has no observable effect; an empty `drop_counter_reason` means the default.
+ *
+ * When every nested stage works per entry, the whole block is one per-entry function, so a
+ * config with hundreds of match blocks costs one selector test per block and entry. Nested
+ * stages that hold or split entries (multiline, limit, cri) make it an operator: matching entries
+ * go into the nested pipeline, the others pass straight on, and the nested pipeline completes
+ * (and flushes) when the source does.
+ */
+import { Observable, Subject } from 'rxjs';
+import { seedLabels, type Entry } from '../core/entry';
+import { ConfigError, FieldError } from '../core/errors';
+import { compileSelector, parseSelector, SelectorError } from '../core/logql/selector';
+import { defineStage, type BuildContext, type BuiltPipeline, type StageImpl, type StageSpec } from '../core/stage';
+import { t } from '../core/schema';
+
+export interface MatchConfig {
+  readonly selector: string;
+  /** `keep` (the default; `""` means keep too) or `drop`. */
+  readonly action: string;
+  readonly drop_counter_reason: string;
+  readonly pipeline_name: string;
+  /** Nested stages (`stage.*` blocks inside the match block). */
+  readonly stages?: readonly StageSpec[];
+}
+
+const DEFAULT_REASON = 'match_stage';
+
+type EntryPredicate = (labels: Readonly<Record<string, string>>, line: string) => boolean;
+
+export const match = defineStage<MatchConfig>({
+  name: 'match',
+  doc: 'Runs nested stages on entries matching a log selector with optional line filters, or drops them.',
+  fields: {
+    selector: { kind: t.string, required: true, doc: 'Stream selector plus line filters: `{app="api"} |= "error"`.' },
+    action: { kind: t.string, default: 'keep', doc: '`keep` runs the nested stages on matching entries; `drop` drops them.' },
+    drop_counter_reason: { kind: t.string, default: DEFAULT_REASON, doc: '`reason` label of `logs_process_dropped_lines_total` for `drop`.' },
+    pipeline_name: { kind: t.string, default: '', doc: 'Name of the nested pipeline (informational).' },
+  },
+  stages: true,
+  validate: validateMatch,
+  build: buildMatch,
+});
+
+export function validateMatch(config: MatchConfig): void {
+  if (config.selector === '') throw new FieldError('selector', 'selector statement required for match stage');
+  const action = actionOf(config);
+  const nested = config.stages ?? [];
+  if (action === 'keep' && nested.length === 0) throw new ConfigError('match stage with action "keep" requires at least one nested stage');
+  if (action === 'drop' && nested.length > 0) throw new ConfigError('match stage with action "drop" cannot contain nested stages');
+  compileMatcher(config.selector);
+}
+
+function actionOf(config: MatchConfig): 'keep' | 'drop' {
+  if (config.action === 'keep' || config.action === '') return 'keep';
+  if (config.action === 'drop') return 'drop';
+  throw new FieldError('action', `match stage action should be "keep" or "drop", got ${JSON.stringify(config.action)}`);
+}
+
+function compileMatcher(selector: string): EntryPredicate {
+  try {
+    return compileSelector(parseSelector(selector));
+  } catch (err) {
+    if (err instanceof SelectorError) throw new FieldError('selector', `invalid selector syntax for match stage: ${err.message}`);
+    throw err;
+  }
+}
+
+function buildMatch(config: MatchConfig, ctx: BuildContext): StageImpl {
+  const matches = compileMatcher(config.selector);
+  if (actionOf(config) === 'drop') {
+    const reason = config.drop_counter_reason || DEFAULT_REASON;
+    return {
+      kind: 'map',
+      process: (entry) => {
+        if (!matches(entry.labels, entry.line)) return entry;
+        ctx.metrics.droppedLines.inc({ reason });
+        return null;
+      },
+    };
+  }
+  const nested = ctx.buildNested(config.stages ?? [], ['stage.match', ...(config.pipeline_name ? [config.pipeline_name] : [])]);
+  const { process } = nested;
+  if (process) {
+    return {
+      kind: 'map',
+      process: (entry) => {
+        if (!matches(entry.labels, entry.line)) return entry;
+        seedLabels(entry);
+        return process(entry);
+      },
+      dispose: () => nested.dispose(),
+    };
+  }
+  return { kind: 'operator', operator: (source) => routeThrough(source, matches, nested), dispose: () => nested.dispose() };
+}
+
+/**
+ * Sends matching entries through the nested pipeline and the others straight on. Downstream
+ * completes once the source has completed and the nested pipeline has flushed and completed.
+ */
+function routeThrough(source: Observable<Entry>, matches: EntryPredicate, nested: BuiltPipeline): Observable<Entry> {
+  return new Observable<Entry>((subscriber) => {
+    const matched = new Subject<Entry>();
+    let sourceDone = false;
+    let nestedDone = false;
+    const completeWhenBoth = () => {
+      if (sourceDone && nestedDone) subscriber.complete();
+    };
+    const nestedSubscription = nested.operator(matched).subscribe({
+      next: (entry) => subscriber.next(entry),
+      error: (err) => subscriber.error(err),
+      complete: () => {
+        nestedDone = true;
+        completeWhenBoth();
+      },
+    });
+    const sourceSubscription = source.subscribe({
+      next: (entry) => {
+        if (!matches(entry.labels, entry.line)) {
+          subscriber.next(entry);
+          return;
+        }
+        seedLabels(entry);
+        matched.next(entry);
+      },
+      error: (err) => subscriber.error(err),
+      complete: () => {
+        sourceDone = true;
+        matched.complete();
+        completeWhenBoth();
+      },
+    });
+    return () => {
+      sourceSubscription.unsubscribe();
+      nestedSubscription.unsubscribe();
+    };
+  });
+}

@@ -1,0 +1,252 @@
+/**
+ * stage.multiline — merges the lines of one stream (one label set) into blocks: a line matching
+ * `firstline` starts a block and the following lines that do not match join it, separated by
+ * `\n`. A block is sent on when the next start line comes, when it reaches `max_lines`, when its
+ * stream has been idle for `max_wait_time`, and when the input ends.
+ *
+ * Reference quirks kept:
+ * - `firstline` is an unanchored RE2 search; lines of a stream seen before its first start line
+ *   pass through unchanged and at once;
+ * - every block — also the ones cut by `max_lines` or by an idle flush while more lines follow —
+ *   carries the labels, timestamp, structured metadata and a copy of the extracted map of its
+ *   stream's most recent start line;
+ * - `trim_newlines` strips every trailing `\r`/`\n` of each line before joining; without it lines
+ *   are joined as they are (`"a\n"` + `"b"` gives `"a\n\nb"`);
+ * - the separator is added only after non-empty text, and a block whose text is empty is never
+ *   sent (its line count is kept), as with the reference's byte buffer; the block is flushed when
+ *   its line count equals `max_lines` exactly, and `max_lines = 0` never flushes;
+ * - a stream idle for `max_wait_time` is flushed and forgotten, so a following non-start line
+ *   passes through on its own; a line arriving for a block already idle that long (a late timer)
+ *   flushes it first but keeps the stream, and joins a new block of the same start line;
+ * - at end of input every pending block is flushed (least recently active stream first; the
+ *   reference's order is unspecified).
+ *
+ * Streams are forgotten once idle, so memory follows the streams active within `max_wait_time`,
+ * not every stream ever seen. One timer serves the whole stage: streams are kept in order of last
+ * activity, so the next to go idle is always the first one.
+ */
+import { Observable, type OperatorFunction, type SchedulerLike, type Subscription } from 'rxjs';
+import { cloneEntry, labelsKey, type Entry, type Labels } from '../core/entry';
+import { FieldError } from '../core/errors';
+import { compileRegex, type Regex } from '../core/regex';
+import { defineStage, type BuildContext, type StageImpl } from '../core/stage';
+import { t } from '../core/schema';
+
+export interface MultilineConfig {
+  /** RE2 expression that identifies the first line of a block. */
+  readonly firstline: string;
+  /** Lines per block at most; 0 means no limit. */
+  readonly max_lines: number;
+  /** Nanoseconds a stream may stay idle before its block is sent on; > 0. */
+  readonly max_wait_time: bigint;
+  readonly trim_newlines: boolean;
+}
+
+export const multiline = defineStage<MultilineConfig>({
+  name: 'multiline',
+  doc: 'Merges lines into blocks: a line matching `firstline` starts a block, following lines join it.',
+  fields: {
+    firstline: { kind: t.string, required: true, doc: 'RE2 expression that identifies the first line of a block.' },
+    max_lines: { kind: t.int, default: 128, doc: 'Maximum lines per block; a full block is sent on and a new one starts. 0 means no limit.' },
+    max_wait_time: { kind: t.duration, default: 3_000_000_000n, doc: 'A block whose stream gets no line for this long is sent on.' },
+    trim_newlines: { kind: t.bool, default: true, doc: 'Removes trailing `\\r` and `\\n` from each line before joining.' },
+  },
+  validate: validateMultiline,
+  build: buildMultiline,
+});
+
+export function validateMultiline(config: MultilineConfig): void {
+  compileFirstline(config);
+  if (config.max_lines < 0) throw new FieldError('max_lines', 'max_lines must not be negative');
+  if (config.max_wait_time <= 0n) throw new FieldError('max_wait_time', 'max_wait_time must be greater than 0');
+}
+
+function compileFirstline(config: MultilineConfig): Regex {
+  if (config.firstline === '') throw new FieldError('firstline', 'multiline stage config must define `firstline` regular expression');
+  try {
+    return compileRegex(config.firstline);
+  } catch (err) {
+    throw new FieldError('firstline', `multiline stage first line regex compilation error: ${(err as Error).message}`);
+  }
+}
+
+function buildMultiline(config: MultilineConfig, ctx: BuildContext): StageImpl {
+  const firstline = compileFirstline(config);
+  return {
+    kind: 'operator',
+    operator: multilineBlocks({
+      isFirstLine: (line) => firstline.test(line),
+      maxLines: config.max_lines,
+      maxWaitMs: Number(config.max_wait_time) / 1e6,
+      trimNewlines: config.trim_newlines,
+      scheduler: ctx.clock.scheduler,
+    }),
+  };
+}
+
+export interface MultilineOptions {
+  readonly isFirstLine: (line: string) => boolean;
+  /** 0 means no limit. */
+  readonly maxLines: number;
+  /** Idle time, in the scheduler's milliseconds, after which a stream's block is sent on. */
+  readonly maxWaitMs: number;
+  readonly trimNewlines: boolean;
+  /** Drives the idle timer and tells the time (`now()`). */
+  readonly scheduler: SchedulerLike;
+}
+
+/** The largest delay Node's timers accept (a larger one would fire after 1 ms). */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/** One stream's block in progress. */
+interface StreamBlock {
+  /** The stream's most recent start line: every block is sent with its labels, time and data. */
+  start: Entry;
+  /** The block's text so far. */
+  text: string;
+  lines: number;
+  lastActivityMs: number;
+}
+
+/**
+ * The multiline operator: blocks per label set, flushed by the next start line, `maxLines`, an
+ * idle stream, completion or error (pending blocks go out before the error). Unsubscribing
+ * releases the timer and all state.
+ */
+export function multilineBlocks(options: MultilineOptions): OperatorFunction<Entry, Entry> {
+  const { isFirstLine, maxLines, maxWaitMs, trimNewlines, scheduler } = options;
+  return (source) =>
+    new Observable<Entry>((subscriber) => {
+      // Insertion order is activity order: a stream is moved to the end on each of its lines.
+      const streams = new Map<string, StreamBlock>();
+      let timer: Subscription | undefined;
+      // Consecutive lines usually come from the same stream: comparing with the previous label set
+      // is much cheaper than rendering the canonical key again.
+      let previousLabels: Labels | undefined;
+      let previousCount = 0;
+      let previousKey = '';
+      const streamKey = (labels: Labels): string => {
+        if (previousLabels !== undefined && sameLabels(labels, previousLabels, previousCount)) return previousKey;
+        previousKey = labelsKey(labels);
+        // A copy: the entry's own labels may be changed by later stages once it is sent on.
+        previousLabels = { ...labels };
+        previousCount = Object.keys(previousLabels).length;
+        return previousKey;
+      };
+
+      /**
+       * Sends the block on. `last` means the stream's start line is no longer needed, so the start
+       * entry itself carries the block instead of a copy.
+       */
+      const flush = (stream: StreamBlock, last: boolean) => {
+        if (stream.text.length === 0) return;
+        const out = last ? stream.start : cloneEntry(stream.start);
+        out.line = stream.text;
+        stream.text = '';
+        stream.lines = 0;
+        subscriber.next(out);
+      };
+
+      const armTimer = () => {
+        if (timer !== undefined || streams.size === 0) return;
+        const oldest = streams.values().next().value!;
+        const delayMs = Math.max(0, oldest.lastActivityMs + maxWaitMs - scheduler.now());
+        // A wait longer than a Node timer can hold is re-armed when the shorter one fires.
+        timer = scheduler.schedule(expireIdle, Math.min(delayMs, MAX_TIMER_MS));
+      };
+      const expireIdle = () => {
+        timer = undefined;
+        const nowMs = scheduler.now();
+        for (const [key, stream] of streams) {
+          if (nowMs - stream.lastActivityMs < maxWaitMs) break;
+          streams.delete(key);
+          flush(stream, true);
+          if (subscriber.closed) return;
+        }
+        armTimer();
+      };
+      const flushAll = () => {
+        timer?.unsubscribe();
+        timer = undefined;
+        const pending = [...streams.values()];
+        streams.clear();
+        for (const stream of pending) {
+          if (subscriber.closed) return;
+          flush(stream, true);
+        }
+      };
+
+      const subscription = source.subscribe({
+        next(entry) {
+          const key = streamKey(entry.labels);
+          const nowMs = scheduler.now();
+          let stream = streams.get(key);
+          if (stream !== undefined && stream.text.length > 0 && nowMs - stream.lastActivityMs >= maxWaitMs) {
+            flush(stream, false);
+            // Downstream may have unsubscribed while taking the block: no state or timer after that.
+            if (subscriber.closed) return;
+          }
+          const starts = isFirstLine(entry.line);
+          if (stream === undefined) {
+            if (!starts) {
+              subscriber.next(entry);
+              return;
+            }
+            stream = { start: entry, text: '', lines: 0, lastActivityMs: nowMs };
+          } else {
+            if (starts) {
+              flush(stream, true);
+              if (subscriber.closed) return;
+              stream.start = entry;
+            }
+            streams.delete(key);
+            stream.lastActivityMs = nowMs;
+          }
+          streams.set(key, stream);
+          const line = trimNewlines ? trimTrailingNewlines(entry.line) : entry.line;
+          stream.text = stream.text.length > 0 ? stream.text + '\n' + line : line;
+          stream.lines++;
+          if (stream.lines === maxLines) {
+            flush(stream, false);
+            if (subscriber.closed) return;
+          }
+          armTimer();
+        },
+        error(err) {
+          flushAll();
+          subscriber.error(err);
+        },
+        complete() {
+          flushAll();
+          subscriber.complete();
+        },
+      });
+      return () => {
+        subscription.unsubscribe();
+        timer?.unsubscribe();
+        timer = undefined;
+        streams.clear();
+      };
+    });
+}
+
+/** Whether `labels` has exactly the `count` pairs of `other`. */
+function sameLabels(labels: Labels, other: Labels, count: number): boolean {
+  let seen = 0;
+  for (const name in labels) {
+    if (labels[name] !== other[name] || !Object.hasOwn(other, name)) return false;
+    seen++;
+  }
+  return seen === count;
+}
+
+/** Go's `strings.TrimRight(line, "\r\n")`. */
+function trimTrailingNewlines(line: string): string {
+  let end = line.length;
+  while (end > 0) {
+    const c = line.charCodeAt(end - 1);
+    if (c !== 0x0a && c !== 0x0d) break;
+    end--;
+  }
+  return end === line.length ? line : line.slice(0, end);
+}

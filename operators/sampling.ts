@@ -1,0 +1,52 @@
+/**
+ * stage.sampling — keeps each entry with probability `rate` and drops the rest, counting the
+ * drops. Reference quirk kept: each entry draws a uniform 63-bit integer and is kept iff it is
+ * ≤ ⌊rate × 2^63⌋ (the float64 product of the rate and 2^63−1, which rounds to 2^63), so rate 1
+ * keeps everything and rate 0 keeps only a draw of exactly 0. An empty `drop_counter_reason` means
+ * the default.
+ */
+import { FieldError } from '../core/errors';
+import { defineStage, type BuildContext, type StageImpl } from '../core/stage';
+import { t } from '../core/schema';
+
+export interface SamplingConfig {
+  /** The fraction of entries kept, 0 to 1 inclusive. */
+  readonly rate: number;
+  readonly drop_counter_reason: string;
+}
+
+const DEFAULT_REASON = 'sampling_stage';
+const TWO_POW_63 = 2 ** 63;
+
+export const sampling = defineStage<SamplingConfig>({
+  name: 'sampling',
+  doc: 'Keeps a random fraction `rate` of the entries and drops the others.',
+  fields: {
+    rate: { kind: t.number, required: true, doc: 'Fraction of entries kept, from 0 to 1.' },
+    drop_counter_reason: { kind: t.string, default: DEFAULT_REASON, doc: '`reason` label of `logs_process_dropped_lines_total`.' },
+  },
+  validate: validateSampling,
+  build: buildSampling,
+});
+
+export function validateSampling(config: SamplingConfig): void {
+  if (typeof config.rate !== 'number' || Number.isNaN(config.rate) || config.rate < 0 || config.rate > 1) {
+    throw new FieldError('rate', `sampling rate must be between 0.0 and 1.0, got ${String(config.rate)}`);
+  }
+}
+
+function buildSampling(config: SamplingConfig, ctx: BuildContext): StageImpl {
+  const reason = config.drop_counter_reason || DEFAULT_REASON;
+  // The draw scaled to a 63-bit integer against the reference's boundary; both sides are exact
+  // in float64 (a power-of-two scaling and an integer-valued product), so no BigInt is needed.
+  const boundary = Math.trunc(config.rate * TWO_POW_63);
+  const { random } = ctx;
+  return {
+    kind: 'map',
+    process: (entry) => {
+      if (Math.floor(random() * TWO_POW_63) <= boundary) return entry;
+      ctx.metrics.droppedLines.inc({ reason });
+      return null;
+    },
+  };
+}
