@@ -70,9 +70,11 @@ export function buildStages(specs: readonly StageSpec[], ctx: BuildContext, path
   flushRun();
   const operator: OperatorFunction<Entry, Entry> = (source) => segments.reduce((acc, seg) => seg(acc), source);
   const process = allMap ? composeFns(built.map((s, i) => (s as { process: EntryFn }).process).map((fn, i) => guarded(ctx.trace ? traced(fn, specs[i]!.path, ctx.trace) : fn, specs[i]!, ctx))) : undefined;
+  const holding = built.flatMap((s) => (s.kind === 'operator' && s.pending ? [s.pending] : []));
   return {
     operator,
     process,
+    pending: () => (holding.length === 0 ? Promise.resolve() : Promise.all(holding.map((p) => p())).then(() => undefined)),
     dispose: () => {
       for (const stage of built) stage.dispose?.();
     },

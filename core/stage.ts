@@ -24,6 +24,11 @@ export type StageImpl =
       readonly kind: 'operator';
       readonly operator: OperatorFunction<Entry, Entry>;
       readonly dispose?: () => void;
+      /**
+       * Settles once the entries the stage is holding back for timing reasons (a waiting limit)
+       * have been released, so a component can acknowledge a batch only then.
+       */
+      readonly pending?: () => Promise<void>;
     };
 
 /** What a stage may use while it is built: its clock, the shared counters, randomness, nesting. */
@@ -66,6 +71,8 @@ export interface BuiltPipeline {
   readonly operator: OperatorFunction<Entry, Entry>;
   /** Present when every stage is per-entry: the whole pipeline as one function. */
   readonly process?: (entry: Entry) => Entry | null;
+  /** Settles when no stage holds entries back any more (see StageImpl `pending`). */
+  pending(): Promise<void>;
   dispose(): void;
 }
 

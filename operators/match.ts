@@ -97,7 +97,7 @@ function buildMatch(config: MatchConfig, ctx: BuildContext): StageImpl {
       dispose: () => nested.dispose(),
     };
   }
-  return { kind: 'operator', operator: (source) => routeThrough(source, matches, nested), dispose: () => nested.dispose() };
+  return { kind: 'operator', operator: (source) => routeThrough(source, matches, nested), dispose: () => nested.dispose(), pending: () => nested.pending() };
 }
 
 /**
