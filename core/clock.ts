@@ -12,6 +12,12 @@ export interface Clock {
 
 const NS_PER_MS = 1_000_000n;
 
+/**
+ * The largest delay Node's timers accept: a larger one fires after 1 ms, so stages cap their
+ * delays at this and re-arm when it fires.
+ */
+export const MAX_TIMER_MS = 2_147_483_647;
+
 /** The real wall clock: epoch milliseconds plus a monotonic sub-millisecond part. */
 export function systemClock(): Clock {
   const originNs = BigInt(Date.now()) * NS_PER_MS - process.hrtime.bigint();

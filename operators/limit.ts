@@ -33,7 +33,7 @@
  *   vanishing silently.
  */
 import { Observable, type OperatorFunction, type Subscription } from 'rxjs';
-import type { Clock } from '../core/clock';
+import { MAX_TIMER_MS, type Clock } from '../core/clock';
 import type { Entry } from '../core/entry';
 import { FieldError } from '../core/errors';
 import { defineStage, type BuildContext, type StageImpl } from '../core/stage';
@@ -263,8 +263,6 @@ class GenerationalBuckets {
 // ---------------------------------------------------------------------------------------------
 // Wait mode: a bounded FIFO released on the scheduler
 
-/** The largest delay Node's timers accept; longer waits are re-armed when this one fires. */
-const MAX_TIMER_MS = 2_147_483_647;
 
 export interface HoldOptions {
   /** Entries held at most per subscription; further entries are refused. */

@@ -25,6 +25,7 @@
  * not every stream ever seen. One timer serves the whole stage: streams are kept in order of last
  * activity, so the next to go idle is always the first one.
  */
+import { MAX_TIMER_MS } from '../core/clock';
 import { Observable, type OperatorFunction, type SchedulerLike, type Subscription } from 'rxjs';
 import { cloneEntry, labelsKey, type Entry, type Labels } from '../core/entry';
 import { FieldError } from '../core/errors';
@@ -95,8 +96,6 @@ export interface MultilineOptions {
   readonly scheduler: SchedulerLike;
 }
 
-/** The largest delay Node's timers accept (a larger one would fire after 1 ms). */
-const MAX_TIMER_MS = 2_147_483_647;
 
 /** One stream's block in progress. */
 interface StreamBlock {
