@@ -1,0 +1,29 @@
+/** A template that cannot be parsed; the message is Go's (`template: NAME:LINE: …`). */
+export class TemplateParseError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'TemplateParseError';
+  }
+}
+
+/**
+ * A render that failed; the message follows Go's ExecError
+ * (`template: NAME:LINE:COL: executing "NAME" at <NODE>: …`).
+ */
+export class TemplateExecError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'TemplateExecError';
+  }
+}
+
+/**
+ * An error a template function returns (Go's non-nil `error` result or a recovered panic). The
+ * executor reports it as `error calling NAME: MESSAGE`.
+ */
+export class GoError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'GoError';
+  }
+}
