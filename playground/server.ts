@@ -1,0 +1,148 @@
+import { createServer, type RequestListener, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Router from '@koa/router';
+import Koa, { type Context } from 'koa';
+import '../index';
+import type { RunRequest, Sample } from './api';
+import { buildAssets, type Assets } from './assets';
+import { exportConfig } from './export-config';
+import { readJsonBody } from './http-body';
+import { checkConfig, runPlayground, RunRequestError } from './run';
+import { sampleLibrary } from './samples/index';
+import { stageHelp } from './stage-help';
+
+export interface PlaygroundServerOptions {
+  /** Default 0: any free port. */
+  readonly port?: number;
+  /** Prebuilt UI files (tests share one build); built with Vite when absent. */
+  readonly assets?: Assets;
+  /** Where the sample GeoIP database is written; a fixed temp folder by default. */
+  readonly databaseDir?: string;
+}
+
+export interface PlaygroundServer {
+  readonly url: string;
+  readonly server: Server;
+  close(): Promise<void>;
+}
+
+const HOST = '127.0.0.1';
+
+/**
+ * Starts the playground on 127.0.0.1: the UI, plus `GET /api/stages`, `GET /api/samples`,
+ * `POST /api/run`, `POST /api/check` and `POST /api/export`.
+ *
+ * @example
+ * const { url, close } = await startPlaygroundServer({ port: 0 });
+ */
+export async function startPlaygroundServer(options: PlaygroundServerOptions = {}): Promise<PlaygroundServer> {
+  // Listen first so a port in use fails at once, before the UI is bundled; until it is, requests
+  // get 503.
+  let handle: RequestListener = (_req, res) => {
+    res.statusCode = 503;
+    res.end('starting\n');
+  };
+  const server = createServer((req, res) => handle(req, res));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, HOST, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  try {
+    const assets = options.assets ?? (await buildAssets());
+    handle = playgroundApp({ assets, samples: sampleLibrary(options.databaseDir), port }).callback();
+  } catch (err) {
+    server.close();
+    throw err;
+  }
+  return {
+    url: `http://${HOST}:${port}`,
+    server,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.closeAllConnections();
+        server.close((err) => (err ? reject(err) : resolve()));
+      }),
+  };
+}
+
+/** The Koa app behind the server (exposed for tests). */
+export function playgroundApp(options: { assets: Assets; samples: readonly Sample[]; port: number }): Koa {
+  const app = new Koa();
+  const router = new Router();
+  const allowedHosts = new Set([`${HOST}:${options.port}`, `localhost:${options.port}`]);
+
+  app.use(async (ctx, next) => {
+    try {
+      await next();
+    } catch (err) {
+      const status = (err as { status?: number }).status ?? 500;
+      ctx.status = status;
+      ctx.body = { error: status < 500 || (err as { expose?: boolean }).expose ? (err as Error).message : 'internal error' };
+      if (status >= 500) ctx.app.emit('error', err, ctx);
+    }
+  });
+  // A page on another site that points its own name at 127.0.0.1 (DNS rebinding) still sends
+  // its own Host header: refuse it.
+  app.use(async (ctx, next) => {
+    if (!allowedHosts.has(ctx.host)) ctx.throw(421, `unexpected Host ${JSON.stringify(ctx.host)}`);
+    await next();
+  });
+
+  router.get('/api/stages', (ctx) => {
+    ctx.body = { stages: stageHelp() };
+  });
+  router.get('/api/samples', (ctx) => {
+    ctx.body = { samples: options.samples };
+  });
+  router.post('/api/run', async (ctx) => {
+    const request = runRequestOf(ctx, await readJsonBody(ctx));
+    try {
+      ctx.body = await runPlayground(request);
+    } catch (err) {
+      if (err instanceof RunRequestError) ctx.throw(400, err.message);
+      throw err;
+    }
+  });
+  router.post('/api/check', async (ctx) => {
+    ctx.body = { errors: checkConfig(stringField(ctx, await readJsonBody(ctx), 'config')) };
+  });
+  router.post('/api/export', async (ctx) => {
+    ctx.body = exportConfig(stringField(ctx, await readJsonBody(ctx), 'config'));
+  });
+  app.use(router.routes()).use(router.allowedMethods());
+
+  app.use(async (ctx, next) => {
+    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return next();
+    const asset = options.assets.get(ctx.path === '/' ? '/index.html' : ctx.path);
+    if (!asset) return next();
+    ctx.type = asset.type;
+    ctx.set('Cache-Control', ctx.path.startsWith('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache');
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    ctx.body = typeof asset.body === 'string' ? asset.body : Buffer.from(asset.body);
+  });
+  app.on('error', (err) => {
+    if ((err as { status?: number }).status === undefined || (err as { status: number }).status >= 500) console.error('playground:', err);
+  });
+  return app;
+}
+
+function runRequestOf(ctx: Context, body: Record<string, unknown>): RunRequest {
+  const config = stringField(ctx, body, 'config');
+  const input = stringField(ctx, body, 'input');
+  const inputFormat = body.inputFormat ?? 'jsonl';
+  if (inputFormat !== 'jsonl' && inputFormat !== 'text') ctx.throw(400, 'inputFormat must be "jsonl" or "text"');
+  const now = body.now ?? undefined;
+  if (now !== undefined && typeof now !== 'string') ctx.throw(400, 'now must be an RFC 3339 string');
+  const arrivals = body.arrivals ?? undefined;
+  if (arrivals !== undefined && (!Array.isArray(arrivals) || arrivals.some((a) => a !== null && typeof a !== 'number'))) ctx.throw(400, 'arrivals must be a list of numbers');
+  const seed = body.seed ?? undefined;
+  if (seed !== undefined && (typeof seed !== 'number' || !Number.isInteger(seed))) ctx.throw(400, 'seed must be an integer');
+  return { config, input, inputFormat, now: now as string | undefined, arrivals: arrivals as (number | null)[] | undefined, seed: seed as number | undefined };
+}
+
+function stringField(ctx: Context, body: Record<string, unknown>, name: string): string {
+  const value = body[name];
+  if (typeof value !== 'string') ctx.throw(400, `${name} must be a string`);
+  return value as string;
+}

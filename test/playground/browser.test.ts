@@ -1,0 +1,261 @@
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildAssets } from '../../playground/assets';
+import { startPlaygroundServer, type PlaygroundServer } from '../../playground/server';
+
+/**
+ * The playground in Debian's chromium: one browser and one server for the whole file. Each view
+ * is saved as a screenshot under test-artifacts/playground/.
+ */
+const ARTIFACTS = join('test-artifacts', 'playground');
+const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
+
+const dir = mkdtempSync(join(tmpdir(), 'rivulet-playground-browser-'));
+let server: PlaygroundServer;
+let browser: Browser;
+let page: Page;
+
+beforeAll(async () => {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  const [assets, launched] = await Promise.all([buildAssets(), chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS })]);
+  browser = launched;
+  server = await startPlaygroundServer({ port: 0, assets, databaseDir: dir });
+  page = await browser.newPage({ viewport: { width: 1440, height: 960 } });
+  await page.goto(server.url);
+  await page.waitForSelector('body[data-ready="true"]');
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function runs(p: Page): Promise<number> {
+  return Number((await p.getAttribute('body', 'data-runs')) ?? '0');
+}
+
+/** Does `action` and waits until the page has finished one more run. */
+async function afterRun(p: Page, action: () => Promise<unknown>): Promise<void> {
+  const before = await runs(p);
+  await action();
+  await p.waitForFunction((n) => Number(document.body.dataset.runs ?? '0') > n, before);
+}
+
+function editorText(p: Page, editor: string): Promise<string> {
+  return p.$$eval(`${editor} .cm-line`, (lines) => lines.map((l) => l.textContent ?? '').join('\n'));
+}
+
+/** Replaces an editor's whole text the way a paste does. */
+async function replaceEditorText(p: Page, editor: string, text: string): Promise<void> {
+  await p.click(`${editor} .cm-content`);
+  await p.keyboard.press('Control+A');
+  await p.keyboard.insertText(text);
+}
+
+function outputRows(p: Page): Promise<string[][]> {
+  return p.$$eval('#output tbody tr', (rows) => rows.map((r) => [...r.querySelectorAll('td')].map((td) => td.textContent ?? '')));
+}
+
+const shot = (p: Page, name: string) => p.screenshot({ path: join(ARTIFACTS, `${name}.png`) });
+
+describe('the playground in a browser', () => {
+  it('opens on the first sample, already run', async () => {
+    expect(await page.inputValue('#sample')).toBe('kubernetes');
+    const rows = await outputRows(page);
+    expect(rows.map((r) => [r[0], r[3]])).toEqual([
+      ['1', 'cart created'],
+      ['2', 'payment declined'],
+      ['3', 'query served'],
+      ['4', 'plain text line from a sidecar'],
+      ['dropped', '{"level":"debug","msg":"cache lookup","trace_id":"4bf92f35"}'],
+    ]);
+    await shot(page, '01-sample');
+  });
+
+  it('loads a sample, runs an edited stage and shows the stage-by-stage diff', async () => {
+    await afterRun(page, () => page.selectOption('#sample', 'logfmt'));
+    expect((await outputRows(page)).map((r) => r[2])).toEqual(['level=info', 'level=warn', 'level=info', 'level=error', '']);
+
+    const config = await editorText(page, '#config-editor');
+    const edited = config.replace('values = { level = "" }', 'values = { level = "", msg = "" }');
+    expect(edited).not.toBe(config);
+    await replaceEditorText(page, '#config-editor', edited);
+    await afterRun(page, () => page.keyboard.press('Control+Enter'));
+
+    const rows = await outputRows(page);
+    expect(rows[0]!.slice(2, 4)).toEqual(['level=infomsg=query served', 'level=info msg="query served" took=12ms rows=20']);
+    expect(rows[1]![2]).toBe('level=warnmsg=slow query');
+
+    await page.click('#output tbody tr[data-output="1"]');
+    expect(await page.textContent('#trace-title')).toBe('Output #2 · input line 3');
+    const steps = await page.$$eval('#panel-stages li.step', (items) =>
+      items.map((li) => ({
+        head: li.querySelector('.step-head')!.textContent,
+        diff: [...li.querySelectorAll('table.diff tbody tr')].map((tr) => [...tr.children].map((c) => c.textContent).join('|')),
+      })),
+    );
+    expect(steps).toEqual([
+      { head: 'changedstage.logfmtline 1+0 ms', diff: ['+|extracted.level||warn', '+|extracted.msg||slow query', '+|extracted.duration||1.5s'] },
+      { head: 'no changestage.dropline 5+0 ms', diff: [] },
+      { head: 'changedstage.labelsline 10+0 ms', diff: ['+|labels.level||warn', '+|labels.msg||slow query'] },
+      { head: 'no changestage.metricsline 14+0 ms', diff: [] },
+    ]);
+    await shot(page, '02-stages');
+  });
+
+  it('explains where and why a dropped entry stopped', async () => {
+    await page.click('#output tbody tr.not-forwarded');
+    expect(await page.textContent('#panel-stages .fate')).toBe('Dropped by stage.drop (line 5): every condition held: the value of level is "debug" (counted as reason "drop_stage").');
+  });
+
+  it('marks a config error at its line and column', async () => {
+    const config = await editorText(page, '#config-editor');
+    const broken = config.replace('  source = "level"', '  source = "level"\n  colour = "red"');
+    await replaceEditorText(page, '#config-editor', broken);
+    await afterRun(page, () => page.click('#run'));
+    expect(await page.textContent('#problems li')).toBe('Config 7:3: stage.drop: unrecognized attribute name "colour"');
+    const marker = await page.$eval('#config-editor .cm-lintRange-error', (span) => {
+      const line = span.closest('.cm-line')!;
+      const lines = [...document.querySelectorAll('#config-editor .cm-line')];
+      const before = document.createRange();
+      before.setStart(line, 0);
+      before.setEnd(span, 0);
+      return { line: lines.indexOf(line) + 1, col: before.toString().length + 1, text: span.textContent };
+    });
+    expect(marker).toEqual({ line: 7, col: 3, text: 'colour' });
+    expect(await page.$$eval('#config-editor .cm-lint-marker-error', (m) => m.length)).toBe(1);
+    await shot(page, '03-error');
+
+    // The problem list jumps to the place.
+    await page.click('#problems button');
+    expect(await page.evaluate(() => document.activeElement?.classList.contains('cm-content'))).toBe(true);
+    await replaceEditorText(page, '#config-editor', config);
+    await afterRun(page, () => page.keyboard.press('Control+Enter'));
+    expect(await page.isHidden('#problems')).toBe(true);
+  });
+
+  it('offers stage completion and hover help from the registry', async () => {
+    await page.click('#config-editor .cm-content');
+    await page.keyboard.press('Control+End');
+    await page.keyboard.insertText('\nstage.multi');
+    await page.keyboard.press('Control+Space');
+    await page.waitForSelector('.cm-tooltip-autocomplete');
+    expect(await page.$$eval('.cm-tooltip-autocomplete li', (items) => items.map((i) => i.textContent))).toContain('stage.multilinestage');
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('Control+Z');
+
+    const token = page.locator('#config-editor .cm-line', { hasText: 'stage.logfmt' }).locator('span', { hasText: 'stage.logfmt' });
+    await token.hover();
+    await page.waitForSelector('.help-card');
+    expect(await page.textContent('.help-card .help-title')).toBe('stage.logfmt');
+    expect(await page.textContent('.help-card .help-doc')).toBe('Parses the line or an extracted value as logfmt and extracts the mapped keys.');
+    await page.mouse.move(5, 5);
+  });
+
+  it('shows flushes on the virtual clock and the metrics as scraped', async () => {
+    await afterRun(page, () => page.selectOption('#sample', 'java-multiline'));
+    await page.click('#tab-timeline');
+    const timeline = await page.$$eval('#panel-timeline tbody tr', (rows) => rows.map((r) => [...r.children].map((c) => c.textContent).join(' | ')));
+    expect(timeline).toContain('+3.003 s | stage.multiline flushed | Sent on output #1 by a timer on the virtual clock.');
+    await shot(page, '04-timeline');
+
+    await afterRun(page, () => page.selectOption('#sample', 'nginx-geoip'));
+    await page.click('#tab-metrics');
+    expect(await page.$$eval('#metrics .metric-custom', (lines) => lines.map((l) => l.textContent))).toContain('logs_process_custom_http_requests_total{country="GB",method="GET",status="200"} 1');
+    await shot(page, '05-metrics');
+    await page.click('#tab-stages');
+  });
+
+  it('copies the config as a complete logs.process block', async () => {
+    await afterRun(page, () => page.selectOption('#sample', 'luhn'));
+    await page.click('#export');
+    await page.waitForSelector('#dialog[open]');
+    expect(await page.inputValue('#dialog-text')).toBe(
+      'logs.process "default" {\n  stage.luhn {\n    delimiters  = " -"\n    replacement = "[card]"\n  }\n\n  // Where the processed entries go: replace with the receivers of your config.\n  forward_to = [loki.write.default.receiver]\n}\n',
+    );
+    await page.keyboard.press('Escape');
+  });
+
+  it('restores the whole state from a share link in a fresh page', async () => {
+    await afterRun(page, () => page.selectOption('#sample', 'retention'));
+    await page.fill('#now', '2024-05-01T12:30:00Z');
+    await afterRun(page, () => page.keyboard.press('Control+Enter'));
+    await page.click('#share');
+    await page.waitForSelector('#dialog[open]');
+    const link = await page.inputValue('#dialog-text');
+    expect(link).toMatch(new RegExp(`^${server.url}/#s=[A-Za-z0-9_-]+$`));
+    await page.keyboard.press('Escape');
+
+    const fresh = await browser.newPage({ viewport: { width: 1440, height: 960 } });
+    try {
+      await fresh.goto(link);
+      await fresh.waitForSelector('body[data-ready="true"]');
+      expect(await editorText(fresh, '#config-editor')).toBe(await editorText(page, '#config-editor'));
+      expect(await editorText(fresh, '#input-editor')).toBe(await editorText(page, '#input-editor'));
+      expect([await fresh.inputValue('#input-format'), await fresh.inputValue('#now'), await fresh.inputValue('#seed')]).toEqual(['jsonl', '2024-05-01T12:30:00Z', '7']);
+      expect(await outputRows(fresh)).toEqual(await outputRows(page));
+      await shot(fresh, '06-shared');
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  it('keeps every visible text at a contrast of at least 4.5:1 (WCAG AA)', async () => {
+    const failures = await page.evaluate(() => {
+      type Rgba = [number, number, number, number];
+      const parse = (c: string): Rgba => {
+        const m = /rgba?\(([^)]+)\)/.exec(c);
+        if (!m) return [0, 0, 0, 0];
+        const [r, g, b, a] = m[1]!.split(/[ ,/]+/).filter(Boolean).map(Number);
+        return [r!, g!, b!, a ?? 1];
+      };
+      const over = (top: Rgba, below: Rgba): Rgba => [0, 1, 2].map((i) => top[i]! * top[3] + below[i]! * (1 - top[3])).concat(1) as Rgba;
+      const background = (el: Element | null): Rgba => {
+        if (!el) return [255, 255, 255, 1];
+        const own = parse(getComputedStyle(el).backgroundColor);
+        if (own[3] === 0) return background(el.parentElement);
+        return own[3] >= 1 ? own : over(own, background(el.parentElement));
+      };
+      const luminance = (c: Rgba) => {
+        const [r, g, b] = c.slice(0, 3).map((v) => {
+          const s = v / 255;
+          return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+        });
+        return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
+      };
+      const out: string[] = [];
+      for (const el of document.querySelectorAll('body *')) {
+        const hasText = [...el.childNodes].some((n) => n.nodeType === Node.TEXT_NODE && n.textContent!.trim() !== '');
+        const box = el.getBoundingClientRect();
+        if (!hasText || box.width === 0 || box.height === 0 || el.closest('[hidden], dialog:not([open])')) continue;
+        const bg = background(el);
+        const fg = over(parse(getComputedStyle(el).color), bg);
+        const [hi, lo] = [luminance(fg), luminance(bg)].sort((a, b) => b - a);
+        const ratio = (hi! + 0.05) / (lo! + 0.05);
+        if (ratio < 4.5) out.push(`${el.tagName.toLowerCase()}.${el.className} "${el.textContent!.trim().slice(0, 30)}" ${ratio.toFixed(2)}`);
+      }
+      return out;
+    });
+    expect(failures).toEqual([]);
+  });
+
+  it('can be driven from the keyboard with labelled controls', async () => {
+    await page.focus('#sample');
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('run');
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('share');
+    const unlabelled = await page.$$eval('input, select, textarea, [role="textbox"], .cm-content', (els) =>
+      els.filter((el) => !(el as HTMLInputElement).labels?.length && !el.getAttribute('aria-label') && !el.getAttribute('aria-labelledby')).map((el) => el.outerHTML.slice(0, 60)),
+    );
+    expect(unlabelled).toEqual([]);
+    await page.focus('#tab-stages');
+    await page.keyboard.press('ArrowRight');
+    expect(await page.evaluate(() => [document.activeElement?.id, document.getElementById('panel-timeline')!.hidden])).toEqual(['tab-timeline', false]);
+    await page.keyboard.press('ArrowLeft');
+  });
+});

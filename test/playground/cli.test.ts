@@ -1,0 +1,62 @@
+import { EventEmitter } from 'node:events';
+import { createServer, type AddressInfo } from 'node:net';
+import { PassThrough, Readable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { main } from '../../core/cli/main';
+import { playgroundCommand } from '../../core/cli/playground';
+import type { Assets } from '../../playground/assets';
+import { startPlaygroundServer, type PlaygroundServerOptions } from '../../playground/server';
+
+// The bundle itself is built and driven by the browser tests; here a stand-in page is enough.
+const assets: Assets = new Map([['/index.html', { body: '<!doctype html><title>Rivulet playground</title>', type: 'text/html; charset=utf-8' }]]);
+const startWithStandIn = (options: PlaygroundServerOptions) => startPlaygroundServer({ ...options, assets });
+
+function io() {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  const out = { stdout: '', stderr: '' };
+  stdout.on('data', (c) => (out.stdout += c));
+  stderr.on('data', (c) => (out.stderr += c));
+  return { io: { stdin: Readable.from([]), stdout, stderr }, out };
+}
+
+describe('rivulet playground', () => {
+  it('serves the playground on 127.0.0.1, prints its URL and stops on SIGINT', async () => {
+    const { io: streams, out } = io();
+    const signals = new EventEmitter();
+    const exit = playgroundCommand(['--port', '0'], streams, signals, startWithStandIn);
+    for (let i = 0; i < 600 && !out.stdout.includes('\n'); i++) await new Promise((r) => setTimeout(r, 50));
+    const match = /^playground listening on (http:\/\/127\.0\.0\.1:\d+)\n$/.exec(out.stdout);
+    expect(match).not.toBeNull();
+    const page = await fetch(match![1]!);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('<title>Rivulet playground</title>');
+    signals.emit('SIGINT');
+    expect(await exit).toBe(0);
+  });
+
+  it('says so when the port is taken', async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const { port } = blocker.address() as AddressInfo;
+    try {
+      const { io: streams, out } = io();
+      expect(await playgroundCommand(['--port', String(port)], streams, new EventEmitter(), startWithStandIn)).toBe(1);
+      expect(out).toEqual({ stdout: '', stderr: `rivulet playground: port ${port} is in use; choose another with --port N (0 picks a free one)\n` });
+    } finally {
+      blocker.close();
+    }
+  });
+
+  it('rejects a port that is not a number', async () => {
+    const { io: streams, out } = io();
+    expect(await main(['playground', '--port', 'eighty'], streams)).toBe(1);
+    expect(out.stderr).toBe('rivulet playground: --port must be a number from 0 to 65535, got "eighty"\n');
+  });
+
+  it('is listed in the usage text', async () => {
+    const { io: streams, out } = io();
+    expect(await main(['help'], streams)).toBe(0);
+    expect(out.stdout).toContain('  playground [--port N]                               serve the pipeline playground on 127.0.0.1 (default port 8580)\n');
+  });
+});
