@@ -1,4 +1,4 @@
-import { createInterface } from 'node:readline';
+import { StringDecoder } from 'node:string_decoder';
 import type { Readable } from 'node:stream';
 import type { Clock } from '../core/clock';
 import type { Entry, Labels } from '../core/entry';
@@ -7,9 +7,14 @@ import { fanOut, type LogsReceiver } from '../core/receiver';
 const BATCH_SIZE = 256;
 
 /**
- * Reads a stream line by line and sends the lines as entries in batches. The next batch is read
- * only after every receiver acknowledged the previous one, so a slow pipeline slows the reading
- * instead of growing memory.
+ * Reads a stream line by line and sends the lines as entries: every complete line of a chunk as
+ * soon as the chunk arrives (in batches of at most 256), so an interactive writer sees its lines
+ * forwarded at once. The next chunk is read only after every receiver acknowledged the previous
+ * lines, so a slow pipeline slows the reading instead of growing memory.
+ *
+ * At the end of the stream the last line is sent even without a newline. When `signal` aborts,
+ * reading stops, and the lines already read (an unfinished one included, since a stream cannot be
+ * read again) are still sent before the returned promise resolves with the number of lines sent.
  */
 export async function pumpLines(
   stream: Readable,
@@ -18,24 +23,63 @@ export async function pumpLines(
   receivers: () => readonly LogsReceiver[],
   signal: AbortSignal,
 ): Promise<number> {
-  const lines = createInterface({ input: stream, crlfDelay: Infinity });
-  let batch: Entry[] = [];
+  const decoder = new StringDecoder('utf8');
+  let tail = '';
   let sent = 0;
-  const flush = async () => {
-    const entries = batch;
-    batch = [];
-    sent += entries.length;
-    await fanOut(receivers(), entries);
-  };
-  try {
-    for await (const line of lines) {
-      if (signal.aborted) break;
-      batch.push({ labels: { ...labels }, line, timestamp: clock.nowNs(), structuredMetadata: [], extracted: {} });
-      if (batch.length >= BATCH_SIZE) await flush();
+  const send = async (lines: readonly string[]) => {
+    for (let i = 0; i < lines.length; i += BATCH_SIZE) {
+      const entries: Entry[] = lines
+        .slice(i, i + BATCH_SIZE)
+        .map((line) => ({ labels: { ...labels }, line, timestamp: clock.nowNs(), structuredMetadata: [], extracted: {} }));
+      await fanOut(receivers(), entries);
+      sent += entries.length;
     }
-    if (batch.length > 0) await flush();
-  } finally {
-    lines.close();
+  };
+  for (;;) {
+    const chunk = await nextChunk(stream, signal);
+    if (chunk === null) break;
+    const text = tail + (typeof chunk === 'string' ? chunk : decoder.write(chunk));
+    const lines = text.split('\n');
+    tail = lines.pop()!;
+    await send(lines.map(stripCarriageReturn));
   }
+  const rest = tail + decoder.end();
+  if (rest !== '') await send([stripCarriageReturn(rest)]);
   return sent;
+}
+
+function stripCarriageReturn(line: string): string {
+  return line.endsWith('\r') ? line.slice(0, -1) : line;
+}
+
+/** The next chunk of a paused stream; null at its end or once `signal` aborts. */
+function nextChunk(stream: Readable, signal: AbortSignal): Promise<Buffer | string | null> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return resolve(null);
+    const chunk = stream.read() as Buffer | string | null;
+    if (chunk !== null) return resolve(chunk);
+    if (stream.readableEnded || stream.destroyed) return resolve(null);
+    const done = (value: Buffer | string | null, err?: Error) => {
+      stream.off('readable', onReadable);
+      stream.off('end', onEnd);
+      stream.off('close', onEnd);
+      stream.off('error', onError);
+      signal.removeEventListener('abort', onAbort);
+      if (err) reject(err);
+      else resolve(value);
+    };
+    const onReadable = () => {
+      const next = stream.read() as Buffer | string | null;
+      if (next !== null) done(next);
+      else if (stream.readableEnded) done(null);
+    };
+    const onEnd = () => done(null);
+    const onError = (err: Error) => done(null, err);
+    const onAbort = () => done(null);
+    stream.on('readable', onReadable);
+    stream.once('end', onEnd);
+    stream.once('close', onEnd);
+    stream.once('error', onError);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
 }

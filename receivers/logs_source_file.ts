@@ -1,49 +1,330 @@
 /**
- * logs.source.file — reads a file's lines into `forward_to`, each entry labelled with `filename`
- * plus the configured `labels`. This first form reads the file once from the start; tailing,
- * rotation and remembered positions come with the full file source.
+ * logs.source.file — tails the files matching glob patterns and forwards each new line as a log
+ * entry labelled `filename` (the file's path) plus its target's labels and `labels`. Exports
+ * nothing.
+ *
+ * Files are named by `path` (one glob) and/or `targets` (a list of label maps, as the reference's
+ * file source takes them from its discovery component: `__path__` is the glob, the optional
+ * `__path_exclude__` a glob of paths to skip, other labels not starting with `__` go on every
+ * entry). Globs use doublestar syntax and are expanded again every `file_match.sync_period`.
+ *
+ * Each file is followed across rename and copytruncate rotation and truncation, and is polled
+ * every `file_watch.min_poll_frequency`, backing off to `max_poll_frequency` while nothing
+ * changes; file system events wake the poller early. A line is sent once its newline has arrived,
+ * and the next lines are read only after the receivers took the previous batch over. The offset
+ * reached in each file is kept in `positions_file`, written after acknowledged batches (at most
+ * once a second) and when the component stops, so a restart neither skips nor repeats lines.
+ * Without `positions_file`, positions live in memory only. `tail_from_end` starts files found at
+ * startup without a saved position at their end.
  */
-import { createReadStream } from 'node:fs';
-import { LOGS_RECEIVER, type LogsReceiver } from '../core/receiver';
-import { defineComponent, healthy, unhealthy, type Health } from '../core/runtime/component';
-import { t } from '../core/schema';
-import { pumpLines } from './line_source';
+import { watch, type FSWatcher } from 'node:fs';
+import { access } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import type { Block } from '../core/config/ast';
+import { ConfigError, ConfigErrors } from '../core/errors';
+import type { Labels } from '../core/entry';
+import { fanOut, LOGS_RECEIVER, type LogsReceiver } from '../core/receiver';
+import { defineComponent, healthy, unhealthy, type ComponentArgs, type ComponentContext, type Health } from '../core/runtime/component';
+import { t, type NestedBlockSpec } from '../core/schema';
+import { expandBraces, globFiles, hasGlobSyntax, matchPath } from './file/glob';
+import { Positions } from './file/positions';
+import { FileIdentities, FileTailer } from './file/tailer';
+import { attributePos, durationMs, nestedBlocks } from './loki/config';
+
+const PATH_LABEL = '__path__';
+const PATH_EXCLUDE_LABEL = '__path_exclude__';
+const POSITIONS_SAVE_MS = 1000;
+
+const fileWatchSpec: NestedBlockSpec = {
+  doc: 'How often files are checked for new lines.',
+  fields: {
+    min_poll_frequency: { kind: t.duration, default: 250_000_000n, doc: 'Poll interval while files change.' },
+    max_poll_frequency: { kind: t.duration, default: 250_000_000n, doc: 'Longest poll interval while nothing changes.' },
+  },
+};
+
+const fileMatchSpec: NestedBlockSpec = {
+  doc: 'How globs are expanded.',
+  fields: {
+    enabled: { kind: t.bool, default: false, doc: 'Accepted for compatibility; globs are always expanded.' },
+    sync_period: { kind: t.duration, default: 10_000_000_000n, doc: 'How often globs are expanded again to find new files.' },
+  },
+};
 
 export const logsSourceFileComponent = defineComponent({
   name: 'logs.source.file',
-  doc: 'Reads the lines of a file and forwards them as log entries.',
+  doc: 'Tails files matching glob patterns, across rotation, and forwards their lines as log entries.',
   exportNames: [],
   fields: {
-    path: { kind: t.string, required: true, doc: 'File to read.' },
+    path: { kind: t.string, default: '', doc: 'A glob of files to tail (shorthand for one target).' },
+    targets: { kind: t.list(t.map(t.string)), default: [], doc: 'Targets to tail: `__path__` is a glob, `__path_exclude__` a glob to skip, other labels are added.' },
     labels: { kind: t.map(t.string), default: {}, doc: 'Labels added to every entry.' },
+    positions_file: { kind: t.string, default: '', doc: 'File that keeps how far each file was read; empty keeps positions in memory only.' },
+    tail_from_end: { kind: t.bool, default: false, doc: 'Start files found at startup without a saved position at their end.' },
     forward_to: { kind: t.list(t.capsule(LOGS_RECEIVER)), required: true, doc: 'Receivers the entries go to.' },
   },
+  blocks: { file_watch: fileWatchSpec, file_match: fileMatchSpec },
   build(args, ctx) {
-    let forwardTo = args.values.forward_to as LogsReceiver[];
-    const path = args.values.path as string;
-    const labels = { filename: path, ...(args.values.labels as Record<string, string>) };
-    const abort = new AbortController();
-    let state: Health = healthy();
-    let done: Promise<void> = Promise.resolve();
-    return {
-      exports: {},
-      health: () => state,
-      update(next) {
-        forwardTo = next.values.forward_to as LogsReceiver[];
-      },
-      async start() {
-        done = pumpLines(createReadStream(path), labels, ctx.clock, () => forwardTo, abort.signal).then(
-          (count) => ctx.log('info', 'finished reading file', { path, lines: count }),
-          (err: Error) => {
-            state = unhealthy(`reading ${path}: ${err.message}`);
-            ctx.log('error', 'reading file failed', { path, error: err.message });
-          },
-        );
-      },
-      async stop() {
-        abort.abort();
-        await done;
-      },
-    };
+    return new LogsSourceFile(args, ctx);
   },
 });
+
+interface Target {
+  readonly include: string;
+  readonly exclude: string;
+  readonly labels: Labels;
+}
+
+interface Settings {
+  readonly forwardTo: readonly LogsReceiver[];
+  readonly targets: readonly Target[];
+  readonly labels: Labels;
+  readonly positionsFile: string;
+  readonly tailFromEnd: boolean;
+  readonly minPollMs: number;
+  readonly maxPollMs: number;
+  readonly syncMs: number;
+}
+
+function settingsOf(args: ComponentArgs): Settings {
+  const v = args.values;
+  const block = args.block as Block;
+  const errors: ConfigError[] = [];
+  const targets: Target[] = [];
+  const path = v.path as string;
+  if (path !== '') targets.push({ include: path, exclude: '', labels: {} });
+  (v.targets as Array<Record<string, string>>).forEach((target, i) => {
+    const include = target[PATH_LABEL] ?? '';
+    if (include === '') errors.push(new ConfigError(`targets[${i}] has no ${PATH_LABEL} label`, attributePos(block, 'targets'), args.path));
+    const labels: Labels = {};
+    for (const [name, value] of Object.entries(target)) if (!name.startsWith('__')) labels[name] = value;
+    targets.push({ include, exclude: target[PATH_EXCLUDE_LABEL] ?? '', labels });
+  });
+  if (path === '' && (v.targets as unknown[]).length === 0) errors.push(new ConfigError('one of path and targets must be set', block.pos, args.path));
+  const watchValues = (v.file_watch as Record<string, unknown> | undefined) ?? {};
+  const minPollMs = watchValues.min_poll_frequency === undefined ? 250 : durationMs(watchValues.min_poll_frequency);
+  const maxPollMs = watchValues.max_poll_frequency === undefined ? 250 : durationMs(watchValues.max_poll_frequency);
+  const watchBlock = nestedBlocks(block, 'file_watch')[0];
+  const watchPath = [...args.path, 'file_watch'];
+  if (minPollMs <= 0) errors.push(new ConfigError('min_poll_frequency must be greater than 0', attributePos(watchBlock, 'min_poll_frequency'), watchPath));
+  if (maxPollMs < minPollMs) errors.push(new ConfigError('max_poll_frequency must not be less than min_poll_frequency', attributePos(watchBlock, 'max_poll_frequency'), watchPath));
+  const matchValues = (v.file_match as Record<string, unknown> | undefined) ?? {};
+  const syncMs = matchValues.sync_period === undefined ? 10_000 : durationMs(matchValues.sync_period);
+  if (syncMs <= 0) errors.push(new ConfigError('sync_period must be greater than 0', attributePos(nestedBlocks(block, 'file_match')[0], 'sync_period'), [...args.path, 'file_match']));
+  if (errors.length > 0) throw new ConfigErrors(errors);
+  return {
+    forwardTo: v.forward_to as LogsReceiver[],
+    targets,
+    labels: v.labels as Labels,
+    positionsFile: v.positions_file as string,
+    tailFromEnd: v.tail_from_end as boolean,
+    minPollMs,
+    maxPollMs,
+    syncMs,
+  };
+}
+
+export class LogsSourceFile {
+  readonly exports = {};
+  private settings: Settings;
+  private state: Health = healthy();
+  private readonly tailers = new Map<string, FileTailer>();
+  private readonly identities = new FileIdentities();
+  private positions: Positions;
+  private readonly abort = new AbortController();
+  private readonly watchers = new Map<string, FSWatcher>();
+  private wakeUp: (() => void) | undefined;
+  private loop: Promise<void> = Promise.resolve();
+  private needsSync = true;
+  private firstSync = true;
+
+  constructor(
+    args: ComponentArgs,
+    private readonly ctx: ComponentContext,
+  ) {
+    this.settings = settingsOf(args);
+    this.positions = new Positions(this.settings.positionsFile);
+  }
+
+  health(): Health {
+    return this.state;
+  }
+
+  update(args: ComponentArgs): void {
+    const next = settingsOf(args);
+    if (next.positionsFile !== this.settings.positionsFile) {
+      throw new ConfigError('positions_file cannot change while the component runs', attributePos(args.block as Block, 'positions_file'), args.path);
+    }
+    this.settings = next;
+    this.needsSync = true;
+    this.wake();
+  }
+
+  async start(): Promise<void> {
+    try {
+      await this.positions.load();
+    } catch (err) {
+      this.state = unhealthy((err as Error).message);
+      this.ctx.log('error', 'reading positions failed', { error: (err as Error).message });
+      return;
+    }
+    this.loop = this.run().catch((err: Error) => {
+      this.state = unhealthy(`tailing failed: ${err.message}`);
+      this.ctx.log('error', 'tailing failed', { error: err.message });
+    });
+  }
+
+  /** Stops after the batch in flight is taken over, then saves the positions. */
+  async stop(): Promise<void> {
+    this.abort.abort();
+    this.wake();
+    await this.loop;
+    for (const watcher of this.watchers.values()) watcher.close();
+    this.watchers.clear();
+    for (const tailer of this.tailers.values()) await tailer.close();
+    try {
+      await this.positions.save();
+    } catch (err) {
+      this.ctx.log('error', 'saving positions failed', { error: (err as Error).message });
+    }
+  }
+
+  private async run(): Promise<void> {
+    const scheduler = this.ctx.clock.scheduler;
+    let lastSync = -Infinity;
+    let lastSave = scheduler.now();
+    let interval = this.settings.minPollMs;
+    while (!this.abort.signal.aborted) {
+      if (this.needsSync || scheduler.now() - lastSync >= this.settings.syncMs) {
+        this.needsSync = false;
+        lastSync = scheduler.now();
+        await this.sync();
+      }
+      let changed = false;
+      let failure: string | undefined;
+      for (const tailer of [...this.tailers.values()]) {
+        if (this.abort.signal.aborted) break;
+        try {
+          if (await tailer.poll()) changed = true;
+        } catch (err) {
+          failure = `reading ${tailer.path}: ${(err as Error).message}`;
+          this.ctx.log('error', 'reading file failed', { path: tailer.path, error: (err as Error).message });
+        }
+      }
+      this.state = failure ? unhealthy(failure) : healthy();
+      if (scheduler.now() - lastSave >= POSITIONS_SAVE_MS) {
+        lastSave = scheduler.now();
+        await this.positions.save().catch((err: Error) => this.ctx.log('error', 'saving positions failed', { error: err.message }));
+      }
+      interval = changed ? this.settings.minPollMs : Math.min(this.settings.maxPollMs, interval * 2);
+      if (!this.abort.signal.aborted) await this.sleep(interval);
+    }
+  }
+
+  /** Expands the globs: new files get a tailer; files that vanished from the match are let go. */
+  private async sync(): Promise<void> {
+    const wanted = new Map<string, Labels>();
+    for (const target of this.settings.targets) {
+      for (const path of await globFiles(target.include)) {
+        if (target.exclude !== '' && matchPath(target.exclude, path)) continue;
+        if (!wanted.has(path)) wanted.set(path, { ...this.settings.labels, ...target.labels, filename: path });
+      }
+      // A literal path that does not exist yet is followed anyway, so it is read once created.
+      if (!hasGlobSyntax(target.include) && !wanted.has(target.include)) wanted.set(target.include, { ...this.settings.labels, ...target.labels, filename: target.include });
+    }
+    // Forget positions of files that are gone and no longer matched, so the file stays small.
+    for (const path of this.positions.paths()) {
+      if (!wanted.has(path) && !this.tailers.has(path) && !(await exists(path))) this.positions.delete(path);
+    }
+    for (const [path, tailer] of this.tailers) {
+      if (wanted.has(path)) continue;
+      // Read what is left of a file that was rotated away or deleted before letting it go.
+      try {
+        await tailer.poll();
+      } catch {
+        // It is gone; nothing more can be read.
+      }
+      await tailer.close();
+      this.tailers.delete(path);
+    }
+    for (const [path, labels] of wanted) {
+      if (this.tailers.has(path)) continue;
+      this.tailers.set(
+        path,
+        new FileTailer({
+          path,
+          labels,
+          positions: this.positions,
+          identities: this.identities,
+          clock: this.ctx.clock,
+          send: (entries) => fanOut(this.settings.forwardTo, entries),
+          tailFromEnd: this.settings.tailFromEnd && this.firstSync,
+          log: this.ctx.log,
+          signal: this.abort.signal,
+        }),
+      );
+    }
+    this.firstSync = false;
+    this.watchDirectories();
+  }
+
+  /** Watches the directories of the tailed files and of the globs' fixed prefixes. */
+  private watchDirectories(): void {
+    const dirs = new Set<string>();
+    for (const path of this.tailers.keys()) dirs.add(dirname(path));
+    for (const target of this.settings.targets) {
+      for (const pattern of expandBraces(target.include)) {
+        const fixed = pattern.split('/').findIndex((segment) => hasGlobSyntax(segment));
+        if (fixed < 0) dirs.add(dirname(pattern));
+        else dirs.add(fixed === 0 ? '.' : pattern.split('/').slice(0, fixed).join('/') || '/');
+      }
+    }
+    for (const [dir, watcher] of this.watchers) {
+      if (dirs.has(dir)) continue;
+      watcher.close();
+      this.watchers.delete(dir);
+    }
+    for (const dir of dirs) {
+      if (this.watchers.has(dir)) continue;
+      try {
+        const watcher = watch(dir, { persistent: false }, (event) => {
+          // A created, removed or renamed entry may be a file the globs now match.
+          if (event === 'rename') this.needsSync = true;
+          this.wake();
+        });
+        watcher.on('error', () => {
+          watcher.close();
+          this.watchers.delete(dir);
+        });
+        this.watchers.set(dir, watcher);
+      } catch {
+        // Polling alone still finds every change.
+      }
+    }
+  }
+
+  private wake(): void {
+    const wakeUp = this.wakeUp;
+    this.wakeUp = undefined;
+    wakeUp?.();
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = this.ctx.clock.scheduler.schedule(() => this.wake(), ms);
+      this.wakeUp = () => {
+        timer.unsubscribe();
+        resolve();
+      };
+    });
+  }
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await access(path);
+    return true;
+  } catch {
+    return false;
+  }
+}

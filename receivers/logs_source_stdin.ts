@@ -1,9 +1,12 @@
 /**
  * logs.source.stdin — forwards the lines of the process's standard input as log entries, with
- * the configured `labels`.
+ * the configured `labels`. When standard input ends, the last lines are delivered and the
+ * component stays healthy (there is simply nothing more to read); stopping sends what was already
+ * read before it resolves.
  */
+import type { Readable } from 'node:stream';
 import { LOGS_RECEIVER, type LogsReceiver } from '../core/receiver';
-import { defineComponent, healthy } from '../core/runtime/component';
+import { defineComponent, healthy, unhealthy, type Health } from '../core/runtime/component';
 import { t } from '../core/schema';
 import { pumpLines } from './line_source';
 
@@ -19,21 +22,31 @@ export const logsSourceStdinComponent = defineComponent({
     let forwardTo = args.values.forward_to as LogsReceiver[];
     const labels = args.values.labels as Record<string, string>;
     const abort = new AbortController();
+    let state: Health = healthy();
     let done: Promise<unknown> = Promise.resolve();
+    const stdin: Readable = process.stdin;
     return {
       exports: {},
-      health: () => healthy(),
+      health: () => state,
       update(next) {
+        // Labels are fixed once reading has begun; a new forward_to applies to the next lines.
         forwardTo = next.values.forward_to as LogsReceiver[];
       },
       async start() {
-        done = pumpLines(process.stdin, labels, ctx.clock, () => forwardTo, abort.signal).catch((err: Error) =>
-          ctx.log('error', 'reading stdin failed', { error: err.message }),
+        done = pumpLines(stdin, labels, ctx.clock, () => forwardTo, abort.signal).then(
+          (lines) => {
+            if (!abort.signal.aborted) ctx.log('info', 'finished reading stdin', { lines });
+          },
+          (err: Error) => {
+            state = unhealthy(`reading stdin: ${err.message}`);
+            ctx.log('error', 'reading stdin failed', { error: err.message });
+          },
         );
       },
       async stop() {
         abort.abort();
-        process.stdin.pause();
+        await done;
+        stdin.pause();
       },
     };
   },

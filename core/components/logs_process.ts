@@ -25,7 +25,12 @@ interface RunningPipeline {
   readonly input: Subject<Entry>;
   readonly subscription: Subscription;
   readonly fingerprint: string;
+  /** Settles when the pipeline has completed (every stage flushed) or failed. */
+  readonly completed: Promise<void>;
 }
+
+/** How long a stopping pipeline may keep flushing (held entries, pending blocks), as the reference allows. */
+const SHUTDOWN_GRACE_MS = 2 * 60 * 1000;
 
 /** Structural identity of a stage list: its canonical config text. */
 function stagesFingerprint(args: ComponentArgs): string {
@@ -55,6 +60,10 @@ class LogsProcess {
   private collecting: Entry[] | undefined;
   /** Forwarding is serialised so entries reach receivers in the order the pipeline emitted them. */
   private forwarding: Promise<void> = Promise.resolve();
+  /** Pipelines replaced by a reload that are still flushing. */
+  private stopping = new Set<Promise<void>>();
+  /** Entries queued for the receivers and not yet taken over by all of them. */
+  private handingOn = 0;
 
   constructor(
     args: ComponentArgs,
@@ -86,35 +95,72 @@ class LogsProcess {
       this.state = unhealthy(errors.map((e) => e.message).join('\n'));
       throw err;
     }
-    this.stopPipeline(this.running);
+    const stopping = this.stopPipeline(this.running);
+    this.stopping.add(stopping);
+    void stopping.finally(() => this.stopping.delete(stopping));
     this.running = next;
     this.state = healthy();
   }
 
   async stop(): Promise<void> {
-    this.stopPipeline(this.running);
-    await this.forwarding;
+    await this.stopPipeline(this.running);
+    await Promise.all(this.stopping);
+    await this.drainForwarding();
   }
 
-  private send(entries: readonly Entry[]): Promise<void> {
+  /**
+   * Waits for the batches still being handed on, for at most the shutdown grace: a receiver that
+   * cannot take them (an endpoint that stays down) must not hold shutdown forever. A batch still
+   * waiting then stays with that receiver, which delivers it or counts it as dropped when it
+   * stops in turn; the log says how many entries were still on their way.
+   */
+  private async drainForwarding(): Promise<void> {
+    let timer: Subscription | undefined;
+    const grace = new Promise<boolean>((resolve) => {
+      timer = this.ctx.clock.scheduler.schedule(() => resolve(false), SHUTDOWN_GRACE_MS);
+    });
+    const drained = await Promise.race([this.forwarding.then(() => true), grace]);
+    timer?.unsubscribe();
+    if (!drained) this.ctx.log('error', 'stopped while entries were still being handed on', { entries: this.handingOn });
+  }
+
+  /**
+   * Pushes a batch through the pipeline and resolves once everything it produced has been taken
+   * over by the receivers — including entries a waiting limit released later — so the sender's
+   * acknowledgement means nothing is left in flight here.
+   */
+  private async send(entries: readonly Entry[]): Promise<void> {
     const outputs: Entry[] = [];
+    const running = this.running;
     this.collecting = outputs;
     try {
-      for (const entry of entries) this.running.input.next(ingress(entry));
+      for (const entry of entries) running.input.next(ingress(entry));
     } finally {
       this.collecting = undefined;
     }
-    return this.forward(outputs);
+    const handedOn = this.forward(outputs);
+    // Keep a failure of this batch for the sender, but wait for held entries first.
+    handedOn.catch(() => {});
+    await running.built.pending();
+    await handedOn;
+    await this.forwarding;
   }
 
+  /**
+   * Queues a batch behind the ones before it. The returned promise fails when this batch could
+   * not be handed on, so the sender that is waiting for it learns of the loss; the chain itself
+   * never fails, so later batches still go out.
+   */
   private forward(entries: Entry[]): Promise<void> {
     if (entries.length === 0) return this.forwarding;
     for (const entry of entries) entry.extracted = {};
     const receivers = this.forwardTo;
-    this.forwarding = this.forwarding.then(() => fanOut(receivers, entries)).catch((err) => {
-      this.ctx.log('error', 'forwarding entries failed', { error: String(err) });
+    this.handingOn += entries.length;
+    const handedOn = this.forwarding.then(() => fanOut(receivers, entries)).finally(() => (this.handingOn -= entries.length));
+    this.forwarding = handedOn.catch((err) => {
+      this.ctx.log('error', 'forwarding entries failed', { error: String(err), entries: entries.length });
     });
-    return this.forwarding;
+    return handedOn;
   }
 
   private startPipeline(stages: readonly StageSpec[], fingerprint: string): RunningPipeline {
@@ -124,20 +170,37 @@ class LogsProcess {
       debug: (message, fields) => this.ctx.log('debug', message, fields),
     });
     const input = new Subject<Entry>();
+    let settle!: () => void;
+    const completed = new Promise<void>((resolve) => (settle = resolve));
     const subscription = built.operator(input).subscribe({
       next: (entry) => {
         // Entries emitted during a send() join that send's batch; timer flushes go on their own.
         if (this.collecting) this.collecting.push(entry);
-        else void this.forward([entry]);
+        // Nobody waits on a timer flush; a failure is logged by forward().
+        else this.forward([entry]).catch(() => {});
       },
-      error: (err) => this.ctx.log('error', 'pipeline failed', { error: String(err) }),
+      error: (err) => {
+        this.ctx.log('error', 'pipeline failed', { error: String(err) });
+        settle();
+      },
+      complete: () => settle(),
     });
-    return { built, input, subscription, fingerprint };
+    return { built, input, subscription, fingerprint, completed };
   }
 
-  /** Ends the pipeline's input so stages flush downstream, then releases their resources. */
-  private stopPipeline(running: RunningPipeline): void {
+  /**
+   * Ends the pipeline's input so stages flush downstream (multiline blocks, entries a waiting
+   * limit still holds), waits for it to complete for up to the shutdown grace on the component's
+   * clock, then releases its resources.
+   */
+  private async stopPipeline(running: RunningPipeline): Promise<void> {
     running.input.complete();
+    let timer: Subscription | undefined;
+    const grace = new Promise<void>((resolve) => {
+      timer = this.ctx.clock.scheduler.schedule(() => resolve(), SHUTDOWN_GRACE_MS);
+    });
+    await Promise.race([running.completed, grace]);
+    timer?.unsubscribe();
     running.subscription.unsubscribe();
     running.built.dispose();
   }

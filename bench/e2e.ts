@@ -1,0 +1,171 @@
+/**
+ * End to end on loopback: pre-encoded protobuf pushes of Kubernetes-like container logs go
+ * through logs.source.api → logs.process (CRI, JSON, labels, structured metadata, static and
+ * dropped labels) → logs.write → a sink that decodes what arrives. Beside it, in the same run, a
+ * raw forwarder relays the same bodies to the same sink without decoding them: the cost of the
+ * transport alone. Rates count the bytes of log lines and the entries that reached the sink.
+ */
+import { createServer, request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { PassThrough } from 'node:stream';
+import { Registry } from 'prom-client';
+import { systemClock } from '../core/clock';
+import { ComponentGraph } from '../core/runtime/graph';
+import type { LogsSourceApi } from '../receivers/logs_source_api';
+import { snappyDecode, snappyEncode } from '../receivers/loki/compression';
+import { decodePushRequest, encodePushRequest, type WireStream } from '../receivers/loki/wire';
+import '../index';
+import { compared, peakRssMiB } from './harness';
+import type { BenchRow } from './types';
+
+const ENTRIES = Number(process.env.BENCH_E2E_ENTRIES ?? 200_000);
+const PODS = 10;
+const PER_PUSH = 1000;
+const CLIENTS = 4;
+const BASE_NS = 1_714_557_600_000_000_000n;
+
+interface Workload {
+  readonly bodies: Buffer[];
+  readonly entries: number;
+  readonly lineBytes: number;
+}
+
+/** Pushes of PER_PUSH entries spread over the pods, each line a CRI record with a JSON body. */
+function workload(): Workload {
+  const bodies: Buffer[] = [];
+  let lineBytes = 0;
+  const perPodPerPush = PER_PUSH / PODS;
+  for (let from = 0; from < ENTRIES / PODS; from += perPodPerPush) {
+    const streams: WireStream[] = [];
+    for (let p = 0; p < PODS; p++) {
+      const entries = [];
+      for (let seq = from; seq < from + perPodPerPush; seq++) {
+        const level = seq % 10 === 0 ? 'warn' : 'info';
+        const body = JSON.stringify({ level, msg: `GET /api/v1/items/${seq} 200`, duration_ms: seq % 250, trace_id: `t${seq % 97}`, user: `u${seq % 13}` });
+        const line = `2024-05-01T10:00:00.${String(seq).padStart(9, '0')}Z stdout F ${body}`;
+        lineBytes += Buffer.byteLength(line);
+        entries.push({ timestampNs: BASE_NS + BigInt(seq), line, structuredMetadata: [] });
+      }
+      streams.push({ labels: `{namespace="prod", pod="web-${p}", container="app"}`, entries });
+    }
+    bodies.push(snappyEncode(encodePushRequest(streams)));
+  }
+  return { bodies, entries: ENTRIES, lineBytes };
+}
+
+/** A push endpoint that decodes every body and counts its entries. */
+async function countingSink(): Promise<{ server: Server; url: string; entries: () => number; reset: () => void }> {
+  let entries = 0;
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      for (const stream of decodePushRequest(snappyDecode(Buffer.concat(chunks), 1 << 30))) entries += stream.entries.length;
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return { server, url: `http://127.0.0.1:${port}/loki/api/v1/push`, entries: () => entries, reset: () => (entries = 0) };
+}
+
+/** Relays each body unchanged to `target` and answers once the target answered. */
+async function rawForwarder(target: string): Promise<{ server: Server; url: string }> {
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const out = request(target, { method: 'POST', headers: { 'Content-Type': 'application/x-protobuf' } }, (answer) => {
+        answer.resume();
+        answer.on('end', () => res.writeHead(answer.statusCode ?? 500).end());
+      });
+      out.end(Buffer.concat(chunks));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+/** Sends every body with CLIENTS concurrent clients (retrying 429), then waits for the sink. */
+async function drive(url: string, load: Workload, delivered: () => number): Promise<number> {
+  let next = 0;
+  const started = process.hrtime.bigint();
+  const client = async () => {
+    for (let i = next++; i < load.bodies.length; i = next++) {
+      for (;;) {
+        const res = await fetch(`${url}/loki/api/v1/push`, { method: 'POST', headers: { 'Content-Type': 'application/x-protobuf' }, body: load.bodies[i] as Uint8Array<ArrayBuffer> });
+        await res.arrayBuffer();
+        if (res.status === 204) break;
+        if (res.status !== 429) throw new Error(`push answered ${res.status}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: CLIENTS }, client));
+  while (delivered() < load.entries) await new Promise((r) => setTimeout(r, 5));
+  return Number(process.hrtime.bigint() - started) / 1e9;
+}
+
+function pipelineConfig(sinkUrl: string): string {
+  return `logs.source.api "in" {
+  http {
+    listen_address = "127.0.0.1"
+    listen_port = 0
+  }
+  use_incoming_timestamp = true
+  forward_to = [logs.process.k8s.receiver]
+}
+logs.process "k8s" {
+  stage.cri { }
+  stage.json {
+    expressions = { level = "", msg = "", trace_id = "" }
+  }
+  stage.labels {
+    values = { level = "" }
+  }
+  stage.structured_metadata {
+    values = { trace_id = "" }
+  }
+  stage.static_labels {
+    values = { cluster = "eu-1" }
+  }
+  stage.label_drop {
+    values = ["container"]
+  }
+  forward_to = [logs.write.out.receiver]
+}
+logs.write "out" {
+  endpoint {
+    url = ${JSON.stringify(sinkUrl)}
+    batch_wait = "20ms"
+  }
+}
+`;
+}
+
+/** Push → process → write on loopback, beside a raw forward of the same bodies. */
+export async function benchE2e(): Promise<BenchRow[]> {
+  const load = workload();
+  const sink = await countingSink();
+  const mib = load.lineBytes / (1 << 20);
+
+  const forwarder = await rawForwarder(sink.url);
+  const rawSeconds = await drive(forwarder.url, load, sink.entries);
+  forwarder.server.close();
+
+  sink.reset();
+  const registry = new Registry();
+  const graph = new ComponentGraph((id) => ({ id, clock: systemClock(), registry, stdout: new PassThrough(), log: () => {} }));
+  graph.load(pipelineConfig(sink.url), 'bench.alloy');
+  await graph.start();
+  const apiUrl = (graph.component('logs.source.api.in') as unknown as LogsSourceApi).url()!;
+  const pipelineSeconds = await drive(apiUrl, load, sink.entries);
+  await graph.stop();
+  sink.server.close();
+
+  return [
+    compared('push → k8s process → write, loopback (log line bytes)', mib / pipelineSeconds, 'MiB/s', 'raw forward of the same bodies', mib / rawSeconds),
+    compared('push → k8s process → write, loopback', load.entries / pipelineSeconds, 'entries/s', 'raw forward of the same bodies', load.entries / rawSeconds),
+    { name: 'peak RSS after e2e bench', value: peakRssMiB(), unit: 'MiB' },
+  ];
+}

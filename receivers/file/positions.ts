@@ -1,0 +1,113 @@
+/**
+ * Where reading stopped in each file, kept in a small JSON file so a restarted source neither
+ * skips nor repeats lines. Each record holds the byte offset just past the last line that was
+ * taken over downstream, and the file's device and inode, so a file replaced while the source was
+ * down is read from its start instead of from a stale offset.
+ *
+ * Format: `{"version":1,"files":{"<path>":{"offset":"123","dev":"2049","ino":"5313"}}}` (numbers
+ * as strings: offsets and inodes can exceed 2^53). Saved by writing a temporary file and renaming
+ * it over the old one, so a crash mid-save leaves the previous positions.
+ */
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+
+export interface FilePosition {
+  readonly offset: number;
+  readonly dev: bigint;
+  readonly ino: bigint;
+}
+
+interface StoredFile {
+  readonly offset: string;
+  readonly dev: string;
+  readonly ino: string;
+}
+
+export class Positions {
+  private readonly entries = new Map<string, FilePosition>();
+  /** The records as loaded, untouched by later updates. */
+  private readonly loaded = new Map<string, FilePosition>();
+  private dirty = false;
+  private saving: Promise<void> = Promise.resolve();
+
+  /** `file` empty means positions live only in memory. */
+  constructor(readonly file: string) {}
+
+  /** Loads the positions file; a missing one is an empty start, a corrupt one an error. */
+  async load(): Promise<void> {
+    if (this.file === '') return;
+    let text: string;
+    try {
+      text = await readFile(this.file, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw err;
+    }
+    let doc: { version?: number; files?: Record<string, StoredFile> };
+    try {
+      doc = JSON.parse(text) as typeof doc;
+    } catch (err) {
+      throw new Error(`positions file ${this.file} is not valid JSON: ${(err as Error).message}`);
+    }
+    if (doc.version !== 1 || typeof doc.files !== 'object' || doc.files === null) throw new Error(`positions file ${this.file} has an unknown format`);
+    for (const [path, stored] of Object.entries(doc.files)) {
+      try {
+        const position = { offset: Number(stored.offset), dev: BigInt(stored.dev), ino: BigInt(stored.ino) };
+        this.entries.set(path, position);
+        this.loaded.set(path, position);
+      } catch {
+        // A malformed record only loses that file's position.
+      }
+    }
+  }
+
+  get(path: string): FilePosition | undefined {
+    return this.entries.get(path);
+  }
+
+  /**
+   * The position the positions file held, when it was loaded, for the same file (device and
+   * inode) under another path: a file renamed while the source was not running. The loaded
+   * records are kept apart because the old path may already have been taken by a new file.
+   */
+  findMoved(path: string, dev: bigint, ino: bigint): FilePosition | undefined {
+    for (const [other, position] of this.loaded) {
+      if (other !== path && position.dev === dev && position.ino === ino) return position;
+    }
+    return undefined;
+  }
+
+  set(path: string, position: FilePosition): void {
+    this.entries.set(path, position);
+    this.dirty = true;
+  }
+
+  /** Paths with a recorded position. */
+  paths(): string[] {
+    return [...this.entries.keys()];
+  }
+
+  delete(path: string): void {
+    if (this.entries.delete(path)) this.dirty = true;
+  }
+
+  /** Writes the positions if they changed since the last save. Saves never overlap. */
+  save(): Promise<void> {
+    if (this.file === '' || !this.dirty) return this.saving;
+    this.dirty = false;
+    const files: Record<string, StoredFile> = {};
+    for (const [path, p] of [...this.entries].sort(([a], [b]) => a.localeCompare(b))) {
+      files[path] = { offset: String(p.offset), dev: String(p.dev), ino: String(p.ino) };
+    }
+    const text = JSON.stringify({ version: 1, files }, null, 2) + '\n';
+    const file = this.file;
+    // A failed save must not block the next ones; the caller of the failed one hears of it.
+    this.saving = this.saving.catch(() => {}).then(async () => {
+      await mkdir(dirname(file), { recursive: true });
+      const tmp = `${file}.tmp`;
+      await writeFile(tmp, text);
+      await rename(tmp, file);
+    });
+    return this.saving;
+  }
+}

@@ -1,0 +1,283 @@
+/**
+ * Follows one file path: reads the lines appended to it, sends them in batches and advances the
+ * remembered offset only once a batch has been taken over downstream. It follows the path across
+ * rotation:
+ * - rename (the path now names a new file, or nothing): the old file is read to its end through
+ *   the open handle, then the new one is read from its start;
+ * - truncation, including copytruncate: the file is shorter than what was read, or the bytes just
+ *   before the read offset changed, so reading starts again at 0.
+ * A line is sent only once its newline has arrived; an unfinished last line waits (and is sent
+ * as it is when its file is rotated away or deleted, since nothing can complete it any more).
+ */
+import { open, stat, type FileHandle } from 'node:fs/promises';
+import type { Clock } from '../../core/clock';
+import type { Entry, Labels } from '../../core/entry';
+import type { Positions } from './positions';
+
+const CHUNK_BYTES = 256 * 1024;
+const BATCH_LINES = 1000;
+const BATCH_BYTES = 1 << 20;
+/** Bytes compared before the read offset to notice a file rewritten past its old length. */
+const FINGERPRINT_BYTES = 32;
+
+type Log = (level: 'debug' | 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>) => void;
+
+/** Which file identities (device + inode) are being read, and how far rotated-away ones were read. */
+export class FileIdentities {
+  private readonly owners = new Map<string, string>();
+  private readonly finished = new Map<string, number>();
+
+  /** Takes `key` for `path`; false while another path's tailer still reads that file. */
+  claim(key: string, path: string): boolean {
+    const owner = this.owners.get(key);
+    if (owner !== undefined && owner !== path) return false;
+    this.owners.set(key, path);
+    return true;
+  }
+
+  /** Gives `key` up; `readTo` records how far the file was read (it may reappear under a new name). */
+  release(key: string, path: string, readTo?: number): void {
+    if (this.owners.get(key) === path) this.owners.delete(key);
+    if (readTo === undefined) return;
+    this.finished.set(key, readTo);
+    // Only recent rotations matter; keep the record bounded.
+    if (this.finished.size > 4096) this.finished.delete(this.finished.keys().next().value!);
+  }
+
+  /** How far a file was read under a name it no longer has. */
+  readTo(key: string): number | undefined {
+    return this.finished.get(key);
+  }
+}
+
+export interface TailerOptions {
+  readonly path: string;
+  /** Labels of every entry (`filename` included). */
+  readonly labels: Labels;
+  readonly positions: Positions;
+  readonly identities: FileIdentities;
+  readonly clock: Clock;
+  readonly send: (entries: Entry[]) => Promise<void>;
+  /** For a file seen for the first time: start at its end instead of its start. */
+  readonly tailFromEnd: boolean;
+  readonly log: Log;
+  /** Set when the source stops: reading ends after the batch in flight. */
+  readonly signal: AbortSignal;
+}
+
+export class FileTailer {
+  private handle: FileHandle | undefined;
+  private dev = 0n;
+  private ino = 0n;
+  /** Bytes up to the end of the last line taken over downstream. */
+  private offset = 0;
+  /** Bytes read after `offset` that do not end a line yet. */
+  private tail: Buffer = Buffer.alloc(0);
+  private fingerprint: Buffer | undefined;
+  private lastMtimeNs = -1n;
+  private lastSize = -1n;
+
+  constructor(private readonly options: TailerOptions) {}
+
+  get path(): string {
+    return this.options.path;
+  }
+
+  private get key(): string {
+    return `${this.dev}:${this.ino}`;
+  }
+
+  /** Reads whatever is new; resolves true when anything changed. */
+  async poll(): Promise<boolean> {
+    const { path } = this.options;
+    let st;
+    try {
+      st = await stat(path, { bigint: true });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      st = undefined;
+    }
+    let changed = false;
+    if (this.handle && (!st || st.dev !== this.dev || st.ino !== this.ino)) {
+      await this.finishRotated(st === undefined);
+      // Stopping mid-way keeps the old file's position, so a restart finds it under its new name.
+      if (this.options.signal.aborted) return true;
+      changed = true;
+    }
+    if (!st || !st.isFile()) return changed;
+    if (!this.handle) {
+      if (!(await this.openCurrent(st.dev, st.ino, Number(st.size)))) return changed;
+      changed = true;
+    } else if (st.mtimeNs === this.lastMtimeNs && st.size === this.lastSize) {
+      return changed;
+    } else if (Number(st.size) < this.readPos() || !(await this.fingerprintHolds())) {
+      this.options.log('info', 'file was truncated, reading it again from the start', { path, size: Number(st.size), offset: this.offset });
+      this.offset = 0;
+      this.tail = Buffer.alloc(0);
+      this.fingerprint = undefined;
+      this.savePosition();
+    }
+    this.lastMtimeNs = st.mtimeNs;
+    this.lastSize = st.size;
+    return (await this.readToEnd()) || changed;
+  }
+
+  /** Closes the file, keeping its position. */
+  async close(): Promise<void> {
+    const handle = this.handle;
+    this.handle = undefined;
+    if (handle) {
+      this.options.identities.release(this.key, this.options.path);
+      await handle.close();
+    }
+  }
+
+  private readPos(): number {
+    return this.offset + this.tail.length;
+  }
+
+  private async openCurrent(dev: bigint, ino: bigint, size: number): Promise<boolean> {
+    const { path, positions, identities } = this.options;
+    const key = `${dev}:${ino}`;
+    // The same file under an old name is still being finished; read it here once that is done.
+    if (!identities.claim(key, path)) return false;
+    let handle: FileHandle;
+    try {
+      handle = await open(path, 'r');
+    } catch (err) {
+      identities.release(key, path);
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
+      throw err;
+    }
+    const opened = await handle.stat({ bigint: true });
+    if (opened.dev !== dev || opened.ino !== ino) {
+      // Replaced between stat and open: try again on the next poll.
+      identities.release(key, path);
+      await handle.close();
+      return false;
+    }
+    this.handle = handle;
+    this.dev = dev;
+    this.ino = ino;
+    this.tail = Buffer.alloc(0);
+    this.fingerprint = undefined;
+    const saved = positions.get(path);
+    const rotatedTo = identities.readTo(key);
+    const moved = positions.findMoved(path, dev, ino);
+    if (rotatedTo !== undefined && rotatedTo <= size) this.offset = rotatedTo;
+    else if (saved && saved.dev === dev && saved.ino === ino && saved.offset <= size) this.offset = saved.offset;
+    // Renamed while the source was stopped: continue where it was left under its old name.
+    else if (moved && moved.offset <= size) this.offset = moved.offset;
+    else if (saved) this.offset = 0;
+    else this.offset = this.options.tailFromEnd ? size : 0;
+    this.options.log('debug', 'tailing file', { path, offset: this.offset });
+    this.savePosition();
+    return true;
+  }
+
+  /** The open file no longer is the path's file: read it to its end, then let it go. */
+  private async finishRotated(deleted: boolean): Promise<void> {
+    const { path, identities, log } = this.options;
+    await this.readToEnd();
+    if (this.options.signal.aborted) return;
+    if (this.tail.length > 0) {
+      // Nothing can finish this line any more; send it as it is.
+      const line = this.tail.toString('utf8');
+      const bytes = this.tail.length;
+      await this.options.send([this.entry(line)]);
+      this.offset += bytes;
+      this.tail = Buffer.alloc(0);
+    }
+    const key = this.key;
+    const readTo = this.offset;
+    const handle = this.handle!;
+    this.handle = undefined;
+    identities.release(key, path, readTo);
+    await handle.close();
+    log('info', deleted ? 'file was removed, finished reading it' : 'file was rotated, finished reading the old file', { path });
+    this.options.positions.delete(path);
+    this.lastMtimeNs = -1n;
+    this.lastSize = -1n;
+  }
+
+  private async fingerprintHolds(): Promise<boolean> {
+    if (!this.fingerprint || !this.handle) return true;
+    const length = this.fingerprint.length;
+    const current = Buffer.alloc(length);
+    const { bytesRead } = await this.handle.read(current, 0, length, this.readPos() - length);
+    return bytesRead === length && current.equals(this.fingerprint);
+  }
+
+  /** Reads from the read position to the end of the file, sending complete lines in batches. */
+  private async readToEnd(): Promise<boolean> {
+    const handle = this.handle;
+    if (!handle) return false;
+    const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+    // Invariant: offset + (bytes of the lines in `batch`) + tail.length === pos.
+    let pos = this.readPos();
+    let tail = this.tail;
+    let batch: Entry[] = [];
+    let batchBytes = 0;
+    let any = false;
+    const flush = async () => {
+      if (batch.length === 0) return;
+      const entries = batch;
+      const bytes = batchBytes;
+      batch = [];
+      batchBytes = 0;
+      await this.options.send(entries);
+      this.offset += bytes;
+      this.savePosition();
+    };
+    while (!this.options.signal.aborted) {
+      const { bytesRead } = await handle.read(chunk, 0, CHUNK_BYTES, pos);
+      if (bytesRead === 0) break;
+      any = true;
+      pos += bytesRead;
+      // `chunk` is not read into again until this data has been consumed.
+      const data = tail.length > 0 ? Buffer.concat([tail, chunk.subarray(0, bytesRead)]) : chunk.subarray(0, bytesRead);
+      let start = 0;
+      for (let nl = data.indexOf(10, start); nl >= 0; nl = data.indexOf(10, start)) {
+        const end = nl > start && data[nl - 1] === 13 ? nl - 1 : nl;
+        batch.push(this.entry(data.toString('utf8', start, end)));
+        batchBytes += nl + 1 - start;
+        start = nl + 1;
+        if (batch.length >= BATCH_LINES || batchBytes >= BATCH_BYTES) {
+          await flush();
+          if (this.options.signal.aborted) break;
+        }
+      }
+      tail = Buffer.from(data.subarray(start));
+    }
+    if (this.options.signal.aborted && batch.length > 0) {
+      // Unsent lines are read again after a restart, from the saved offset.
+      this.tail = Buffer.alloc(0);
+      return any;
+    }
+    this.tail = tail;
+    await flush();
+    await this.takeFingerprint();
+    return any;
+  }
+
+  private async takeFingerprint(): Promise<void> {
+    const handle = this.handle;
+    const end = this.readPos();
+    if (!handle || end === 0) {
+      this.fingerprint = undefined;
+      return;
+    }
+    const length = Math.min(FINGERPRINT_BYTES, end);
+    const buf = Buffer.alloc(length);
+    const { bytesRead } = await handle.read(buf, 0, length, end - length);
+    this.fingerprint = bytesRead === length ? buf : undefined;
+  }
+
+  private savePosition(): void {
+    this.options.positions.set(this.options.path, { offset: this.offset, dev: this.dev, ino: this.ino });
+  }
+
+  private entry(line: string): Entry {
+    return { labels: { ...this.options.labels }, line, timestamp: this.options.clock.nowNs(), structuredMetadata: [], extracted: {} };
+  }
+}

@@ -1,0 +1,202 @@
+/**
+ * logs.source.api — an HTTP server speaking the Loki push API: `POST /loki/api/v1/push` with JSON
+ * (plain, gzip or deflate) or snappy-compressed protobuf bodies, `POST /loki/api/v1/raw` with one
+ * entry per line, and `GET /ready`. Pushed entries go to every receiver in `forward_to`. Exports
+ * nothing.
+ *
+ * Reference behaviour kept: the `http` block (listen_address, listen_port 8080, conn_limit with
+ * extra connections held unaccepted, timeouts, TLS); `labels` are added to every stream and win
+ * over pushed labels; labels starting with `__` are dropped; entries get the receive time unless
+ * `use_incoming_timestamp` is set; a new `forward_to` or `labels` applies to the next request, and
+ * the listener restarts only when the `http` block changes.
+ *
+ * Added here: the tenant from `X-Scope-OrgID` is kept as the `__tenant_id__` label (raw pushes
+ * included); a push is answered only once its entries are taken over downstream, what waits for
+ * that is bounded by `max_pending_size` (a push beyond it is answered 429 with `Retry-After`);
+ * bodies over `max_body_size` (before or after decompression) are answered 413.
+ */
+import type { Block } from '../core/config/ast';
+import { ConfigError, ConfigErrors } from '../core/errors';
+import type { Entry, Labels } from '../core/entry';
+import { fanOut, LOGS_RECEIVER, type LogsReceiver } from '../core/receiver';
+import { defineComponent, healthy, unhealthy, type ComponentArgs, type ComponentContext, type Health } from '../core/runtime/component';
+import { t } from '../core/schema';
+import { httpBlockSpec, resolveHttpConfig, sameHttpConfig, type HttpBlockDefaults, type HttpServerConfig } from './http/schema';
+import { startHttpServer, type RunningHttpServer } from './http/server';
+import { byteSize, durationMs } from './loki/config';
+import { sourceApiMetrics, type SourceApiMetrics } from './loki/metrics';
+import { PendingBytes } from './loki/pending';
+import { createPushApp, type PushAppSettings } from './loki/push_app';
+
+/** The generic server default: no connection limit. */
+const HTTP_DEFAULTS: HttpBlockDefaults = { listenPort: 8080, connLimit: 0 };
+
+export const logsSourceApiComponent = defineComponent({
+  name: 'logs.source.api',
+  doc: 'Receives log entries over the Loki push API (JSON, protobuf and raw lines) and forwards them to other components.',
+  exportNames: [],
+  fields: {
+    forward_to: { kind: t.list(t.capsule(LOGS_RECEIVER)), required: true, doc: 'Receivers the entries go to.' },
+    labels: { kind: t.map(t.string), default: {}, doc: 'Labels added to every entry; they win over pushed labels.' },
+    use_incoming_timestamp: { kind: t.bool, default: false, doc: 'Keep the timestamps sent by the client instead of the receive time.' },
+    graceful_shutdown_timeout: { kind: t.duration, default: 30_000_000_000n, doc: 'How long stopping waits for requests in flight.' },
+    max_body_size: { kind: t.string, default: '100MiB', doc: 'Largest request body accepted, before and after decompression; larger ones are answered 413.' },
+    max_pending_size: {
+      kind: t.string,
+      default: '64MiB',
+      doc: 'Most body bytes held at once while reading and waiting for receivers to take entries over; a push beyond it is answered 429.',
+    },
+  },
+  blocks: { http: httpBlockSpec(HTTP_DEFAULTS) },
+  build(args, ctx) {
+    return new LogsSourceApi(args, ctx);
+  },
+});
+
+interface Settings {
+  readonly forwardTo: readonly LogsReceiver[];
+  readonly http: HttpServerConfig;
+  readonly graceMs: number;
+  readonly app: PushAppSettings;
+  readonly maxPendingBytes: number;
+}
+
+function settingsOf(args: ComponentArgs): Settings {
+  const block = args.block as Block;
+  const v = args.values;
+  try {
+    const errors: ConfigError[] = [];
+    const attempt = <T>(fn: () => T, fallback: T): T => {
+      try {
+        return fn();
+      } catch (err) {
+        if (err instanceof ConfigErrors) errors.push(...err.errors);
+        else if (err instanceof ConfigError) errors.push(err);
+        else throw err;
+        return fallback;
+      }
+    };
+    const http = attempt(() => resolveHttpConfig(v.http as Record<string, unknown> | undefined, HTTP_DEFAULTS, block, args.path), undefined);
+    const maxBodyBytes = attempt(() => byteSize(v.max_body_size as string, 'max_body_size', block, args.path, 1), 0);
+    const maxPendingBytes = attempt(() => byteSize(v.max_pending_size as string, 'max_pending_size', block, args.path, 1), 0);
+    if (errors.length > 0) throw new ConfigErrors(errors);
+    return {
+      forwardTo: v.forward_to as LogsReceiver[],
+      http: http!,
+      graceMs: durationMs(v.graceful_shutdown_timeout),
+      app: { labels: v.labels as Labels, useIncomingTimestamp: v.use_incoming_timestamp as boolean, maxBodyBytes },
+      maxPendingBytes,
+    };
+  } catch (err) {
+    if (err instanceof ConfigErrors || err instanceof ConfigError) throw err;
+    throw new ConfigError((err as Error).message, block.pos, args.path);
+  }
+}
+
+export class LogsSourceApi {
+  readonly exports = {};
+  private settings: Settings;
+  private server: RunningHttpServer | undefined;
+  private state: Health = healthy();
+  /** Listener starts and stops run one after another, in the order updates asked for them. */
+  private transition: Promise<void> = Promise.resolve();
+  private started = false;
+  private stopping = false;
+  private generation = 0;
+  private pending: PendingBytes;
+  private readonly metrics: SourceApiMetrics;
+  private readonly app;
+
+  constructor(
+    args: ComponentArgs,
+    private readonly ctx: ComponentContext,
+  ) {
+    this.settings = settingsOf(args);
+    this.metrics = sourceApiMetrics(ctx.registry);
+    this.pending = new PendingBytes(this.settings.maxPendingBytes);
+    this.app = createPushApp({
+      componentId: ctx.id,
+      settings: () => this.settings.app,
+      pending: this.pending,
+      forward: (entries: Entry[]) => fanOut(this.settings.forwardTo, entries),
+      nowNs: () => ctx.clock.nowNs(),
+      stopping: () => this.stopping,
+      metrics: this.metrics,
+      log: ctx.log,
+    }).callback();
+  }
+
+  health(): Health {
+    return this.state;
+  }
+
+  async start(): Promise<void> {
+    this.started = true;
+    await this.restart(this.settings.http);
+  }
+
+  update(args: ComponentArgs): void {
+    const next = settingsOf(args);
+    const previous = this.settings;
+    this.settings = next;
+    if (next.maxPendingBytes !== previous.maxPendingBytes) this.pending.resize(next.maxPendingBytes);
+    if (this.started && (!this.server || !sameHttpConfig(previous.http, next.http))) void this.restart(next.http);
+    else if (this.server) this.state = healthy();
+  }
+
+  /** Resolves once every listener change asked for so far has happened (or failed). */
+  settled(): Promise<void> {
+    return this.transition;
+  }
+
+  /** The running listener's base URL, e.g. `http://127.0.0.1:8080`. */
+  url(): string | undefined {
+    return this.server?.url;
+  }
+
+  /**
+   * Stops accepting pushes, then waits (up to graceful_shutdown_timeout) for the requests in
+   * flight: each is answered once its entries are taken over, so nothing answered 204 is lost.
+   */
+  async stop(): Promise<void> {
+    this.started = false;
+    this.stopping = true;
+    this.transition = this.transition.then(() => this.closeServer());
+    await this.transition;
+    const labels = { component_id: this.ctx.id, protocol: 'http' };
+    this.metrics.connections.remove(labels);
+    this.metrics.connectionsLimit.remove(labels);
+  }
+
+  private restart(http: HttpServerConfig): Promise<void> {
+    this.transition = this.transition.then(async () => {
+      await this.closeServer();
+      if (!this.started) return;
+      const labels = { component_id: this.ctx.id, protocol: 'http' };
+      try {
+        const generation = ++this.generation;
+        this.metrics.connections.set(labels, 0);
+        this.metrics.connectionsLimit.set(labels, http.connLimit);
+        this.server = await startHttpServer(http, this.app, {
+          onConnections: (n) => {
+            if (generation === this.generation) this.metrics.connections.set(labels, n);
+          },
+        });
+        this.state = healthy();
+        this.ctx.log('info', 'now listening for http traffic', { addr: this.server.url });
+      } catch (err) {
+        const message = `failed to start server: ${(err as Error).message}`;
+        this.state = unhealthy(message);
+        this.ctx.log('error', message);
+      }
+    });
+    return this.transition;
+  }
+
+  private async closeServer(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    this.generation++;
+    if (server) await server.close(this.settings.graceMs);
+  }
+}

@@ -1,0 +1,344 @@
+/**
+ * One endpoint's bounded queue and its sender.
+ *
+ * `enqueue` resolves as soon as the entries are in the queue, which is the writer's
+ * acknowledgement; while the queue (entries waiting plus the batch in flight) is at `capacity`,
+ * it waits, in arrival order, so a slow or failing endpoint slows every sender upstream instead
+ * of growing memory. A single send larger than the capacity is admitted when the queue is empty.
+ *
+ * The sender sends one batch at a time, so each stream's entries arrive in order. A batch holds
+ * one tenant's entries, up to `batch_size` bytes of lines; it goes out when that much is queued or
+ * when its oldest entry has waited `batch_wait`. A failed attempt is retried on a network error,
+ * a 5xx, or a 429 (unless `retry_on_http_429` is false), with the reference's backoff, or after
+ * the `Retry-After` the endpoint asked for (kept within the backoff bounds); other statuses and an
+ * exhausted retry budget drop the batch, counted by reason.
+ *
+ * Stopping sends everything queued without waiting for batches to fill, for at most
+ * `drain_timeout`; what is still undelivered then is counted as dropped with reason `shutdown`
+ * and logged.
+ */
+import type { SchedulerLike } from 'rxjs';
+import type { Clock } from '../../core/clock';
+import type { Entry, Labels } from '../../core/entry';
+import { Backoff, retryAfterMs } from './backoff';
+import { encodeBatch, entryBytes, tenantOf, type QueuedEntry } from './batch';
+import type { EndpointConfig } from './endpoint_config';
+import type { DropReason, WriteMetrics } from './metrics';
+import type { PushTransport } from './transport';
+
+type Log = (level: 'debug' | 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>) => void;
+
+export interface EndpointQueueOptions {
+  readonly config: EndpointConfig;
+  readonly componentId: string;
+  /** Read per batch, so an update of external_labels applies to the next batch. */
+  readonly externalLabels: () => Labels;
+  readonly clock: Clock;
+  readonly metrics: WriteMetrics;
+  readonly transport: PushTransport;
+  readonly log: Log;
+  readonly userAgent: string;
+  /** Jitter source for the backoff (tests pin it). */
+  readonly random?: () => number;
+  /** Sending starts once this settles: the drain of the queue this one replaces. */
+  readonly after?: Promise<void>;
+}
+
+interface Queued extends QueuedEntry {
+  /** Scheduler time (ms) when it was queued. */
+  readonly at: number;
+}
+
+interface Waiter {
+  readonly items: QueuedEntry[];
+  readonly bytes: number;
+  readonly resolve: () => void;
+}
+
+export class EndpointQueue {
+  private items: Queued[] = [];
+  private head = 0;
+  /** Bytes of entries waiting in `items`. */
+  private queuedBytes = 0;
+  /** Bytes waiting plus the batch in flight: what the capacity bounds. */
+  private heldBytes = 0;
+  private waiters: Waiter[] = [];
+  private wakeUp: (() => void) | undefined;
+  private state: 'running' | 'draining' | 'stopped' = 'running';
+  private deadlineHit = false;
+  private readonly abort = new AbortController();
+  private readonly loop: Promise<void>;
+  private readonly scheduler: SchedulerLike;
+  private readonly labels: { component_id: string; host: string };
+
+  constructor(private readonly options: EndpointQueueOptions) {
+    this.scheduler = options.clock.scheduler;
+    this.labels = { component_id: options.componentId, host: options.config.host };
+    this.loop = this.run();
+  }
+
+  get config(): EndpointConfig {
+    return this.options.config;
+  }
+
+  /** Bytes queued or in flight. */
+  held(): number {
+    return this.heldBytes;
+  }
+
+  /** Queues entries; resolves once they are in the queue (waiting while it is full). */
+  enqueue(entries: readonly Entry[]): Promise<void> {
+    if (this.state !== 'running') return Promise.reject(new Error(`logs.write endpoint ${this.options.config.url} is stopping`));
+    const tenantDefault = this.options.config.tenantId;
+    const items: QueuedEntry[] = new Array(entries.length);
+    let bytes = 0;
+    for (let i = 0; i < entries.length; i++) {
+      const entry = entries[i]!;
+      const size = entryBytes(entry);
+      items[i] = { entry, tenant: tenantOf(entry, tenantDefault), bytes: size };
+      bytes += size;
+    }
+    if (this.waiters.length === 0 && this.fits(bytes)) {
+      this.push(items, bytes);
+      return Promise.resolve();
+    }
+    return new Promise<void>((resolve) => this.waiters.push({ items, bytes, resolve }));
+  }
+
+  /**
+   * Delivers what is queued (ignoring batch_wait) for at most drain_timeout, then counts what is
+   * left as dropped. Resolves when the sender has finished.
+   */
+  async stop(): Promise<void> {
+    if (this.state !== 'running') return this.loop;
+    this.state = 'draining';
+    // Senders still waiting were promised nothing yet, but their entries are accepted upstream:
+    // take them in so they are delivered or counted.
+    for (const waiter of this.waiters.splice(0)) {
+      this.push(waiter.items, waiter.bytes);
+      waiter.resolve();
+    }
+    const deadline = this.scheduler.schedule(() => {
+      this.deadlineHit = true;
+      this.abort.abort(new Error('drain_timeout reached'));
+      this.wake();
+    }, this.options.config.drainTimeoutMs);
+    this.wake();
+    try {
+      await this.loop;
+    } finally {
+      deadline.unsubscribe();
+      this.state = 'stopped';
+      this.options.metrics.queuedBytes.remove(this.labels);
+    }
+  }
+
+  private fits(bytes: number): boolean {
+    return this.heldBytes === 0 || this.heldBytes + bytes <= this.options.config.capacityBytes;
+  }
+
+  private push(items: readonly QueuedEntry[], bytes: number): void {
+    const at = this.scheduler.now();
+    for (const item of items) this.items.push({ entry: item.entry, tenant: item.tenant, bytes: item.bytes, at });
+    this.queuedBytes += bytes;
+    this.heldBytes += bytes;
+    this.options.metrics.queuedBytes.set(this.labels, this.heldBytes);
+    this.wake();
+  }
+
+  private admitWaiters(): void {
+    while (this.waiters.length > 0 && this.fits(this.waiters[0]!.bytes)) {
+      const waiter = this.waiters.shift()!;
+      this.push(waiter.items, waiter.bytes);
+      waiter.resolve();
+    }
+  }
+
+  private wake(): void {
+    const wakeUp = this.wakeUp;
+    this.wakeUp = undefined;
+    wakeUp?.();
+  }
+
+  /** Resolves on the next wake-up, or after `ms` when given. */
+  private waitForWake(ms?: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = ms === undefined ? undefined : this.scheduler.schedule(() => this.wake(), ms);
+      this.wakeUp = () => {
+        timer?.unsubscribe();
+        resolve();
+      };
+    });
+  }
+
+  private async run(): Promise<void> {
+    await this.options.after?.catch(() => {});
+    const { batchWaitMs, batchSizeBytes } = this.options.config;
+    for (;;) {
+      if (this.deadlineHit) {
+        this.dropRemaining();
+        return;
+      }
+      if (this.head >= this.items.length) {
+        if (this.state !== 'running') return;
+        await this.waitForWake();
+        continue;
+      }
+      if (this.state === 'running' && this.queuedBytes < batchSizeBytes) {
+        const due = this.items[this.head]!.at + batchWaitMs;
+        const now = this.scheduler.now();
+        if (now < due) {
+          await this.waitForWake(due - now);
+          continue;
+        }
+      }
+      const batch = this.takeBatch(batchSizeBytes);
+      const bytes = batch.reduce((sum, item) => sum + item.bytes, 0);
+      try {
+        await this.deliver(batch, bytes);
+      } catch (err) {
+        this.options.log('error', 'sending batch failed unexpectedly', { error: (err as Error).message });
+        this.drop(batch, bytes, 'ingester_error');
+      }
+      this.heldBytes -= bytes;
+      this.options.metrics.queuedBytes.set(this.labels, this.heldBytes);
+      this.admitWaiters();
+    }
+  }
+
+  /** The oldest entry's tenant's entries, in order, up to batch_size bytes (at least one). */
+  private takeBatch(batchSizeBytes: number): Queued[] {
+    const tenant = this.items[this.head]!.tenant;
+    const taken: Queued[] = [];
+    let skipped: Queued[] | undefined;
+    let bytes = 0;
+    let i = this.head;
+    for (; i < this.items.length; i++) {
+      const item = this.items[i]!;
+      if (item.tenant !== tenant) {
+        (skipped ??= []).push(item);
+        continue;
+      }
+      if (taken.length > 0 && bytes + item.bytes > batchSizeBytes) break;
+      taken.push(item);
+      bytes += item.bytes;
+    }
+    if (skipped) {
+      this.items = skipped.concat(this.items.slice(i));
+      this.head = 0;
+    } else {
+      this.head = i;
+      if (this.head > 4096 && this.head * 2 > this.items.length) {
+        this.items = this.items.slice(this.head);
+        this.head = 0;
+      }
+    }
+    this.queuedBytes -= bytes;
+    return taken;
+  }
+
+  private async deliver(batch: readonly Queued[], bytes: number): Promise<void> {
+    const { config, metrics, log } = this.options;
+    const tenant = batch[0]!.tenant;
+    const encoded = encodeBatch(batch, this.options.externalLabels());
+    metrics.encodedBytes.inc(this.labels, encoded.encodedBytes);
+    const headers: Record<string, string> = {
+      ...config.headers,
+      'Content-Type': 'application/x-protobuf',
+      'User-Agent': this.options.userAgent,
+    };
+    if (config.authorization) headers.Authorization = config.authorization;
+    if (tenant !== '') headers['X-Scope-OrgID'] = tenant;
+    const backoff = new Backoff(config.minBackoffMs, config.maxBackoffMs, config.maxBackoffRetries, this.options.random);
+    let status = 0;
+    let message = '';
+    for (;;) {
+      if (this.deadlineHit) {
+        this.drop(batch, bytes, 'shutdown');
+        return;
+      }
+      backoff.attempted();
+      const started = performance.now();
+      const result = await this.attempt({ url: config.url, headers, body: encoded.body });
+      metrics.requestDuration.observe({ ...this.labels, status_code: String(result.status) }, (performance.now() - started) / 1000);
+      if (result.status >= 200 && result.status < 300) {
+        metrics.sentBytes.inc(this.labels, bytes);
+        metrics.sentEntries.inc(this.labels, batch.length);
+        return;
+      }
+      status = result.status;
+      message = result.message;
+      const retryable = status < 0 || Math.floor(status / 100) === 5 || (status === 429 && config.retryOnHttp429);
+      if (!retryable || !backoff.ongoing() || this.deadlineHit) break;
+      let delay = backoff.nextDelay();
+      const asked = retryAfterMs(result.retryAfter, Number(this.options.clock.nowNs() / 1_000_000n));
+      if (asked !== undefined) delay = Math.min(config.maxBackoffMs, Math.max(config.minBackoffMs, asked));
+      log('warn', 'error sending batch, will retry', { host: config.host, status, tenant, error: message, retry_in_ms: delay });
+      metrics.batchRetries.inc({ ...this.labels, tenant });
+      await this.sleep(delay);
+    }
+    if (this.deadlineHit) {
+      this.drop(batch, bytes, 'shutdown');
+      return;
+    }
+    log('error', 'final error sending batch', { host: config.host, status, tenant, error: message, entries: batch.length });
+    this.drop(batch, bytes, status === 429 ? 'rate_limited' : 'ingester_error');
+  }
+
+  /** One request with remote_timeout; cut short when the drain deadline passes. */
+  private attempt(request: { url: string; headers: Record<string, string>; body: Buffer }) {
+    const controller = new AbortController();
+    const onAbort = () => controller.abort(this.abort.signal.reason);
+    this.abort.signal.addEventListener('abort', onAbort, { once: true });
+    const timer = this.scheduler.schedule(() => controller.abort(new Error('remote_timeout reached')), this.options.config.remoteTimeoutMs);
+    return this.options.transport(request, controller.signal).finally(() => {
+      timer.unsubscribe();
+      this.abort.signal.removeEventListener('abort', onAbort);
+    });
+  }
+
+  private sleep(ms: number): Promise<void> {
+    const signal = this.abort.signal;
+    return new Promise<void>((resolve) => {
+      if (signal.aborted) return resolve();
+      const onAbort = () => {
+        timer.unsubscribe();
+        resolve();
+      };
+      const timer = this.scheduler.schedule(() => {
+        signal.removeEventListener('abort', onAbort);
+        resolve();
+      }, ms);
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  private drop(batch: readonly Queued[], bytes: number, reason: DropReason): void {
+    const byTenant = new Map<string, { entries: number; bytes: number }>();
+    for (const item of batch) {
+      const sum = byTenant.get(item.tenant) ?? { entries: 0, bytes: 0 };
+      sum.entries++;
+      sum.bytes += item.bytes;
+      byTenant.set(item.tenant, sum);
+    }
+    for (const [tenant, sum] of byTenant) {
+      this.options.metrics.droppedEntries.inc({ ...this.labels, reason, tenant }, sum.entries);
+      this.options.metrics.droppedBytes.inc({ ...this.labels, reason, tenant }, sum.bytes);
+    }
+    if (reason === 'shutdown') {
+      this.options.log('error', 'dropped entries not delivered before drain_timeout', { host: this.options.config.host, entries: batch.length, bytes });
+    }
+  }
+
+  /** At the drain deadline: everything still queued is given up and counted. */
+  private dropRemaining(): void {
+    const rest = this.items.slice(this.head);
+    this.items = [];
+    this.head = 0;
+    if (rest.length === 0) return;
+    const bytes = rest.reduce((sum, item) => sum + item.bytes, 0);
+    this.queuedBytes -= bytes;
+    this.heldBytes -= bytes;
+    this.drop(rest, bytes, 'shutdown');
+  }
+}

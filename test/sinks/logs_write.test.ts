@@ -1,0 +1,319 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { ManualClock, type Clock } from '../../core/clock';
+import type { Entry } from '../../core/entry';
+import { ConfigErrors } from '../../core/errors';
+import type { LogsReceiver } from '../../core/receiver';
+import { decodePushRequest } from '../../receivers/loki/wire';
+import { snappyDecode } from '../../receivers/loki/compression';
+import { LogsWrite, logsWriteComponent, type LogsWriteTestHooks } from '../../sinks/logs_write';
+import type { PushRequest, PushResult } from '../../sinks/loki/transport';
+import { componentArgs, entryOf, eventually, metricValue, testContext, type TestContext } from '../receivers/loki/harness';
+import { startFakeLoki, type FakeLoki } from './loki/fake_loki';
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+interface StartedWrite {
+  readonly component: LogsWrite;
+  readonly receiver: LogsReceiver;
+  readonly ctx: TestContext;
+}
+
+function startWrite(config: string, options: { clock?: Clock; hooks?: LogsWriteTestHooks } = {}): StartedWrite {
+  const ctx = testContext('logs.write.test', options.clock ? { clock: options.clock } : {});
+  const component = new LogsWrite(componentArgs(logsWriteComponent, config, []), ctx, options.hooks);
+  let stopped = false;
+  cleanups.push(async () => {
+    if (!stopped) await component.stop();
+  });
+  const receiver = (component.exports.receiver as unknown as { value: LogsReceiver }).value;
+  const stop = component.stop.bind(component);
+  component.stop = async () => {
+    stopped = true;
+    await stop();
+  };
+  return { component, receiver, ctx };
+}
+
+async function fakeLoki(): Promise<FakeLoki> {
+  const loki = await startFakeLoki();
+  cleanups.push(() => loki.close());
+  return loki;
+}
+
+/** A transport that records requests and answers from a script (then 204). */
+function scriptedTransport(answers: Array<PushResult | (() => Promise<PushResult>)> = []) {
+  const requests: Array<{ request: PushRequest; lines: string[] }> = [];
+  const transport = async (request: PushRequest): Promise<PushResult> => {
+    const streams = decodePushRequest(snappyDecode(request.body, 1 << 30));
+    requests.push({ request, lines: streams.flatMap((s) => s.entries.map((e) => e.line)) });
+    const next = answers.shift();
+    if (next === undefined) return { status: 204, message: '' };
+    return typeof next === 'function' ? next() : next;
+  };
+  return { transport, requests };
+}
+
+const tick = () => new Promise((r) => setImmediate(r));
+
+async function advance(clock: ManualClock, ms: number, step = 10): Promise<void> {
+  for (let t = 0; t < ms; t += step) {
+    clock.advanceBy(step);
+    await tick();
+  }
+}
+
+function endpoint(url: string, extra = ''): string {
+  return `logs.write "test" {\n  endpoint {\n    url = ${JSON.stringify(url)}\n    ${extra}\n  }\n}\n`;
+}
+
+describe('logs.write delivery', () => {
+  it('pushes snappy protobuf grouped into streams, with external labels under the entry labels', async () => {
+    const loki = await fakeLoki();
+    const write = startWrite(`logs.write "test" {
+  endpoint {
+    url = ${JSON.stringify(loki.url)}
+    batch_wait = "10ms"
+    headers = { "X-Custom" = "yes" }
+  }
+  external_labels = { cluster = "eu", app = "external" }
+}
+`);
+    const e1: Entry = { ...entryOf('one', { app: 'web' }, 1_700_000_000_000_000_001n), structuredMetadata: [{ name: 'trace_id', value: 't1' }] };
+    await write.receiver.send([e1, entryOf('two', { app: 'db' }, 2n), entryOf('three', { app: 'web' }, 3n)]);
+    await eventually(() => loki.accepted.length === 1, 5000, 'the push');
+    const push = loki.accepted[0]!;
+    expect(push.headers['content-type']).toBe('application/x-protobuf');
+    expect(push.headers['user-agent']).toBe('Rivulet/0.1.0');
+    expect(push.headers['x-custom']).toBe('yes');
+    expect(push.headers['x-scope-orgid']).toBeUndefined();
+    expect(push.streams).toEqual([
+      {
+        labels: { app: 'web', cluster: 'eu' },
+        entries: [
+          { timestampNs: 1_700_000_000_000_000_001n, line: 'one', structuredMetadata: [{ name: 'trace_id', value: 't1' }] },
+          { timestampNs: 3n, line: 'three', structuredMetadata: [] },
+        ],
+      },
+      { labels: { app: 'db', cluster: 'eu' }, entries: [{ timestampNs: 2n, line: 'two', structuredMetadata: [] }] },
+    ]);
+    await write.component.stop();
+    expect(await metricValue(write.ctx.registry, 'logs_write_sent_entries_total', { host: `127.0.0.1:${loki.port}` })).toBe(3);
+    expect(await metricValue(write.ctx.registry, 'logs_write_sent_bytes_total')).toBe('onetwothreetrace_idt1'.length);
+    expect(await metricValue(write.ctx.registry, 'logs_write_encoded_bytes_total')).toBeGreaterThan(0);
+  });
+
+  it('sends each tenant in its own batch with X-Scope-OrgID, never as a label', async () => {
+    const loki = await fakeLoki();
+    const write = startWrite(endpoint(loki.url, 'tenant_id = "default-team"\n    batch_wait = "10ms"'));
+    await write.receiver.send([entryOf('a1', { app: 'a', __tenant_id__: 'team-a' }), entryOf('d1', { app: 'd' }), entryOf('a2', { app: 'a', __tenant_id__: 'team-a' })]);
+    await eventually(() => loki.accepted.length === 2, 5000, 'two pushes');
+    expect(loki.accepted.map((p) => [p.headers['x-scope-orgid'], p.streams.map((s) => s.labels), p.streams.flatMap((s) => s.entries.map((e) => e.line))])).toEqual([
+      ['team-a', [{ app: 'a' }], ['a1', 'a2']],
+      ['default-team', [{ app: 'd' }], ['d1']],
+    ]);
+  });
+
+  it('authenticates with basic auth or a bearer token', async () => {
+    const loki = await fakeLoki();
+    const basic = startWrite(endpoint(loki.url, 'batch_wait = "0s"\n    basic_auth {\n      username = "user"\n      password = "pass"\n    }'));
+    await basic.receiver.send([entryOf('x')]);
+    await eventually(() => loki.accepted.length === 1);
+    expect(loki.accepted[0]!.headers.authorization).toBe(`Basic ${Buffer.from('user:pass').toString('base64')}`);
+    const bearer = startWrite(endpoint(loki.url, 'batch_wait = "0s"\n    bearer_token = "tok"'));
+    await bearer.receiver.send([entryOf('y')]);
+    await eventually(() => loki.accepted.length === 2);
+    expect(loki.accepted[1]!.headers.authorization).toBe('Bearer tok');
+  });
+
+  it('splits batches at batch_size and sends a partial batch after batch_wait', async () => {
+    const clock = new ManualClock(0n);
+    const { transport, requests } = scriptedTransport();
+    const write = startWrite(endpoint('http://loki.invalid/push', 'batch_size = "10B"\n    batch_wait = "1s"'), { clock, hooks: { transport } });
+    await write.receiver.send(['aaaa', 'bbbb', 'cccc', 'dd'].map((l) => entryOf(l)));
+    await advance(clock, 10);
+    // 14 bytes are queued, more than batch_size: the first 8 go at once, the rest waits.
+    expect(requests.map((r) => r.lines)).toEqual([['aaaa', 'bbbb']]);
+    await advance(clock, 900);
+    expect(requests.length).toBe(1);
+    await advance(clock, 200);
+    expect(requests.map((r) => r.lines)).toEqual([['aaaa', 'bbbb'], ['cccc', 'dd']]);
+  });
+});
+
+describe('logs.write retries', () => {
+  it('retries 5xx and network errors with doubling backoff, then delivers', async () => {
+    const clock = new ManualClock(0n);
+    const { transport, requests } = scriptedTransport([
+      { status: 500, message: 'boom' },
+      { status: -1, message: 'connect ECONNREFUSED' },
+      { status: 503, message: 'busy' },
+    ]);
+    const write = startWrite(endpoint('http://loki.invalid/push', 'batch_wait = "0s"\n    min_backoff_period = "100ms"\n    max_backoff_period = "1s"'), {
+      clock,
+      hooks: { transport, random: () => 0 },
+    });
+    await write.receiver.send([entryOf('x')]);
+    await advance(clock, 10);
+    expect(requests.length).toBe(1);
+    await advance(clock, 100);
+    expect(requests.length).toBe(2);
+    await advance(clock, 150);
+    expect(requests.length).toBe(2);
+    await advance(clock, 60);
+    expect(requests.length).toBe(3);
+    await advance(clock, 400);
+    expect(requests.length).toBe(4);
+    expect(await metricValue(write.ctx.registry, 'logs_write_batch_retries_total')).toBe(3);
+    expect(await metricValue(write.ctx.registry, 'logs_write_sent_entries_total')).toBe(1);
+    expect(write.ctx.logs.filter((l) => l.startsWith('warn error sending batch, will retry')).length).toBe(3);
+  });
+
+  it('waits for the Retry-After of a 429 before retrying', async () => {
+    const clock = new ManualClock(0n);
+    const { transport, requests } = scriptedTransport([{ status: 429, retryAfter: '2', message: 'slow down' }]);
+    const write = startWrite(endpoint('http://loki.invalid/push', 'batch_wait = "0s"\n    min_backoff_period = "100ms"\n    max_backoff_period = "10s"'), {
+      clock,
+      hooks: { transport, random: () => 0 },
+    });
+    await write.receiver.send([entryOf('x')]);
+    await advance(clock, 1900);
+    expect(requests.length).toBe(1);
+    await advance(clock, 200);
+    expect(requests.length).toBe(2);
+  });
+
+  it('drops a 429 at once when retry_on_http_429 is false, counted as rate_limited', async () => {
+    const clock = new ManualClock(0n);
+    const { transport, requests } = scriptedTransport([{ status: 429, message: 'limited' }]);
+    const write = startWrite(endpoint('http://loki.invalid/push', 'batch_wait = "0s"\n    retry_on_http_429 = false'), { clock, hooks: { transport } });
+    await write.receiver.send([entryOf('x', { __tenant_id__: 't1' })]);
+    await advance(clock, 2000);
+    expect(requests.length).toBe(1);
+    expect(await metricValue(write.ctx.registry, 'logs_write_dropped_entries_total', { reason: 'rate_limited', tenant: 't1' })).toBe(1);
+    expect(await metricValue(write.ctx.registry, 'logs_write_dropped_bytes_total', { reason: 'rate_limited', tenant: 't1' })).toBe(1);
+  });
+
+  it('drops a batch answered with another 4xx without retrying', async () => {
+    const clock = new ManualClock(0n);
+    const { transport, requests } = scriptedTransport([{ status: 400, message: 'entry too far behind' }]);
+    const write = startWrite(endpoint('http://loki.invalid/push', 'batch_wait = "0s"'), { clock, hooks: { transport } });
+    await write.receiver.send([entryOf('x')]);
+    await advance(clock, 2000);
+    expect(requests.length).toBe(1);
+    expect(await metricValue(write.ctx.registry, 'logs_write_dropped_entries_total', { reason: 'ingester_error' })).toBe(1);
+    expect(write.ctx.logs).toContain('error final error sending batch {"host":"loki.invalid","status":400,"tenant":"","error":"entry too far behind","entries":1}');
+  });
+
+  it('gives up after max_backoff_retries attempts in total', async () => {
+    const clock = new ManualClock(0n);
+    const failing = Array.from({ length: 10 }, () => ({ status: 500, message: 'down' }));
+    const { transport, requests } = scriptedTransport(failing);
+    const write = startWrite(endpoint('http://loki.invalid/push', 'batch_wait = "0s"\n    min_backoff_period = "10ms"\n    max_backoff_period = "20ms"\n    max_backoff_retries = 3'), {
+      clock,
+      hooks: { transport },
+    });
+    await write.receiver.send([entryOf('x')]);
+    await advance(clock, 1000);
+    expect(requests.length).toBe(3);
+    expect(await metricValue(write.ctx.registry, 'logs_write_dropped_entries_total', { reason: 'ingester_error' })).toBe(1);
+  });
+
+  it('retries against a real endpoint that answers 500 and 429, with the backoff observed', async () => {
+    const loki = await fakeLoki();
+    loki.script({ status: 500 }, { status: 429, headers: { 'Retry-After': '0' } });
+    const write = startWrite(endpoint(loki.url, 'batch_wait = "0s"\n    min_backoff_period = "100ms"\n    max_backoff_period = "200ms"'));
+    await write.receiver.send([entryOf('persist')]);
+    await eventually(() => loki.accepted.length === 1, 5000, 'delivery');
+    expect(loki.arrivals.map((a) => a.status)).toEqual([500, 429, 204]);
+    expect(loki.arrivals[1]!.at - loki.arrivals[0]!.at).toBeGreaterThanOrEqual(95);
+    expect(loki.arrivals[2]!.at - loki.arrivals[1]!.at).toBeGreaterThanOrEqual(95);
+    expect(loki.lines()).toEqual(['persist']);
+  });
+});
+
+describe('logs.write backpressure and shutdown', () => {
+  it('makes send wait while the queue is at capacity and resumes when a batch is delivered', async () => {
+    let release!: () => void;
+    const held = new Promise<PushResult>((resolve) => (release = () => resolve({ status: 204, message: '' })));
+    const { transport, requests } = scriptedTransport([() => held]);
+    const write = startWrite(endpoint('http://loki.invalid/push', 'batch_wait = "0s"\n    queue_config {\n      capacity = "8B"\n    }'), { hooks: { transport } });
+    await write.receiver.send([entryOf('12345678')]);
+    await eventually(() => requests.length === 1, 5000, 'the first request');
+    let accepted = false;
+    const second = write.receiver.send([entryOf('abc')]).then(() => (accepted = true));
+    await new Promise((r) => setTimeout(r, 50));
+    expect(accepted).toBe(false);
+    expect(await metricValue(write.ctx.registry, 'logs_write_queued_bytes')).toBe(8);
+    release();
+    await second;
+    await eventually(() => requests.length === 2, 5000, 'the second request');
+    expect(requests.map((r) => r.lines)).toEqual([['12345678'], ['abc']]);
+  });
+
+  it('sends what is queued at once when stopped, without waiting for batch_wait', async () => {
+    const loki = await fakeLoki();
+    const write = startWrite(endpoint(loki.url, 'batch_wait = "1h"'));
+    await write.receiver.send([entryOf('queued')]);
+    await write.component.stop();
+    expect(loki.lines()).toEqual(['queued']);
+  });
+
+  it('counts what it could not deliver within drain_timeout as dropped with reason shutdown', async () => {
+    const loki = await fakeLoki();
+    await loki.down();
+    const write = startWrite(endpoint(loki.url, 'batch_wait = "0s"\n    min_backoff_period = "20ms"\n    max_backoff_period = "40ms"\n    queue_config {\n      drain_timeout = "200ms"\n    }'));
+    await write.receiver.send([entryOf('lost-1'), entryOf('lost-2')]);
+    const began = Date.now();
+    await write.component.stop();
+    expect(Date.now() - began).toBeLessThan(2000);
+    expect(await metricValue(write.ctx.registry, 'logs_write_dropped_entries_total', { reason: 'shutdown' })).toBe(2);
+    expect(write.ctx.logs.some((l) => l.startsWith('error dropped entries not delivered before drain_timeout'))).toBe(true);
+    await expect(write.receiver.send([entryOf('late')])).rejects.toThrow('logs.write is stopped');
+  });
+
+  it('delivers everything once an endpoint that was down comes back', async () => {
+    const loki = await fakeLoki();
+    await loki.down();
+    const write = startWrite(endpoint(loki.url, 'batch_wait = "0s"\n    min_backoff_period = "20ms"\n    max_backoff_period = "50ms"\n    max_backoff_retries = 0'));
+    for (let i = 0; i < 5; i++) await write.receiver.send([entryOf(`line-${i}`, { app: 'a' })]);
+    await new Promise((r) => setTimeout(r, 200));
+    await loki.up();
+    await eventually(() => loki.lines().length === 5, 5000, 'all lines');
+    expect(loki.lines()).toEqual(['line-0', 'line-1', 'line-2', 'line-3', 'line-4']);
+    expect(await metricValue(write.ctx.registry, 'logs_write_batch_retries_total')).toBeGreaterThan(0);
+  });
+});
+
+describe('logs.write config', () => {
+  const errorsOf = (text: string): string[] => {
+    try {
+      new LogsWrite(componentArgs(logsWriteComponent, text, [], 'w.alloy'), testContext('logs.write.test'));
+    } catch (err) {
+      if (err instanceof ConfigErrors) return err.errors.map((e) => e.message);
+      throw err;
+    }
+    return [];
+  };
+
+  it('requires an endpoint block', () => {
+    let message = '';
+    try {
+      componentArgs(logsWriteComponent, 'logs.write "test" {\n}\n', [], 'w.alloy');
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message).toBe('w.alloy:1:1: logs.write "test": missing required block "endpoint"');
+  });
+
+  it('names a bad url, conflicting credentials and a bad batch size at their attributes', () => {
+    expect(errorsOf('logs.write "test" {\n  endpoint {\n    url = "ftp://x"\n    bearer_token = "a"\n    bearer_token_file = "/nonexistent"\n    batch_size = "1kB"\n  }\n}\n')).toEqual([
+      'w.alloy:3:5: logs.write "test" > endpoint: url must use http or https, got "ftp://x"',
+      'w.alloy:4:5: logs.write "test" > endpoint: at most one of basic_auth, bearer_token and bearer_token_file may be set',
+      "w.alloy:5:5: logs.write \"test\" > endpoint: reading bearer_token_file: ENOENT: no such file or directory, open '/nonexistent'",
+      'w.alloy:6:5: logs.write "test" > endpoint: attribute "batch_size": units: unknown unit kB in 1kB',
+    ]);
+  });
+});
