@@ -1,0 +1,166 @@
+/**
+ * profiles.receive_http under load: 10 KiB gzipped pprof bodies POSTed to `/ingest` (and as a
+ * Connect Push), each fanned out to two receivers, beside a bare `node:http` server that only
+ * reads the body and answers 200. Both are measured in the same run with the same load generator
+ * (autocannon's programmatic API, in a worker thread) and the same connection count.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { gzipSync } from 'node:zlib';
+import { create, toBinary } from '@bufbuild/protobuf';
+import { Registry } from 'prom-client';
+import { systemClock } from '../core/clock';
+import type { Block } from '../core/config/ast';
+import { parseConfig } from '../core/config/parser';
+import { profilesReceiverCapsule, type ProfilesReceiver } from '../core/profiles';
+import { PushRequestSchema } from '../core/proto/gen/push/v1/push_pb';
+import { decodeBlock } from '../core/schema';
+import { profilesReceiveHttpComponent, type ProfilesReceiveHttp } from '../receivers/profiles_receive_http';
+import { compared } from './harness';
+import type { BenchRow } from './types';
+
+/** The part of autocannon's programmatic API used here (the package ships no types). */
+interface AutocannonResult {
+  readonly requests: { readonly average: number };
+  readonly non2xx: number;
+  readonly errors: number;
+  readonly timeouts: number;
+}
+type Autocannon = (options: Record<string, unknown>) => Promise<AutocannonResult>;
+const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
+
+const BODY_BYTES = 10 * 1024;
+const SECONDS = Number(process.env.BENCH_PROFILE_SECONDS ?? 1);
+/** Subject and baseline alternate this many times; each keeps its best run (noise only slows). */
+const ROUNDS = Number(process.env.BENCH_PROFILE_ROUNDS ?? 3);
+const WARM_UP_SECONDS = 0.5;
+const CONNECTIONS = 16;
+const MIB = 1024 * 1024;
+
+/** A pprof-shaped body of exactly BODY_BYTES: a gzip stream of incompressible bytes, cut to size. */
+function body(): Buffer {
+  let seed = 12345;
+  const raw = Buffer.alloc(BODY_BYTES);
+  for (let i = 0; i < raw.length; i++) {
+    seed = (seed * 1103515245 + 12345) >>> 0;
+    raw[i] = seed >>> 24;
+  }
+  return gzipSync(raw).subarray(0, BODY_BYTES);
+}
+
+/** A receiver that takes every profile, as a fast downstream would. */
+function acceptingReceiver(): ProfilesReceiver & { count: number } {
+  const receiver = {
+    count: 0,
+    async append() {
+      receiver.count++;
+    },
+    async appendIngest() {
+      receiver.count++;
+    },
+  };
+  return receiver;
+}
+
+async function startReceiver(receivers: ProfilesReceiver[]): Promise<ProfilesReceiveHttp> {
+  const text = `profiles.receive_http "bench" {\n  http {\n    listen_address = "127.0.0.1"\n    listen_port = 0\n  }\n  forward_to = [r0, r1]\n}\n`;
+  const block = parseConfig(text, 'bench.alloy').body[0] as Block;
+  const scope = { env: () => undefined, resolve: (path: string[]) => (path[0] === 'r0' || path[0] === 'r1' ? profilesReceiverCapsule(receivers[Number(path[0][1])]!) : undefined) };
+  const decoded = decodeBlock(block, profilesReceiveHttpComponent, scope, []);
+  const ctx = { id: 'profiles.receive_http.bench', clock: systemClock(), registry: new Registry(), stdout: new PassThrough(), log: () => {} };
+  const component = profilesReceiveHttpComponent.build({ values: decoded.values, block, decoded, scope, path: [] }, ctx) as unknown as ProfilesReceiveHttp;
+  await component.start();
+  return component;
+}
+
+async function startBare(): Promise<Server> {
+  const server = createServer((req, res) => {
+    req.on('data', () => {});
+    req.on('end', () => {
+      res.statusCode = 200;
+      res.end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  return server;
+}
+
+interface Load {
+  readonly requestsPerSecond: number;
+  readonly errors: number;
+}
+
+/**
+ * The load generator runs in a worker thread so it does not share the servers' thread. A worker
+ * cannot be handed a Buffer body, so each connection loads it from a file through a small setup
+ * module written next to it.
+ */
+function clientSetup(dir: string, name: string, payload: Buffer): string {
+  writeFileSync(join(dir, `${name}.bin`), payload);
+  const setup = join(dir, `${name}.cjs`);
+  writeFileSync(setup, `const body = require('node:fs').readFileSync(${JSON.stringify(join(dir, `${name}.bin`))});\nmodule.exports = (client) => client.setBody(body);\n`);
+  return setup;
+}
+
+async function load(url: string, setupClient: string, headers: Record<string, string>, seconds = SECONDS): Promise<Load> {
+  const result = await autocannon({ url, method: 'POST', headers, setupClient, connections: CONNECTIONS, duration: seconds, workers: 1 });
+  return { requestsPerSecond: result.requests.average, errors: result.non2xx + result.errors + result.timeouts };
+}
+
+/** Alternates subject and baseline runs after a warm-up of each, keeping each one's best. */
+async function versus(subject: (seconds: number) => Promise<Load>, baseline: (seconds: number) => Promise<Load>): Promise<[Load, Load]> {
+  let best: [Load, Load] = [{ requestsPerSecond: 0, errors: 0 }, { requestsPerSecond: 0, errors: 0 }];
+  for (let round = 0; round <= ROUNDS; round++) {
+    // Round 0 warms both up and is not counted.
+    const seconds = round === 0 ? WARM_UP_SECONDS : SECONDS;
+    const s = await subject(seconds);
+    const b = await baseline(seconds);
+    if (s.errors > 0 || b.errors > 0) throw new Error(`failed requests: ${s.errors} (subject), ${b.errors} (baseline)`);
+    if (round > 0) best = [s.requestsPerSecond > best[0].requestsPerSecond ? s : best[0], b.requestsPerSecond > best[1].requestsPerSecond ? b : best[1]];
+  }
+  return best;
+}
+
+export async function benchProfiles(): Promise<BenchRow[]> {
+  const payload = body();
+  const push = Buffer.from(
+    toBinary(PushRequestSchema, create(PushRequestSchema, { series: [{ labels: [{ name: 'service_name', value: 'bench' }], samples: [{ rawProfile: payload }] }] })),
+  );
+  const dir = mkdtempSync(join(tmpdir(), 'rivulet-bench-'));
+  const ingestBody = clientSetup(dir, 'ingest', payload);
+  const pushBody = clientSetup(dir, 'push', push);
+  const receivers = [acceptingReceiver(), acceptingReceiver()];
+  const component = await startReceiver(receivers);
+  const bare = await startBare();
+  const bareUrl = `http://127.0.0.1:${(bare.address() as AddressInfo).port}`;
+  try {
+    const ingestHeaders = { 'content-type': 'application/octet-stream' };
+    const query = '?name=bench.app%7Benv%3Dbench%7D&format=pprof';
+    const [ingest, baseline] = await versus(
+      (seconds) => load(`${component.url()}/ingest${query}`, ingestBody, ingestHeaders, seconds),
+      (seconds) => load(`${bareUrl}/ingest${query}`, ingestBody, ingestHeaders, seconds),
+    );
+    const pushHeaders = { 'content-type': 'application/proto', 'connect-protocol-version': '1' };
+    const [pushed, pushBaseline] = await versus(
+      (seconds) => load(`${component.url()}/push.v1.PusherService/Push`, pushBody, pushHeaders, seconds),
+      (seconds) => load(`${bareUrl}/push.v1.PusherService/Push`, pushBody, pushHeaders, seconds),
+    );
+    if (receivers.some((r) => r.count === 0)) throw new Error('the receivers got nothing');
+    const mib = (rps: number, bytes: number) => (rps * bytes) / MIB;
+    return [
+      compared('receive_http /ingest, 10 KiB pprof → 2 receivers', ingest.requestsPerSecond, 'req/s', 'bare node:http', baseline.requestsPerSecond),
+      compared('receive_http /ingest, 10 KiB pprof → 2 receivers', mib(ingest.requestsPerSecond, payload.length), 'MiB/s', 'bare node:http', mib(baseline.requestsPerSecond, payload.length)),
+      compared('receive_http Connect Push, 10 KiB pprof → 2 receivers', pushed.requestsPerSecond, 'req/s', 'bare node:http', pushBaseline.requestsPerSecond),
+      compared('receive_http Connect Push, 10 KiB pprof → 2 receivers', mib(pushed.requestsPerSecond, push.length), 'MiB/s', 'bare node:http', mib(pushBaseline.requestsPerSecond, push.length)),
+    ];
+  } finally {
+    await component.stop();
+    await new Promise<void>((resolve) => bare.close(() => resolve()));
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,62 @@
+/**
+ * The Connect protocol's unary form for Push, served directly: its wire format is the bare
+ * message (no envelope, no trailers), so answering it needs no protocol machinery beyond what
+ * connect-es exports for it (content types, timeout parsing, error JSON and status codes).
+ *
+ * Answers as the reference's server does: a `Connect-Protocol-Version` other than `1` and a body
+ * that does not decode are `invalid_argument`; only gzip is undone; success is 200 with an empty
+ * body (`{}` for JSON); errors are JSON `{code, message}` with the code's HTTP status.
+ */
+import { Code, ConnectError } from '@connectrpc/connect';
+import { codeToHttpStatus, errorToJsonBytes, parseTimeout } from '@connectrpc/connect/protocol-connect';
+import { readBody } from '../http/body';
+import type { HttpRequest, HttpResponse } from '../http/server';
+import { decodePush, encodingOf, inflate, unknownEncoding, type PushImplementation } from './push_protocol';
+import { requestAborted } from './request_signal';
+
+const EMPTY_JSON = Buffer.from('{}');
+
+export async function serveConnectUnary(req: HttpRequest, res: HttpResponse, binary: boolean, implementation: PushImplementation): Promise<void> {
+  const arrived = Date.now();
+  let status = 200;
+  let body: Uint8Array = binary ? new Uint8Array(0) : EMPTY_JSON;
+  let contentType = binary ? 'application/proto' : 'application/json';
+  let closeConnection = false;
+  try {
+    const version = header(req, 'connect-protocol-version');
+    if (version !== undefined && version !== '1') throw new ConnectError(`Connect-Protocol-Version must be "1": got "${version}"`, Code.InvalidArgument);
+    const timeout = parseTimeout(header(req, 'connect-timeout-ms') ?? null, Number.MAX_SAFE_INTEGER);
+    if (timeout.error) throw timeout.error;
+    const encodingHeader = header(req, 'content-encoding') ?? null;
+    const encoding = encodingOf(encodingHeader);
+    if (!encoding) throw unknownEncoding(encodingHeader!);
+    let payload: Uint8Array;
+    try {
+      payload = await readBody(req);
+    } catch (err) {
+      closeConnection = true;
+      throw new ConnectError(`read message: ${(err as Error).message}`, Code.Unknown);
+    }
+    if (encoding === 'gzip') payload = inflate(payload);
+    const message = decodePush(payload, binary);
+    await implementation(message, {
+      signal: requestAborted(req, res),
+      ...(timeout.timeoutMs !== undefined ? { deadlineMs: arrived + timeout.timeoutMs } : {}),
+      protocol: 'connect',
+    });
+  } catch (err) {
+    const error = ConnectError.from(err, Code.Internal);
+    status = codeToHttpStatus(error.code);
+    body = errorToJsonBytes(error, {});
+    contentType = 'application/json';
+  }
+  const headers: Record<string, string> = { 'Content-Type': contentType, 'Content-Length': String(body.byteLength) };
+  if (closeConnection && !('stream' in req)) headers.Connection = 'close';
+  res.writeHead(status, headers);
+  res.end(body);
+}
+
+function header(req: HttpRequest, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}

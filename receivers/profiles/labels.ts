@@ -1,0 +1,30 @@
+/**
+ * Label rules the receiver applies on both endpoints before forwarding, and the text form its
+ * error messages print label sets in.
+ */
+import { buildLabels, hasLabel, labelValue, type Label, type ProfileLabels } from '../../core/profiles';
+import { quoteGoString } from '../../core/gostring';
+import { isLegacyLabelName } from '../../core/values';
+
+/**
+ * The reference's service-name rule: without `service_name`, it takes the value of `__name__`;
+ * with one, `app_name` takes the value of `__name__`. Builder semantics apply, so a missing
+ * `__name__` (an empty value) adds nothing and even removes an existing `app_name`, and
+ * empty-valued labels of the input disappear. `__name__` itself stays.
+ *
+ * @example ensureServiceName([{ name: '__name__', value: 'app' }]) // __name__=app, service_name=app
+ */
+export function ensureServiceName(labels: ProfileLabels): Label[] {
+  const name = labelValue(labels, '__name__');
+  const target = hasLabel(labels, 'service_name') ? 'app_name' : 'service_name';
+  return buildLabels([...labels, { name: target, value: name }]);
+}
+
+/**
+ * A label set as the reference prints one: `{app="app-0", env="prod"}`. Names outside the
+ * legacy `[a-zA-Z_][a-zA-Z0-9_]*` form are quoted too.
+ */
+export function formatLabels(labels: ProfileLabels): string {
+  const parts = labels.map((l) => `${isLegacyLabelName(l.name) ? l.name : quoteGoString(l.name)}=${quoteGoString(l.value)}`);
+  return `{${parts.join(', ')}}`;
+}

@@ -1,0 +1,63 @@
+/**
+ * The receiver's connection gauges. Instances share one registry, so every series carries the
+ * component's id (and path), as the reference's runtime labels every component metric; the
+ * `protocol` label is the reference's too (only its `http` side exists here).
+ */
+import { Gauge, type Registry } from 'prom-client';
+
+interface Families {
+  readonly connections: Gauge<string>;
+  readonly limit: Gauge<string>;
+}
+
+const LABELS = ['component_path', 'component_id', 'protocol'];
+const families = new WeakMap<Registry, Families>();
+
+function familiesOf(registry: Registry): Families {
+  let found = families.get(registry);
+  if (!found) {
+    found = {
+      connections: new Gauge({
+        name: 'profiles_receive_http_tcp_connections',
+        help: 'Current number of accepted TCP connections.',
+        labelNames: LABELS,
+        registers: [registry],
+      }),
+      limit: new Gauge({
+        name: 'profiles_receive_http_tcp_connections_limit',
+        help: 'The max number of TCP connections that can be accepted (0 means no limit).',
+        labelNames: LABELS,
+        registers: [registry],
+      }),
+    };
+    families.set(registry, found);
+  }
+  return found;
+}
+
+/** The two gauges of one receiver instance. */
+export class ConnectionGauges {
+  private readonly families: Families;
+  private readonly labels: Record<string, string>;
+
+  constructor(registry: Registry, componentId: string) {
+    this.families = familiesOf(registry);
+    this.labels = { component_path: '/', component_id: componentId, protocol: 'http' };
+  }
+
+  /** A (re)started listener: connections from zero, the new limit. */
+  reset(limit: number): void {
+    this.families.connections.set(this.labels, 0);
+    this.families.limit.set(this.labels, limit);
+  }
+
+  connections(count: number): void {
+    this.families.connections.set(this.labels, count);
+  }
+
+  /** Removes this instance's series (the component is gone). */
+  remove(): void {
+    this.families.connections.remove(this.labels);
+    this.families.limit.remove(this.labels);
+  }
+}

@@ -1,0 +1,151 @@
+/**
+ * The arguments of profiles.write: `external_labels` and repeated `endpoint` blocks, with the
+ * reference's defaults (remote_timeout 10s, backoff 500ms → 5m, 10 attempts, retry on 429) and
+ * its HTTP client rules (at most one way to authenticate).
+ */
+import type { Block } from '../../core/config/ast';
+import { ConfigError, ConfigErrors } from '../../core/errors';
+import { t, type NestedBlockSpec } from '../../core/schema';
+
+export type EndpointAuth =
+  | { readonly kind: 'none' }
+  | { readonly kind: 'basic'; readonly username: string; readonly usernameFile: string; readonly password: string; readonly passwordFile: string }
+  | { readonly kind: 'bearer'; readonly token: string; readonly tokenFile: string }
+  | { readonly kind: 'authorization'; readonly type: string; readonly credentials: string; readonly credentialsFile: string };
+
+export interface EndpointConfig {
+  readonly name: string;
+  /** As written; also the `endpoint` label of the metrics. */
+  readonly url: string;
+  readonly remoteTimeoutMs: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly minBackoffMs: number;
+  readonly maxBackoffMs: number;
+  /** Attempts in total; 0 = until the caller's deadline. */
+  readonly maxBackoffRetries: number;
+  readonly retryOnHttp429: boolean;
+  readonly auth: EndpointAuth;
+}
+
+export interface WriteConfig {
+  readonly externalLabels: Readonly<Record<string, string>>;
+  readonly endpoints: readonly EndpointConfig[];
+}
+
+export const endpointBlockSpec: NestedBlockSpec = {
+  doc: 'A server profiles are sent to.',
+  multiple: true,
+  key: 'endpoint',
+  fields: {
+    url: { kind: t.string, required: true, doc: 'Base URL; Push goes to `<url>/push.v1.PusherService/Push`, ingest to `<url path>/ingest`.' },
+    name: { kind: t.string, default: '', doc: 'A name for the endpoint (metrics use the URL).' },
+    remote_timeout: { kind: t.duration, default: 10_000_000_000n, doc: 'Timeout of one request.' },
+    headers: { kind: t.map(t.string), default: {}, doc: 'Headers set on every request.' },
+    min_backoff_period: { kind: t.duration, default: 500_000_000n, doc: 'First wait before a retry.' },
+    max_backoff_period: { kind: t.duration, default: 300_000_000_000n, doc: 'Longest wait between retries.' },
+    max_backoff_retries: { kind: t.int, default: 10, doc: 'Attempts in total (not retries); 0 retries until the caller gives up.' },
+    retry_on_http_429: { kind: t.bool, default: true, doc: 'Retry on HTTP 429 and resource_exhausted.' },
+    bearer_token: { kind: t.string, default: '', doc: 'Bearer token sent in the Authorization header.' },
+    bearer_token_file: { kind: t.string, default: '', doc: 'File holding the bearer token, read for every request.' },
+    enable_http2: { kind: t.bool, default: true, doc: 'Accepted for compatibility; requests use HTTP/1.1.' },
+    follow_redirects: { kind: t.bool, default: true, doc: 'Accepted for compatibility.' },
+  },
+  blocks: {
+    basic_auth: {
+      doc: 'Basic authentication.',
+      fields: {
+        username: { kind: t.string, default: '', doc: 'User name.' },
+        username_file: { kind: t.string, default: '', doc: 'File holding the user name.' },
+        password: { kind: t.string, default: '', doc: 'Password.' },
+        password_file: { kind: t.string, default: '', doc: 'File holding the password.' },
+      },
+    },
+    authorization: {
+      doc: 'An Authorization header of any type.',
+      fields: {
+        type: { kind: t.string, default: 'Bearer', doc: 'Authentication type.' },
+        credentials: { kind: t.string, default: '', doc: 'Credentials.' },
+        credentials_file: { kind: t.string, default: '', doc: 'File holding the credentials.' },
+      },
+    },
+    oauth2: {
+      doc: 'OAuth 2 client credentials (not supported here; rejected when used).',
+      fields: {
+        client_id: { kind: t.string, default: '', doc: 'Client id.' },
+        client_secret: { kind: t.string, default: '', doc: 'Client secret.' },
+        token_url: { kind: t.string, default: '', doc: 'Token URL.' },
+      },
+    },
+  },
+};
+
+const NS_PER_MS = 1_000_000n;
+const ms = (ns: unknown) => Number((ns as bigint) / NS_PER_MS);
+
+/**
+ * Validates decoded values. With the component's `block`, errors point at the endpoint block
+ * they concern.
+ */
+export function resolveWriteConfig(values: Record<string, unknown>, path: readonly string[] = [], componentBlock?: Block): WriteConfig {
+  const errors: ConfigError[] = [];
+  const endpoints: EndpointConfig[] = [];
+  const blocks = (values.endpoint as Record<string, unknown>[] | undefined) ?? [];
+  const written = componentBlock?.body.filter((s): s is Block => s.kind === 'block' && s.name === 'endpoint') ?? [];
+  blocks.forEach((block, index) => {
+    const pos = written[index]?.pos ?? componentBlock?.pos;
+    const fail = (reason: string) => errors.push(new ConfigError(reason, pos, [...path, 'endpoint']));
+    const url = block.url as string;
+    try {
+      const parsed = new URL(url);
+      if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') fail(`unsupported scheme in url ${JSON.stringify(url)}: expected http or https`);
+    } catch {
+      fail(`invalid url ${JSON.stringify(url)}`);
+    }
+    const auth = resolveAuth(block, fail);
+    const endpoint: EndpointConfig = {
+      name: (block.name as string | undefined) ?? '',
+      url,
+      remoteTimeoutMs: ms(block.remote_timeout ?? 10_000_000_000n),
+      headers: (block.headers as Record<string, string> | undefined) ?? {},
+      minBackoffMs: ms(block.min_backoff_period ?? 500_000_000n),
+      maxBackoffMs: ms(block.max_backoff_period ?? 300_000_000_000n),
+      maxBackoffRetries: (block.max_backoff_retries as number | undefined) ?? 10,
+      retryOnHttp429: (block.retry_on_http_429 as boolean | undefined) ?? true,
+      auth,
+    };
+    if (endpoint.remoteTimeoutMs <= 0) fail('remote_timeout must be greater than 0');
+    if (endpoint.maxBackoffRetries < 0) fail('max_backoff_retries must not be negative');
+    endpoints.push(endpoint);
+  });
+  if (errors.length > 0) throw new ConfigErrors(errors);
+  return { externalLabels: (values.external_labels as Record<string, string> | undefined) ?? {}, endpoints };
+}
+
+function resolveAuth(block: Record<string, unknown>, fail: (reason: string) => void): EndpointAuth {
+  const basic = block.basic_auth as Record<string, string> | undefined;
+  const authorization = block.authorization as Record<string, string> | undefined;
+  const oauth2 = block.oauth2 as Record<string, string> | undefined;
+  const token = (block.bearer_token as string | undefined) ?? '';
+  const tokenFile = (block.bearer_token_file as string | undefined) ?? '';
+  const configured = [basic !== undefined, authorization !== undefined, oauth2 !== undefined, token !== '', tokenFile !== ''].filter(Boolean).length;
+  if (configured > 1) {
+    fail('at most one of basic_auth, authorization, oauth2, bearer_token & bearer_token_file must be configured');
+    return { kind: 'none' };
+  }
+  if (oauth2) {
+    fail('oauth2 is not supported by this writer');
+    return { kind: 'none' };
+  }
+  if (basic) {
+    if (basic.password && basic.password_file) fail('at most one of basic_auth password & password_file must be configured');
+    if (basic.username && basic.username_file) fail('at most one of basic_auth username & username_file must be configured');
+    return { kind: 'basic', username: basic.username ?? '', usernameFile: basic.username_file ?? '', password: basic.password ?? '', passwordFile: basic.password_file ?? '' };
+  }
+  if (authorization) {
+    if (authorization.credentials && authorization.credentials_file) fail('at most one of authorization credentials & credentials_file must be configured');
+    if ((authorization.type ?? '').toLowerCase() === 'basic') fail(`authorization type cannot be set to "basic", use "basic_auth" instead`);
+    return { kind: 'authorization', type: authorization.type || 'Bearer', credentials: authorization.credentials ?? '', credentialsFile: authorization.credentials_file ?? '' };
+  }
+  if (token || tokenFile) return { kind: 'bearer', token, tokenFile };
+  return { kind: 'none' };
+}

@@ -1,0 +1,46 @@
+/**
+ * One endpoint's Push client: Connect protocol, binary proto, HTTP/1.1 with keep-alive. Every
+ * request carries the endpoint's headers, its credentials and the writer's User-Agent; the
+ * per-call timeout travels as `Connect-Timeout-Ms`.
+ */
+import { Agent as HttpAgent } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
+import { createClient, type Client, type Interceptor } from '@connectrpc/connect';
+import { compressionGzip, createConnectTransport } from '@connectrpc/connect-node';
+import { PusherService, type PushRequest } from '../../core/proto/gen/push/v1/push_pb';
+import { authorizationHeader } from './auth';
+import type { EndpointConfig } from './config';
+
+export class PushClient {
+  private readonly agent: HttpAgent;
+  private readonly client: Client<typeof PusherService>;
+
+  constructor(endpoint: EndpointConfig, userAgent: string) {
+    this.agent = endpoint.url.startsWith('https:') ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
+    const headers: Interceptor = (next) => async (req) => {
+      for (const [name, value] of Object.entries(endpoint.headers)) req.header.set(name, value);
+      const authorization = authorizationHeader(endpoint.auth);
+      if (authorization !== undefined) req.header.set('Authorization', authorization);
+      req.header.set('User-Agent', userAgent);
+      return next(req);
+    };
+    const transport = createConnectTransport({
+      baseUrl: endpoint.url,
+      httpVersion: '1.1',
+      useBinaryFormat: true,
+      acceptCompression: [compressionGzip],
+      interceptors: [headers],
+      nodeOptions: { agent: this.agent },
+    });
+    this.client = createClient(PusherService, transport);
+  }
+
+  /** One attempt; rejects with the transport's ConnectError. */
+  async push(request: PushRequest, timeoutMs: number, signal: AbortSignal): Promise<void> {
+    await this.client.push(request, { timeoutMs, signal });
+  }
+
+  close(): void {
+    this.agent.destroy();
+  }
+}

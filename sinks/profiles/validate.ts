@@ -1,0 +1,33 @@
+/**
+ * The writer's label check, run before any request goes out: a set must not be empty, names must
+ * not repeat, values must be valid UTF-8 and names other than `__name__` must use
+ * `[A-Za-z0-9_.]`. The first problem found (in name order) is reported.
+ */
+import { validateLabelName } from '../../core/profiles-labelset';
+import { sortLabels, type ProfileLabels } from '../../core/profiles';
+import { isValidUtf8String } from '../../core/values';
+
+export class InvalidLabelsError extends Error {
+  constructor(reason: string) {
+    super(`invalid labels in profile: ${reason}`);
+    this.name = 'InvalidLabelsError';
+  }
+}
+
+/** Throws InvalidLabelsError for the first problem of `labels`. */
+export function validateLabels(labels: ProfileLabels): void {
+  if (labels.length === 0) throw new InvalidLabelsError('service name is required');
+  let previous: string | undefined;
+  for (const { name, value } of sortLabels(labels)) {
+    if (name === previous) throw new InvalidLabelsError(`duplicate label name: ${name}`);
+    if (!isValidUtf8String(value)) throw new InvalidLabelsError(`invalid label value for ${name}: ${value}`);
+    if (name !== '__name__') {
+      try {
+        validateLabelName(name);
+      } catch (err) {
+        throw new InvalidLabelsError(`invalid label name: ${(err as Error).message}`);
+      }
+    }
+    previous = name;
+  }
+}

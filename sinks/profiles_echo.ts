@@ -1,0 +1,111 @@
+/**
+ * profiles.echo — a sink that records every profile it receives as one JSON line (labels, sizes,
+ * a SHA-256 of the bytes, content types and query for ingest, the caller's deadline when it has
+ * one) to stdout or to the file named by `path`, and optionally writes each raw body into
+ * `raw_dir`. Exports `receiver`. Nothing is forwarded; it is the end of a profile pipeline.
+ */
+import { createHash } from 'node:crypto';
+import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { deadlineOf, labelsToObject, profilesReceiverCapsule, type IngestProfile, type ProfilesReceiver, type PushSeries } from '../core/profiles';
+import { defineComponent, healthy, type ComponentContext } from '../core/runtime/component';
+import { t } from '../core/schema';
+
+export const profilesEchoComponent = defineComponent({
+  name: 'profiles.echo',
+  doc: 'Records received profiles as JSON lines to stdout or a file, optionally keeping raw bodies.',
+  exportNames: ['receiver'],
+  fields: {
+    path: { kind: t.string, default: '', doc: 'File to append JSON lines to; empty means stdout.' },
+    raw_dir: { kind: t.string, default: '', doc: 'Directory each raw profile body is written to; empty keeps none.' },
+  },
+  build(args, ctx) {
+    return new ProfilesEcho(args.values.path as string, args.values.raw_dir as string, ctx);
+  },
+});
+
+const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
+
+class ProfilesEcho {
+  readonly exports;
+  private readonly out: NodeJS.WritableStream;
+  private readonly file: WriteStream | undefined;
+  private sequence = 0;
+  /** Keeps raw file names unique across runs that share a directory. */
+  private readonly runId = Date.now().toString(36);
+
+  constructor(
+    path: string,
+    private readonly rawDir: string,
+    ctx: ComponentContext,
+  ) {
+    this.file = path ? createWriteStream(path, { flags: 'a' }) : undefined;
+    this.out = this.file ?? ctx.stdout;
+    if (rawDir) mkdirSync(rawDir, { recursive: true });
+    const receiver: ProfilesReceiver = {
+      append: (series, signal) => this.recordPush(series, signal),
+      appendIngest: (profile, signal) => this.recordIngest(profile, signal),
+    };
+    this.exports = { receiver: profilesReceiverCapsule(receiver) };
+  }
+
+  health() {
+    return healthy();
+  }
+
+  update(): void {
+    // The output is fixed for the component's life; a changed path takes effect on restart.
+  }
+
+  async stop(): Promise<void> {
+    const file = this.file;
+    if (file) await new Promise<void>((resolve) => file.end(resolve));
+  }
+
+  private async recordIngest(profile: IngestProfile, signal: AbortSignal): Promise<void> {
+    const seq = ++this.sequence;
+    const record: Record<string, unknown> = {
+      api: 'ingest',
+      labels: labelsToObject(profile.labels),
+      content_type: profile.contentType,
+      path: profile.path,
+      query: profile.rawQuery,
+      size: profile.body.byteLength,
+      sha256: sha256(profile.body),
+      deadline: deadlineText(signal),
+    };
+    if (this.rawDir) record.raw_file = await this.keep(`ingest-${seq}`, profile.body);
+    await this.write(record);
+  }
+
+  private async recordPush(series: PushSeries, signal: AbortSignal): Promise<void> {
+    const seq = ++this.sequence;
+    const samples = await Promise.all(
+      series.samples.map(async (sample, i) => {
+        const entry: Record<string, unknown> = { id: sample.id, size: sample.rawProfile.byteLength, sha256: sha256(sample.rawProfile) };
+        if (this.rawDir) entry.raw_file = await this.keep(`push-${seq}-${i}`, sample.rawProfile);
+        return entry;
+      }),
+    );
+    await this.write({ api: 'push', labels: labelsToObject(series.labels), samples, deadline: deadlineText(signal) });
+  }
+
+  private async keep(name: string, bytes: Uint8Array): Promise<string> {
+    const file = join(this.rawDir, `${this.runId}-${name}.bin`);
+    await writeFile(file, bytes);
+    return file;
+  }
+
+  /** Resolves once the stream has taken the line, so a slow disk slows the sender. */
+  private write(record: Record<string, unknown>): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.out.write(JSON.stringify(record) + '\n', (err) => (err ? reject(err) : resolve()));
+    });
+  }
+}
+
+function deadlineText(signal: AbortSignal): string | null {
+  const deadline = deadlineOf(signal);
+  return deadline === undefined ? null : new Date(deadline).toISOString();
+}

@@ -1,0 +1,126 @@
+/**
+ * Shared pieces of the writer tests: downstream servers that record what the writer sends (a
+ * Connect Push server and a plain ingest server), a writer built from config text, and a backoff
+ * clock that records waits instead of sleeping.
+ */
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ConnectError } from '@connectrpc/connect';
+import { connectNodeAdapter } from '@connectrpc/connect-node';
+import { Registry } from 'prom-client';
+import { parseConfig } from '../../../core/config/parser';
+import type { Block } from '../../../core/config/ast';
+import { PusherService, type PushRequest } from '../../../core/proto/gen/push/v1/push_pb';
+import { decodeBlock } from '../../../core/schema';
+import type { BackoffClock } from '../../../sinks/profiles/backoff';
+import { resolveWriteConfig } from '../../../sinks/profiles/config';
+import { WriteMetrics } from '../../../sinks/profiles/metrics';
+import { ProfilesWriter } from '../../../sinks/profiles/writer';
+import { profilesWriteComponent, USER_AGENT } from '../../../sinks/profiles_write';
+
+export { USER_AGENT };
+
+export interface PushCall {
+  readonly request: PushRequest;
+  readonly headers: Headers;
+  readonly timeoutMs: number | undefined;
+}
+
+export interface DownstreamServer<Call> {
+  readonly url: string;
+  readonly calls: Call[];
+  close(): Promise<void>;
+}
+
+async function listen(server: Server): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+function closer(server: Server): () => Promise<void> {
+  return () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+}
+
+/** A Connect Push server; `answer` may throw a ConnectError to fail the n-th call (0-based). */
+export async function startPushServer(answer: (n: number, call: PushCall) => void | Promise<void> = () => {}): Promise<DownstreamServer<PushCall>> {
+  const calls: PushCall[] = [];
+  const server = createServer(
+    connectNodeAdapter({
+      routes(router) {
+        router.service(PusherService, {
+          async push(request, context) {
+            const call = { request, headers: context.requestHeader, timeoutMs: context.timeoutMs() };
+            calls.push(call);
+            await answer(calls.length - 1, call);
+            return {};
+          },
+        });
+      },
+    }),
+  );
+  return { url: await listen(server), calls, close: closer(server) };
+}
+
+export interface IngestCall {
+  readonly url: string;
+  readonly headers: IncomingHttpHeaders;
+  readonly rawHeaders: string[];
+  readonly body: Buffer;
+}
+
+/** A plain HTTP server standing in for an ingest endpoint; `answer` picks each reply. */
+export async function startIngestServer(
+  answer: (n: number, call: IngestCall) => { status: number; body?: string } | Promise<{ status: number; body?: string }> = () => ({ status: 200 }),
+): Promise<DownstreamServer<IngestCall>> {
+  const calls: IngestCall[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', async () => {
+      const call = { url: req.url ?? '', headers: req.headers, rawHeaders: req.rawHeaders, body: Buffer.concat(chunks) };
+      calls.push(call);
+      const reply = await answer(calls.length - 1, call);
+      res.writeHead(reply.status);
+      res.end(reply.body ?? '');
+    });
+  });
+  return { url: await listen(server), calls, close: closer(server) };
+}
+
+/** A backoff clock that never sleeps and remembers every wait it was asked for. */
+export function instantClock(): BackoffClock & { waits: number[] } {
+  const waits: number[] = [];
+  return {
+    waits,
+    random: () => 0.5,
+    sleep: async (ms) => {
+      waits.push(ms);
+    },
+  };
+}
+
+/** Decodes a `profiles.write` block written as its body. */
+export function decodeWrite(body: string) {
+  const block = parseConfig(`profiles.write "test" {\n${body}\n}\n`, 'write.alloy').body[0] as Block;
+  const path = ['profiles.write "test"'];
+  const decoded = decodeBlock(block, profilesWriteComponent, { env: () => undefined, resolve: () => undefined }, path);
+  return { values: decoded.values, block, decoded, scope: { env: () => undefined, resolve: () => undefined }, path };
+}
+
+/** A writer for a `profiles.write` body, pacing retries with `clock`. */
+export function writerFor(body: string, clock: BackoffClock = instantClock(), registry = new Registry()) {
+  const config = resolveWriteConfig(decodeWrite(body).values);
+  const metrics = new WriteMetrics(registry, 'profiles.write.test');
+  return { writer: new ProfilesWriter(config, { metrics, userAgent: USER_AGENT, clock }), registry, config };
+}
+
+/** A signal nobody aborts. */
+export const noSignal = new AbortController().signal;
+
+export function connectError(message: string, code: number): ConnectError {
+  return new ConnectError(message, code);
+}

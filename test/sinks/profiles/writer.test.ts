@@ -1,0 +1,214 @@
+import { createServer } from 'node:http';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { CanceledError, labelsFromObject, scopedDeadline, type IngestProfile } from '../../../core/profiles';
+import { freePort } from '../../receivers/profiles/harness';
+import { instantClock, noSignal, startIngestServer, startPushServer, writerFor, type DownstreamServer } from './harness';
+
+let servers: Array<DownstreamServer<unknown>> = [];
+afterEach(async () => {
+  await Promise.all(servers.map((s) => s.close()));
+  servers = [];
+});
+function track<T extends DownstreamServer<unknown>>(server: T): T {
+  servers.push(server);
+  return server;
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'rivulet-write-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const series = { labels: labelsFromObject({ __name__: 'cpu', service_name: 'svc' }), samples: [{ id: 'a', rawProfile: Buffer.from('12345') }] };
+const ingest = (rawQuery = 'from=1', labels: Record<string, string> = { __name__: 'app', service_name: 'app', env: 'prod' }): IngestProfile => ({
+  body: Buffer.from('body'),
+  contentType: ['application/octet-stream'],
+  path: '/ingest',
+  rawQuery,
+  labels: labelsFromObject(labels),
+});
+
+async function rejection(promise: Promise<unknown>): Promise<Error> {
+  try {
+    await promise;
+  } catch (err) {
+    return err as Error;
+  }
+  throw new Error('expected a rejection');
+}
+
+describe('profiles.write, Push path', () => {
+  it('drops reserved labels except __name__ and __delta__ and lets external labels win', async () => {
+    const server = track(await startPushServer());
+    const { writer } = writerFor(`external_labels = { service_name = "override", team = "core" }\nendpoint {\n  url = "${server.url}"\n}`);
+    await writer.append({ ...series, labels: labelsFromObject({ __name__: 'cpu', __delta__: 'false', __period_type__: 'x', service_name: 'svc' }) }, noSignal);
+    expect(server.calls[0]!.request.series[0]!.labels.map((l) => `${l.name}=${l.value}`)).toEqual(['__delta__=false', '__name__=cpu', 'service_name=override', 'team=core']);
+  });
+
+  it('sends remote_timeout as the time left when the caller has no deadline', async () => {
+    const server = track(await startPushServer());
+    const { writer } = writerFor(`endpoint {\n  url = "${server.url}"\n  remote_timeout = "3s"\n}`);
+    await writer.append(series, noSignal);
+    expect(server.calls[0]!.timeoutMs).toBeGreaterThan(2_500);
+    expect(server.calls[0]!.timeoutMs).toBeLessThanOrEqual(3_000);
+  });
+
+  it('sends the caller time left when it is shorter than remote_timeout', async () => {
+    const server = track(await startPushServer());
+    const { writer } = writerFor(`endpoint {\n  url = "${server.url}"\n  remote_timeout = "10s"\n}`);
+    const deadline = scopedDeadline(Date.now() + 1_500);
+    await writer.append(series, deadline.signal);
+    deadline.release();
+    expect(server.calls[0]!.timeoutMs).toBeGreaterThan(1_000);
+    expect(server.calls[0]!.timeoutMs).toBeLessThanOrEqual(1_500);
+  });
+
+  it('stops retrying at the caller deadline', async () => {
+    const server = track(await startPushServer(() => new Promise((r) => setTimeout(r, 400))));
+    const { writer } = writerFor(`endpoint {\n  url = "${server.url}"\n  remote_timeout = "100ms"\n  max_backoff_retries = 0\n  min_backoff_period = "10ms"\n  max_backoff_period = "10ms"\n}`, {
+      random: () => 0,
+      sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+    });
+    const deadline = scopedDeadline(Date.now() + 350);
+    const started = Date.now();
+    const err = await rejection(writer.append(series, deadline.signal));
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(err.message).toMatch(new RegExp(`^failed to push to endpoint ${server.url} \\(\\d+ retries\\): deadline_exceeded: context deadline exceeded$`));
+    expect(server.calls.length).toBeGreaterThanOrEqual(2);
+    expect(server.calls.length).toBeLessThanOrEqual(4);
+  });
+
+  it('sends nothing once the caller deadline has passed', async () => {
+    const server = track(await startPushServer());
+    const { writer } = writerFor(`endpoint {\n  url = "${server.url}"\n}`);
+    const err = await rejection(writer.append(series, scopedDeadline(Date.now() - 1).signal));
+    expect(err.message).toBe(`failed to push to endpoint ${server.url} (1 retries): deadline_exceeded: context deadline exceeded`);
+    expect(server.calls).toHaveLength(0);
+  });
+
+  it('retries a bare 400 from a proxy, which a Connect client reads as internal', async () => {
+    let calls = 0;
+    const proxy = createServer((req, res) => {
+      calls++;
+      req.resume();
+      res.writeHead(400, { 'content-type': 'text/html' });
+      res.end('<html>bad request</html>');
+    });
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', () => r()));
+    const url = `http://127.0.0.1:${(proxy.address() as { port: number }).port}`;
+    try {
+      const { writer } = writerFor(`endpoint {\n  url = "${url}"\n  max_backoff_retries = 3\n}`);
+      const err = await rejection(writer.append(series, noSignal));
+      expect(err.message).toMatch(new RegExp(`^failed to push to endpoint ${url} \\(3 retries\\): internal: `));
+      expect(calls).toBe(3);
+    } finally {
+      proxy.close();
+    }
+  });
+
+  it('retries a refused connection as unavailable', async () => {
+    const url = `http://127.0.0.1:${await freePort()}`;
+    const clock = instantClock();
+    const { writer } = writerFor(`endpoint {\n  url = "${url}"\n  max_backoff_retries = 2\n}`, clock);
+    const err = await rejection(writer.append(series, noSignal));
+    expect(err.message).toMatch(new RegExp(`^failed to push to endpoint ${url} \\(2 retries\\): unavailable: `));
+    expect(clock.waits).toHaveLength(1);
+  });
+
+  it('does not retry a canceled call', async () => {
+    const server = track(await startPushServer(() => new Promise((r) => setTimeout(r, 300))));
+    const { writer } = writerFor(`endpoint {\n  url = "${server.url}"\n}`);
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(new CanceledError()), 50);
+    const err = await rejection(writer.append(series, controller.signal));
+    expect(err.message).toBe(`failed to push to endpoint ${server.url} (0 retries): canceled: context canceled`);
+    expect(server.calls).toHaveLength(1);
+  });
+
+  it('sends credentials: basic auth, a bearer token file, an authorization block', async () => {
+    const server = track(await startPushServer());
+    const tokenFile = join(dir, 'token');
+    writeFileSync(tokenFile, 'from-file\n');
+    for (const auth of [
+      'basic_auth {\n  username = "u"\n  password = "p"\n}',
+      `bearer_token_file = ${JSON.stringify(tokenFile)}`,
+      'authorization {\n  type = "Token"\n  credentials = "secret"\n}',
+    ]) {
+      const { writer } = writerFor(`endpoint {\n  url = "${server.url}"\n  ${auth}\n}`);
+      await writer.append(series, noSignal);
+    }
+    expect(server.calls.map((c) => c.headers.get('authorization'))).toEqual([`Basic ${Buffer.from('u:p').toString('base64')}`, 'Bearer from-file', 'Token secret']);
+  });
+
+  it('counts bytes and profiles sent and dropped per endpoint', async () => {
+    const ok = track(await startPushServer());
+    const down = `http://127.0.0.1:${await freePort()}`;
+    const { writer, registry } = writerFor(`endpoint {\n  url = "${ok.url}"\n}\nendpoint {\n  url = "${down}"\n  max_backoff_retries = 1\n}`);
+    await rejection(writer.append(series, noSignal));
+    const value = async (name: string, endpoint: string) =>
+      (await registry.getSingleMetric(name)!.get()).values.find((v) => v.labels.endpoint === endpoint)?.value;
+    expect(await value('profiles_write_sent_bytes_total', ok.url)).toBe(5);
+    expect(await value('profiles_write_sent_profiles_total', ok.url)).toBe(1);
+    expect(await value('profiles_write_dropped_bytes_total', down)).toBe(5);
+    expect(await value('profiles_write_dropped_profiles_total', down)).toBe(1);
+    const latency = (await registry.getSingleMetric('profiles_write_latency')!.get()).values.filter((v) => (v as { metricName?: string }).metricName === 'profiles_write_latency_count');
+    expect(latency.map((v) => `${v.labels.endpoint} ${v.labels.type}`).sort()).toEqual(
+      [`- push_total`, `${down} push_downstream`, `${down} push_endpoint`, `${ok.url} push_downstream`, `${ok.url} push_endpoint`].sort(),
+    );
+  });
+});
+
+describe('profiles.write, ingest path', () => {
+  it('joins /ingest onto the endpoint path and replaces the endpoint query', async () => {
+    const server = track(await startIngestServer());
+    const { writer } = writerFor(`endpoint {\n  url = "${server.url}/base/?tenant=dropped"\n}`);
+    await writer.appendIngest(ingest('until=2&from=1&name=ignored&spyName=my+spy'), noSignal);
+    expect(server.calls[0]!.url).toBe('/base/ingest?from=1&name=app%7Benv%3Dprod%2Cservice_name%3Dapp%7D&spyName=my+spy&until=2');
+  });
+
+  it('drops empty external labels from the name', async () => {
+    const server = track(await startIngestServer());
+    const { writer } = writerFor(`external_labels = { env = "" }\nendpoint {\n  url = "${server.url}"\n}`);
+    await writer.appendIngest(ingest(''), noSignal);
+    expect(new URL(server.calls[0]!.url, 'http://x').searchParams.get('name')).toBe('app{service_name=app}');
+  });
+
+  it('sends no Content-Type when none came in, unless an endpoint header sets one', async () => {
+    const server = track(await startIngestServer());
+    const plain = writerFor(`endpoint {\n  url = "${server.url}"\n}`).writer;
+    await plain.appendIngest({ ...ingest(), contentType: [] }, noSignal);
+    const withHeader = writerFor(`endpoint {\n  url = "${server.url}"\n  headers = { "Content-Type" = "from/endpoint" }\n}`).writer;
+    await withHeader.appendIngest({ ...ingest(), contentType: [] }, noSignal);
+    await withHeader.appendIngest(ingest(), noSignal);
+    expect(server.calls.map((c) => c.headers['content-type'])).toEqual([undefined, 'from/endpoint', 'application/octet-stream']);
+  });
+
+  it('reports a refused connection as a request failure and retries it', async () => {
+    const url = `http://127.0.0.1:${await freePort()}`;
+    const { writer } = writerFor(`endpoint {\n  url = "${url}"\n  max_backoff_retries = 2\n}`);
+    const err = await rejection(writer.appendIngest(ingest(), noSignal));
+    expect(err.message).toMatch(new RegExp(`^failed to ingest to endpoint ${url} \\(2 retries\\): do request: Post "${url}/ingest\\?[^"]*": connect ECONNREFUSED`));
+  });
+
+  it('times an attempt out after remote_timeout', async () => {
+    const server = track(await startIngestServer(() => new Promise((r) => setTimeout(() => r({ status: 200 }), 500))));
+    const { writer } = writerFor(`endpoint {\n  url = "${server.url}"\n  remote_timeout = "100ms"\n  max_backoff_retries = 1\n}`);
+    const err = await rejection(writer.appendIngest(ingest(), noSignal));
+    expect(err.message).toMatch(/\(1 retries\): do request: Post "[^"]+": context deadline exceeded$/);
+  });
+
+  it('refuses an empty label set without sending', async () => {
+    const server = track(await startIngestServer());
+    const { writer } = writerFor(`endpoint {\n  url = "${server.url}"\n}`);
+    const err = await rejection(writer.appendIngest(ingest('', {}), noSignal));
+    expect(err.message).toBe('invalid labels in profile: service name is required');
+    expect(server.calls).toHaveLength(0);
+  });
+
+  it('succeeds without I/O when there are no endpoints', async () => {
+    const { writer } = writerFor('');
+    await writer.appendIngest(ingest(), noSignal);
+    await writer.append(series, noSignal);
+  });
+});
