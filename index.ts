@@ -6,7 +6,8 @@
 export * from './core/entry';
 export * from './core/clock';
 export * from './core/errors';
-export { defineStage, stageDefinitions, type StageDefinition, type StageImpl, type BuildContext, type StageOperator } from './core/stage';
+export { defineStage, stageDefinitions, unregisterStage, type StageDefinition, type StageImpl, type BuildContext, type StageOperator } from './core/stage';
+export { loadStageModules, loadConfigStageModules } from './core/stage-modules';
 export { pipeline, buildPipeline, type PipelineOptions } from './core/pipeline';
 export { loadStageList, startProcessRun } from './core/process';
 export { defineComponent } from './core/runtime/component';

@@ -1,7 +1,7 @@
 import type { Registry } from 'prom-client';
 import { Subject } from 'rxjs';
 import type { Clock } from './clock';
-import type { ConfigFile } from './config/ast';
+import type { Block, ConfigFile } from './config/ast';
 import { parseConfig } from './config/parser';
 import type { EvalScope } from './config/evaluate';
 import type { Entry } from './entry';
@@ -9,15 +9,18 @@ import { ConfigError, ConfigErrors } from './errors';
 import { buildPipeline, ingress } from './pipeline';
 import { blockTitle } from './schema';
 import { decodeStageBlocks, type StageSpec } from './stage';
+import { STAGE_IMPORT_BLOCK } from './stage-modules';
 import type { PipelineTracer } from './trace';
 
 /**
  * Reads the stage list of a config meant for `rivulet process`: either one `logs.process "NAME"`
- * block (its `forward_to`, if any, is ignored) or a bare sequence of `stage.*` blocks.
+ * block (its `forward_to`, if any, is ignored) or a bare sequence of `stage.*` blocks, either
+ * way alongside any `stages.import` blocks (skipped here: `loadConfigStageModules` loads them).
  */
 export function loadStageList(text: string, file: string, scope: EvalScope = standaloneScope()): StageSpec[] {
   const ast: ConfigFile = parseConfig(text, file);
-  const blocks = ast.body.filter((s) => s.kind === 'block');
+  // `stages.import` blocks name custom stage modules, loaded before the list is read.
+  const blocks = ast.body.filter((s): s is Block => s.kind === 'block' && s.name !== STAGE_IMPORT_BLOCK);
   const attrs = ast.body.filter((s) => s.kind === 'attribute');
   if (attrs.length > 0) throw new ConfigErrors(attrs.map((a) => new ConfigError(`unexpected attribute "${a.name}" at the top level; expected stage blocks or one logs.process block`, a.pos)));
   const processBlocks = blocks.filter((b) => b.name === 'logs.process');

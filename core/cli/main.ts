@@ -1,6 +1,7 @@
 import { ensureLinearTimeFallback } from '../regex';
 import { UsageError } from './args';
 import { fmtCommand } from './fmt';
+import { playgroundCommand } from './playground';
 import { processCommand, type Io } from './process';
 import { runCommand } from './run';
 import { validateCommand } from './validate';
@@ -13,6 +14,10 @@ commands:
   process --config FILE [--input jsonl|text] [--inspect] [--metrics OUT] [--now TIME]
                                                       run stdin through a stage list, entries as JSON lines
   fmt CONFIG [--write]                                print CONFIG in canonical form
+  playground [--port N]                               serve the pipeline playground on 127.0.0.1 (default port 8580)
+
+run, validate, process and playground also take --stages PATH (repeatable): a module of custom
+stages to register first. A config can name modules itself: stages.import "NAME" { path = "…" }.
 `;
 
 /** Runs one CLI command and returns its exit code. Usage errors exit 1. */
@@ -30,6 +35,8 @@ export async function main(argv: readonly string[], io: Io = { stdin: process.st
         return await processCommand(rest, io);
       case 'fmt':
         return await fmtCommand(rest, io);
+      case 'playground':
+        return await playgroundCommand(rest, io);
       case 'help':
       case '--help':
       case '-h':

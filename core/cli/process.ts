@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { Registry } from 'prom-client';
 import { ManualClock, systemClock, type Clock } from '../clock';
@@ -9,6 +9,7 @@ import { loadStageList, startProcessRun } from '../process';
 import { parseRFC3339 } from '../time/rfc3339';
 import { describeStageTrace } from './inspect';
 import { parseArgs, UsageError } from './args';
+import { loadFlagStageModules, readConfigWithStageModules, STAGES_FLAG } from './stage-modules';
 
 export interface Io {
   readonly stdin: NodeJS.ReadableStream;
@@ -17,21 +18,25 @@ export interface Io {
 }
 
 /**
- * `rivulet process --config FILE [--input jsonl|text] [--inspect] [--metrics OUT] [--now TIME]`:
- * runs stdin through a stage list and prints every forwarded entry as a JSON line. Exit 2 with
- * `FILE:LINE:COL: message` lines for an invalid config; 0 otherwise.
+ * `rivulet process --config FILE [--input jsonl|text] [--inspect] [--metrics OUT] [--now TIME]
+ * [--stages PATH]...`: runs stdin through a stage list and prints every forwarded entry as a JSON
+ * line. Exit 2 with `FILE:LINE:COL: message` lines for an invalid config (or a stage module that
+ * does not load); 0 otherwise.
  */
 export async function processCommand(argv: readonly string[], io: Io): Promise<number> {
-  const args = parseArgs(argv, ['inspect'], ['config', 'input', 'metrics', 'now']);
+  const args = parseArgs(argv, ['inspect'], ['config', 'input', 'metrics', 'now'], [STAGES_FLAG]);
   const file = args.flags.get('config');
   if (typeof file !== 'string') throw new UsageError('process needs --config FILE');
   const input = (args.flags.get('input') as string | undefined) ?? 'jsonl';
   if (input !== 'jsonl' && input !== 'text') throw new UsageError(`--input must be jsonl or text, got ${JSON.stringify(input)}`);
   const now = args.flags.get('now') as string | undefined;
 
+  if (!(await loadFlagStageModules(args, io))) return 2;
+  const text = await readConfigWithStageModules(file, io);
+  if (text === undefined) return 2;
   let specs;
   try {
-    specs = loadStageList(readFileSync(file, 'utf8'), file);
+    specs = loadStageList(text, file);
   } catch (err) {
     for (const e of configErrorsOf(err)) io.stderr.write(e.message + '\n');
     return 2;

@@ -4,7 +4,9 @@ import { configErrorsOf } from '../errors';
 import { processRegistry } from '../metrics';
 import { ComponentGraph } from '../runtime/graph';
 import { startRunServer } from '../runtime/server';
+import { loadConfigStageModules } from '../stage-modules';
 import { parseArgs, UsageError } from './args';
+import { loadFlagStageModules, readConfigWithStageModules, STAGES_FLAG } from './stage-modules';
 import type { Io } from './process';
 
 export const DEFAULT_LISTEN_ADDR = '127.0.0.1:12345';
@@ -19,15 +21,19 @@ export function parseListenAddr(value: string): { host: string; port: number } {
 }
 
 /**
- * `rivulet run CONFIG [--server.http.listen-addr HOST:PORT]`: builds every component, serves the
- * run server, reloads on SIGHUP and POST /-/reload, and on SIGINT/SIGTERM stops components so
- * stateful stages flush and pending output drains, then resolves 0.
+ * `rivulet run CONFIG [--server.http.listen-addr HOST:PORT] [--stages PATH]...`: loads custom
+ * stage modules, builds every component, serves the run server, reloads on SIGHUP and POST
+ * /-/reload (loading modules newly named in `stages.import` blocks), and on SIGINT/SIGTERM stops
+ * components so stateful stages flush and pending output drains, then resolves 0.
  */
 export async function runCommand(argv: readonly string[], io: Io, signals: NodeJS.EventEmitter = process): Promise<number> {
-  const args = parseArgs(argv, [], ['server.http.listen-addr']);
+  const args = parseArgs(argv, [], ['server.http.listen-addr'], [STAGES_FLAG]);
   const file = args.positional[0];
   if (!file || args.positional.length > 1) throw new UsageError('run needs exactly one CONFIG file');
   const { host, port } = parseListenAddr((args.flags.get('server.http.listen-addr') as string | undefined) ?? DEFAULT_LISTEN_ADDR);
+  if (!(await loadFlagStageModules(args, io))) return 2;
+  const initialText = await readConfigWithStageModules(file, io);
+  if (initialText === undefined) return 2;
   const registry = processRegistry();
   const clock = systemClock();
   const log = (level: string, message: string, fields?: Record<string, unknown>) => {
@@ -42,7 +48,7 @@ export async function runCommand(argv: readonly string[], io: Io, signals: NodeJ
     log: (level, message, fields) => log(level, message, { component: id, ...fields }),
   }));
   try {
-    graph.load(readFileSync(file, 'utf8'), file);
+    graph.load(initialText, file);
   } catch (err) {
     for (const e of configErrorsOf(err)) io.stderr.write(e.message + '\n');
     return 2;
@@ -54,7 +60,13 @@ export async function runCommand(argv: readonly string[], io: Io, signals: NodeJ
     } catch (err) {
       return [`${file}: ${(err as Error).message}`];
     }
-    const errors = (await graph.reload(text, file)).map((e) => e.message);
+    let errors: string[];
+    try {
+      await loadConfigStageModules(text, file);
+      errors = (await graph.reload(text, file)).map((e) => e.message);
+    } catch (err) {
+      errors = configErrorsOf(err).map((e) => e.message);
+    }
     log(errors.length > 0 ? 'error' : 'info', errors.length > 0 ? 'config reload failed' : 'config reloaded', errors.length > 0 ? { errors } : undefined);
     return errors;
   };

@@ -4,6 +4,7 @@ import { parseConfig } from '../config/parser';
 import { ConfigError, ConfigErrors, configErrorsOf } from '../errors';
 import { blockTitle, decodeBlock } from '../schema';
 import { decodeStageBlocks } from '../stage';
+import { STAGE_IMPORT_BLOCK } from '../stage-modules';
 import { componentDefinition, unhealthy, type Component, type ComponentArgs, type ComponentContext, type ComponentDefinition, type Health } from './component';
 
 interface Node {
@@ -146,6 +147,8 @@ export class ComponentGraph {
         errors.push(new ConfigError(`unexpected attribute "${stmt.name}" at the top level; expected a component block`, stmt.pos));
         continue;
       }
+      // Loaded by whoever loads the config, before the graph is planned (see stage-modules).
+      if (stmt.name === STAGE_IMPORT_BLOCK) continue;
       const def = componentDefinition(stmt.name);
       if (!def) {
         errors.push(new ConfigError(`unrecognized component name "${stmt.name}"`, stmt.pos));

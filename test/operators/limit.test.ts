@@ -38,7 +38,7 @@ function limitOperator(config: Partial<LimitConfig>, clock: Clock, registry = ne
 }
 
 function contextFor(clock: Clock, registry: Registry): BuildContext {
-  return { clock, metrics: processMetrics(registry), random: Math.random, buildNested: () => ({ operator: (s) => s, dispose: () => {} }), debug: () => {} };
+  return { clock, metrics: processMetrics(registry), random: Math.random, buildNested: () => ({ operator: (s) => s, pending: async () => {}, dispose: () => {} }), debug: () => {} };
 }
 
 /** Builds a wait-mode limit stage directly, to reach its back-pressure hooks. */

@@ -1,5 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { doesNotTouch, entryStream, outputWithinBounds } from '../../core/testing';
+import { structuredMetadata } from '../../operators';
 import { entry, runConfig } from '../support/run-stages';
 
 describe('stage.structured_metadata', () => {
@@ -31,14 +33,10 @@ describe('stage.structured_metadata', () => {
     expect(() => runConfig('stage.structured_metadata { regex = "(?=x)" }', [])).toThrow(/^test\.alloy:1:29: stage\.structured_metadata: could not compile regular expression: /);
   });
 
-  it('never changes the line (property)', () => {
-    fc.assert(
-      fc.property(fc.string(), fc.dictionary(fc.constantFrom('a', 'b'), fc.string()), (line, labels) => {
-        const [out] = runConfig('stage.structured_metadata { values = { a = "" } }', [entry(line, { ...labels })]).entries;
-        expect(out!.line).toBe(line);
-        expect('a' in out!.labels).toBe(false);
-      }),
-      { numRuns: 100 },
-    );
+  it('never changes the line and leaves no promoted label behind (property)', () => {
+    const inputs = entryStream({ streams: fc.array(fc.dictionary(fc.constantFrom('a', 'b'), fc.string()), { minLength: 1, maxLength: 3 }), line: fc.string() });
+    const config = 'stage.structured_metadata { values = { a = "" } }';
+    doesNotTouch(structuredMetadata, config, ['line'], { inputs, numRuns: 100 });
+    outputWithinBounds(structuredMetadata, config, (out) => !('a' in out.labels), { inputs, numRuns: 100 });
   });
 });
