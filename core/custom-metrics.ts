@@ -12,6 +12,7 @@ import type { Metric, Registry } from 'prom-client';
 import type { Clock } from './clock';
 import { ConfigError } from './errors';
 import { labelsKey, type Labels } from './entry';
+import { formatFloat } from './strconv';
 import { isValidLabelName } from './values';
 
 export type CustomMetricType = 'counter' | 'gauge' | 'histogram';
@@ -318,16 +319,5 @@ export function registerCustomMetric(registry: Registry, requested: CustomMetric
  * @example formatGoFloatG(0.005) === '0.005'; formatGoFloatG(1e6) === '1e+06'; formatGoFloatG(1e-5) === '1e-05'
  */
 export function formatGoFloatG(n: number): string {
-  if (Number.isNaN(n)) return 'NaN';
-  if (n === Infinity) return '+Inf';
-  if (n === -Infinity) return '-Inf';
-  if (n === 0) return Object.is(n, -0) ? '-0' : '0';
-  const [mantissa, expText] = n.toExponential().split('e') as [string, string];
-  const exponent = Number(expText);
-  if (exponent < -4 || exponent >= 6) {
-    const sign = exponent < 0 ? '-' : '+';
-    const digits = String(Math.abs(exponent)).padStart(2, '0');
-    return `${mantissa}e${sign}${digits}`;
-  }
-  return String(n);
+  return formatFloat(n, 'g', -1);
 }

@@ -4,8 +4,10 @@
  * arrays as `marshalForJsonStage` text.
  *
  * Both stages encode with json-iterator's default config, whose string escaping predates Go 1.22:
- * `\b` and `\f` come out as `\u0008` and `\u000c` (Go's own encoding/json now writes `\b`/`\f`).
+ * `\b` and `\f` come out as `\u0008` and `\u000c`. Go's own encoding/json (the templates' JSON
+ * functions) now writes `\b`/`\f`; `goJsonQuote` writes either.
  */
+import { compareUtf8 } from './gostring';
 
 /** A value Go's JSON encoding cannot represent (NaN, ±Inf, a function…). */
 export class GoJsonError extends Error {
@@ -17,22 +19,25 @@ export class GoJsonError extends Error {
 
 const HEX = '0123456789abcdef';
 
+/** Which Go encoder's string escaping to follow; they differ only in `\b` and `\f`. */
+export type JsonEncoder = 'json-iterator' | 'encoding/json';
+
 /**
- * A JSON string literal as the reference writes it: `"` and `\` escaped, `\n \r \t` short,
- * every other control character as `\u00XX`, U+2028/U+2029 escaped, lone surrogates (the JS
- * form of invalid UTF-8) as `\ufffd`; with `escapeHTML`, also `< > &` as `\u003c \u003e \u0026`.
- * Everything else, including non-ASCII text, is written as is.
+ * A JSON string literal as the reference writes it: `"` and `\` escaped, `\n \r \t` short (and
+ * `\b \f` for encoding/json), every other control character as `\u00XX`, U+2028/U+2029
+ * escaped, lone surrogates (the JS form of invalid UTF-8) as `\ufffd`; with `escapeHTML`, also
+ * `< > &` as `\u003c \u003e \u0026`. Everything else, including non-ASCII text, is written as is.
  *
  * @example goJsonQuote('<a href="x">') === '"\\u003ca href=\\"x\\"\\u003e"'
  */
-export function goJsonQuote(s: string, escapeHTML = true): string {
+export function goJsonQuote(s: string, escapeHTML = true, encoder: JsonEncoder = 'json-iterator'): string {
   let out = '"';
   let runStart = 0;
   for (let i = 0; i < s.length; i++) {
     const code = s.charCodeAt(i);
     let escaped: string | undefined;
     if (code < 0x20) {
-      escaped = code === 0x0a ? '\\n' : code === 0x0d ? '\\r' : code === 0x09 ? '\\t' : `\\u00${HEX[code >> 4]}${HEX[code & 0xf]}`;
+      escaped = controlEscape(code, encoder);
     } else if (code === 0x22) {
       escaped = '\\"';
     } else if (code === 0x5c) {
@@ -56,6 +61,24 @@ export function goJsonQuote(s: string, escapeHTML = true): string {
     }
   }
   return out + s.slice(runStart) + '"';
+}
+
+function controlEscape(code: number, encoder: JsonEncoder): string {
+  switch (code) {
+    case 0x0a:
+      return '\\n';
+    case 0x0d:
+      return '\\r';
+    case 0x09:
+      return '\\t';
+    case 0x08:
+      if (encoder === 'encoding/json') return '\\b';
+      break;
+    case 0x0c:
+      if (encoder === 'encoding/json') return '\\f';
+      break;
+  }
+  return `\\u00${HEX[code >> 4]}${HEX[code & 0xf]}`;
 }
 
 function isLowSurrogate(code: number): boolean {
@@ -128,20 +151,4 @@ export function goJsonMarshal(value: unknown, escapeHTML = true): string {
  */
 export function marshalForJsonStage(value: unknown): string {
   return goJsonMarshal(value, true);
-}
-
-/** Orders strings as Go orders their UTF-8 bytes (= code point order, unlike UTF-16 order). */
-export function compareUtf8(a: string, b: string): number {
-  const length = Math.min(a.length, b.length);
-  for (let i = 0; i < length; i++) {
-    const x = a.charCodeAt(i);
-    const y = b.charCodeAt(i);
-    if (x === y) continue;
-    // Surrogates (astral code points) sort after every BMP character in code point order.
-    const xs = x >= 0xd800 && x <= 0xdfff;
-    const ys = y >= 0xd800 && y <= 0xdfff;
-    if (xs !== ys) return xs ? 1 : -1;
-    return x - y;
-  }
-  return a.length - b.length;
 }

@@ -1,5 +1,6 @@
 /**
- * Go string literals: `strconv.Unquote` and `strconv.Quote` for JavaScript strings.
+ * Go strings in JavaScript: literals (`strconv.Unquote`, `strconv.Quote` and its variants),
+ * `unicode.IsPrint`, and Go's byte order of strings.
  *
  * Go strings are byte strings; JavaScript strings are UTF-16. Escapes that produce single bytes
  * (`\xhh` and octal `\ooo`) are therefore collected and decoded as UTF-8 the way Go decodes a
@@ -246,34 +247,51 @@ const QUOTE_ESCAPES: Readonly<Record<number, string>> = {
   0x0b: '\\v',
 };
 
+/** One character of a Go quoted literal delimited by `quote` (`"` or `'`), as strconv writes it. */
+function escapeRune(code: number, quote: number, asciiOnly: boolean): string {
+  if (code === quote || code === 0x5c) return '\\' + String.fromCodePoint(code);
+  if (asciiOnly) {
+    if (code < 0x80 && isGoPrintable(code)) return String.fromCharCode(code);
+  } else if (isGoPrintable(code)) {
+    return String.fromCodePoint(code);
+  }
+  const short = QUOTE_ESCAPES[code];
+  if (short !== undefined) return short;
+  if (code < 0x20 || code === 0x7f) return '\\x' + hex(code, 2);
+  if (code > 0x10ffff || (code >= 0xd800 && code < 0xe000)) code = 0xfffd;
+  if (code < 0x10000) return '\\u' + hex(code, 4);
+  return '\\U' + hex(code, 8);
+}
+
 /**
- * A double-quoted Go literal for `s`, as `strconv.Quote` writes it: printable characters as
- * they are, the usual short escapes, `\xhh` for other control bytes, `\uhhhh`/`\Uhhhhhhhh` for
- * other non-printable characters. A lone surrogate (which no Go string can hold) is written as
- * U+FFFD, the character it becomes when encoded as UTF-8.
+ * A double-quoted Go literal for `s`, as `strconv.Quote` writes it (`strconv.QuoteToASCII` with
+ * `asciiOnly`): printable characters as they are, the usual short escapes, `\xhh` for other
+ * control bytes, `\uhhhh`/`\Uhhhhhhhh` for other non-printable (or, with `asciiOnly`, non-ASCII)
+ * characters. A lone surrogate (which no Go string can hold) is written as U+FFFD, the character
+ * it becomes when encoded as UTF-8.
  *
  * @example quoteGoString('a"b\n') // '"a\\"b\\n"'
+ * @example quoteGoString('é😀', true) // '"\\u00e9\\U0001f600"'
  */
-export function quoteGoString(s: string): string {
+export function quoteGoString(s: string, asciiOnly = false): string {
   let out = '"';
   for (const ch of s) {
     let code = ch.codePointAt(0)!;
     if (code >= 0xd800 && code < 0xe000) code = 0xfffd;
-    if (code === 0x22 || code === 0x5c) {
-      out += '\\' + ch;
-    } else if (isGoPrintable(code)) {
-      out += String.fromCodePoint(code);
-    } else if (QUOTE_ESCAPES[code] !== undefined) {
-      out += QUOTE_ESCAPES[code];
-    } else if (code < 0x20 || code === 0x7f) {
-      out += '\\x' + hex(code, 2);
-    } else if (code < 0x10000) {
-      out += '\\u' + hex(code, 4);
-    } else {
-      out += '\\U' + hex(code, 8);
+    // Most text is printable ASCII, which stands for itself.
+    if (code < 0x80 && code >= 0x20 && code !== 0x22 && code !== 0x5c && code !== 0x7f) {
+      out += ch;
+      continue;
     }
+    out += escapeRune(code, 0x22, asciiOnly);
   }
   return out + '"';
+}
+
+/** Go's `strconv.QuoteRune` (or `QuoteRuneToASCII`); invalid code points become U+FFFD. */
+export function quoteRune(code: number, asciiOnly = false): string {
+  if (code < 0 || code > 0x10ffff || (code >= 0xd800 && code < 0xe000)) code = 0xfffd;
+  return "'" + escapeRune(code, 0x27, asciiOnly) + "'";
 }
 
 /**
@@ -292,4 +310,20 @@ export function canBackquote(s: string): boolean {
 
 function hex(value: number, width: number): string {
   return value.toString(16).padStart(width, '0');
+}
+
+/** Orders strings as Go orders their UTF-8 bytes (= code point order, unlike UTF-16 order). */
+export function compareUtf8(a: string, b: string): number {
+  const length = Math.min(a.length, b.length);
+  for (let i = 0; i < length; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x === y) continue;
+    // Surrogates (astral code points) sort after every BMP character in code point order.
+    const xs = x >= 0xd800 && x <= 0xdfff;
+    const ys = y >= 0xd800 && y <= 0xdfff;
+    if (xs !== ys) return xs ? 1 : -1;
+    return x - y;
+  }
+  return a.length - b.length;
 }

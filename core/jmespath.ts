@@ -1,6 +1,6 @@
 import { compile, TreeInterpreter } from '@jmespath-community/jmespath';
 import { goJsonMarshal } from './gojson';
-import { parseGoFloat } from './values';
+import { parseGoFloatOrUndefined } from './strconv';
 
 /**
  * JMESPath as the reference evaluates it: the Community Edition dialect (arithmetic, `$`, `let`,
@@ -119,7 +119,7 @@ class GoDialectInterpreter extends EngineInterpreter {
 /** Go's `to_number`: numbers as they are, strings through strconv.ParseFloat, else null. */
 function goToNumber(value: Value): number | null {
   if (typeof value === 'number') return value;
-  if (typeof value === 'string') return parseGoFloat(value) ?? null;
+  if (typeof value === 'string') return parseGoFloatOrUndefined(value) ?? null;
   return null;
 }
 

@@ -1,4 +1,5 @@
-import { compareUtf8, goJsonQuote } from './gojson';
+import { goJsonQuote } from './gojson';
+import { compareUtf8 } from './gostring';
 
 /**
  * JSON decoding and encoding the way json-iterator (the reference's JSON library for stage.json)

@@ -13,7 +13,8 @@
  * - `ingest_timestamp` (default true) sets the timestamp to the time the stage runs.
  */
 import { FieldError } from '../core/errors';
-import { compareUtf8, goJsonQuote } from '../core/gojson';
+import { goJsonQuote } from '../core/gojson';
+import { compareUtf8 } from '../core/gostring';
 import { defineStage, type BuildContext, type StageImpl } from '../core/stage';
 import { t } from '../core/schema';
 import { stringify } from '../core/values';

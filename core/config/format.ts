@@ -1,6 +1,7 @@
 import { GoStringError, quoteGoString, unquoteGoString } from '../gostring';
-import type { Attribute, BinaryOp, Block, Comment, ConfigFile, Expr, ObjectField, Statement } from './ast';
+import type { Attribute, Block, Comment, ConfigFile, Expr, ObjectField, Statement } from './ast';
 import { isIdentifier } from './lexer';
+import { BINARY_PRECEDENCE } from './parser';
 
 /**
  * The canonical text of a configuration:
@@ -21,23 +22,6 @@ import { isIdentifier } from './lexer';
 
 export const MAX_LINE_WIDTH = 100;
 const INDENT = '  ';
-
-const PRECEDENCE: Readonly<Record<BinaryOp, number>> = {
-  '||': 1,
-  '&&': 2,
-  '==': 3,
-  '!=': 3,
-  '<': 3,
-  '<=': 3,
-  '>': 3,
-  '>=': 3,
-  '+': 4,
-  '-': 4,
-  '*': 5,
-  '/': 5,
-  '%': 5,
-  '^': 6,
-};
 
 /**
  * Canonical text of a parsed configuration (comments included when the file carries them).
@@ -352,7 +336,7 @@ class Printer {
         return expr.op + this.operand(expr.operand, level, col + 1, wrap);
       }
       case 'binary': {
-        const precedence = PRECEDENCE[expr.op];
+        const precedence = BINARY_PRECEDENCE[expr.op];
         const rightAssociative = expr.op === '^';
         const left = this.operand(expr.left, level, col, childPrecedence(expr.left) < precedence + (rightAssociative ? 1 : 0));
         let text = `${left} ${expr.op} `;
@@ -453,7 +437,7 @@ class Printer {
 
 /** Precedence of an operand: binary operators by table, everything else binds tighter. */
 function childPrecedence(expr: Expr): number {
-  return expr.kind === 'binary' ? PRECEDENCE[expr.op] : 7;
+  return expr.kind === 'binary' ? BINARY_PRECEDENCE[expr.op] : 7;
 }
 
 function needsParensAsPostfixObject(expr: Expr): boolean {

@@ -53,7 +53,11 @@ class TooManyErrors {}
 
 const ABORT = new StatementAbort();
 
-const BINARY_PRECEDENCE: Partial<Record<TokenKind, number>> = {
+/**
+ * How tightly each binary operator binds (higher binds tighter). The formatter reads it to know
+ * where parentheses are needed. `^` is right-associative and parsed on its own (parsePower).
+ */
+export const BINARY_PRECEDENCE: Readonly<Record<BinaryOp, number>> = {
   '||': 1,
   '&&': 2,
   '==': 3,
@@ -67,7 +71,12 @@ const BINARY_PRECEDENCE: Partial<Record<TokenKind, number>> = {
   '*': 5,
   '/': 5,
   '%': 5,
+  '^': 6,
 };
+
+function isBinaryOp(kind: TokenKind): kind is BinaryOp {
+  return Object.prototype.hasOwnProperty.call(BINARY_PRECEDENCE, kind);
+}
 
 class Parser {
   private p = 0;
@@ -304,9 +313,11 @@ class Parser {
   private parseBinary(minPrecedence: number): Expr {
     let left = this.parsePower();
     for (;;) {
-      const precedence = BINARY_PRECEDENCE[this.kind()];
-      if (precedence === undefined || precedence < minPrecedence) return left;
-      const op = this.kind() as BinaryOp;
+      const op = this.kind();
+      // `^` is right-associative: parsePower has taken it already.
+      if (!isBinaryOp(op) || op === '^') return left;
+      const precedence = BINARY_PRECEDENCE[op];
+      if (precedence < minPrecedence) return left;
       this.next();
       const right = this.parseBinary(precedence + 1);
       left = this.node({ kind: 'binary', op, left, right, pos: left.pos }, [left, right]);

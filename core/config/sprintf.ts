@@ -1,6 +1,5 @@
-import { compareUtf8 } from '../gojson';
-import { isGoPrintable, quoteGoString, canBackquote } from '../gostring';
-import { formatFloat } from './gofloat';
+import { canBackquote, compareUtf8, isGoPrintable, quoteGoString, quoteRune } from '../gostring';
+import { formatFloat } from '../strconv';
 
 /**
  * Go's `fmt.Sprintf` for the values a configuration expression can hold, used by
@@ -240,7 +239,7 @@ function formatString(s: string, verb: string, spec: Spec): string | undefined {
       return pad(truncate(s, spec.precision), spec);
     case 'q': {
       const text = truncate(s, spec.precision);
-      return pad(spec.sharp && canBackquote(text) ? '`' + text + '`' : spec.plus ? quoteAscii(text) : quoteGoString(text), spec);
+      return pad(spec.sharp && canBackquote(text) ? '`' + text + '`' : quoteGoString(text, spec.plus), spec);
     }
     case 'x':
     case 'X':
@@ -267,19 +266,6 @@ function hexBytes(bytes: Uint8Array, verb: string, spec: Spec): string {
   return out;
 }
 
-/** `%+q`: like strconv.QuoteToASCII, every non-ASCII character escaped. */
-function quoteAscii(s: string): string {
-  const quoted = quoteGoString(s);
-  let out = '';
-  for (const ch of quoted) {
-    const code = ch.codePointAt(0)!;
-    if (code < 0x80) out += ch;
-    else if (code < 0x10000) out += '\\u' + code.toString(16).padStart(4, '0');
-    else out += '\\U' + code.toString(16).padStart(8, '0');
-  }
-  return out;
-}
-
 function formatInt(n: number, verb: string, spec: Spec): string | undefined {
   switch (verb) {
     case 'v':
@@ -298,7 +284,7 @@ function formatInt(n: number, verb: string, spec: Spec): string | undefined {
     case 'c':
       return pad(validRune(n) ? String.fromCodePoint(n) : '\ufffd', spec);
     case 'q':
-      return pad(quoteRune(n), spec);
+      return pad(quoteRune(validRune(n) ? n : 0xfffd), spec);
     case 'U': {
       const hex = 'U+' + Math.abs(n).toString(16).toUpperCase().padStart(4, '0');
       return pad(spec.sharp && validRune(n) && isGoPrintable(n) ? `${hex} '${String.fromCodePoint(n)}'` : hex, spec);
@@ -310,14 +296,6 @@ function formatInt(n: number, verb: string, spec: Spec): string | undefined {
 
 function validRune(n: number): boolean {
   return Number.isInteger(n) && n >= 0 && n <= 0x10ffff && !(n >= 0xd800 && n < 0xe000);
-}
-
-function quoteRune(n: number): string {
-  const code = validRune(n) ? n : 0xfffd;
-  if (code === 0x27) return "'\\''";
-  if (code === 0x22) return `'"'`;
-  const quoted = quoteGoString(String.fromCodePoint(code));
-  return `'${quoted.slice(1, -1)}'`;
 }
 
 function integer(n: number, base: number, spec: Spec, prefix: string): string {

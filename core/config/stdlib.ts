@@ -2,7 +2,7 @@ import { arch, hostname, platform } from 'node:os';
 import { ConfigError } from '../errors';
 import { GoJsonError, goJsonMarshal } from '../gojson';
 import { decodeUtf8LikeGo } from '../gostring';
-import { formatFloat } from './gofloat';
+import { formatFloat } from '../strconv';
 import { goSprintf, type FmtValue } from './sprintf';
 import {
   ConfigFunction,
@@ -321,6 +321,20 @@ const splitFn = stringFunction('string.split', 2, split);
 const replace = stringFunction('string.replace', 3, replaceAll);
 const fromBase64 = base64Decoder('encoding.from_base64', false);
 
+/** The `string` namespace; the reference also keeps each of these as a deprecated top-level name. */
+const stringFunctions = {
+  format,
+  join,
+  replace,
+  split: splitFn,
+  to_lower: toLower,
+  to_upper: toUpper,
+  trim,
+  trim_prefix: trimPrefix,
+  trim_suffix: trimSuffix,
+  trim_space: trimSpace,
+};
+
 function namespace(entries: Record<string, Value>): { readonly [k: string]: Value } {
   return makeObject(Object.entries(entries));
 }
@@ -346,18 +360,7 @@ export const STDLIB: Readonly<Record<string, Value>> = {
     to_base64: base64Encoder('encoding.to_base64', false),
     to_URLbase64: base64Encoder('encoding.to_URLbase64', true),
   }),
-  string: namespace({
-    format,
-    join,
-    replace,
-    split: splitFn,
-    to_lower: toLower,
-    to_upper: toUpper,
-    trim,
-    trim_prefix: trimPrefix,
-    trim_suffix: trimSuffix,
-    trim_space: trimSpace,
-  }),
+  string: namespace(stringFunctions),
   file: namespace({ path_join: pathJoin }),
   // Deprecated top-level names the reference still accepts.
   env,
@@ -366,16 +369,7 @@ export const STDLIB: Readonly<Record<string, Value>> = {
   json_decode: fromJson,
   yaml_decode: unsupported('yaml_decode'),
   base64_decode: fromBase64,
-  format,
-  join,
-  replace,
-  split: splitFn,
-  to_lower: toLower,
-  to_upper: toUpper,
-  trim,
-  trim_prefix: trimPrefix,
-  trim_suffix: trimSuffix,
-  trim_space: trimSpace,
+  ...stringFunctions,
 };
 
 export function isStdlibName(name: string): boolean {

@@ -5,7 +5,7 @@
 import { GoError } from './errors';
 import type { FuncMap, TemplateFunc } from './func';
 import { Sprint, Sprintf, Sprintln } from './gofmt';
-import { isGoPrintable } from '../gostring';
+import { compareUtf8, isGoPrintable } from '../gostring';
 import {
   GoInt,
   GoObject,
@@ -15,7 +15,6 @@ import {
   T_STRING,
   T_UINT8,
   byteLength,
-  compareGoStrings,
   goInt,
   intOf,
   isAscii,
@@ -141,7 +140,7 @@ export function lt(arg1: unknown, arg2: unknown): boolean {
     case 'uint':
       return (arg1 as GoInt).value < (arg2 as GoInt).value;
     default:
-      return compareGoStrings(arg1 as string, arg2 as string) < 0;
+      return compareUtf8(arg1 as string, arg2 as string) < 0;
   }
 }
 

@@ -6,8 +6,8 @@
  *
  * @example Sprintf('%-5s|%05.1f|%x', 'ab', 3.14159, 'hi') // 'ab   |003.1|6869'
  */
-import { canBackquote, formatFloat, quoteRune, quoteString } from './strconv';
-import { isGoPrintable } from '../gostring';
+import { formatFloat } from '../strconv';
+import { canBackquote, isGoPrintable, quoteGoString, quoteRune } from '../gostring';
 import { GoInt, GoObject, isGoMap, sortedKeys, typeName, typeOfValue, utf8Bytes } from './values';
 
 const LOWER_HEX = '0123456789abcdefx';
@@ -430,7 +430,7 @@ class Printer {
       this.pad('`' + s + '`');
       return;
     }
-    this.pad(quoteString(s, this.plus));
+    this.pad(quoteGoString(s, this.plus));
   }
 
   private fmtSx(s: string, digits: string): void {

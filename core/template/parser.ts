@@ -31,7 +31,7 @@ import { TemplateParseError } from './errors';
 import type { TemplateFunc } from './func';
 import { lex, Tok, type Token } from './lexer';
 import { unquoteGoString } from '../gostring';
-import { parseGoFloat, parseGoInt, parseGoUint } from './strconv';
+import { parseGoFloat, parseGoInt, parseGoUint } from '../strconv';
 
 /** `{{end}}` and `{{else}}` while parsing; they never reach a finished tree. */
 interface Delimiter {

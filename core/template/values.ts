@@ -15,6 +15,7 @@
  * Data handed to `Template.execute` uses the same model, so JSON-like data works directly:
  * numbers are float64 as in Go's `encoding/json`.
  */
+import { compareUtf8 } from '../gostring';
 
 /** Go reflect kinds as `reflect.Kind.String()` spells them. */
 export type Kind =
@@ -220,24 +221,7 @@ export function newMap(): Record<string, unknown> {
 
 /** Map keys in Go's printing/iteration order (sorted by bytes). */
 export function sortedKeys(map: Record<string, unknown>): string[] {
-  return Object.keys(map).sort(compareGoStrings);
-}
-
-/** Orders strings as Go does (bytewise UTF-8, which is code point order). */
-export function compareGoStrings(a: string, b: string): number {
-  if (a === b) return 0;
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    const x = a.charCodeAt(i);
-    const y = b.charCodeAt(i);
-    if (x === y) continue;
-    const xs = x >= 0xd800 && x <= 0xdfff;
-    const ys = y >= 0xd800 && y <= 0xdfff;
-    // Surrogates stand for code points above U+FFFF, which sort after every BMP character.
-    if (xs !== ys) return xs ? 1 : -1;
-    return x < y ? -1 : 1;
-  }
-  return a.length < b.length ? -1 : a.length > b.length ? 1 : 0;
+  return Object.keys(map).sort(compareUtf8);
 }
 
 /** Go's `len` of a string: its UTF-8 byte count. */

@@ -24,6 +24,27 @@ export function daysBeforeMonth(month: number): number {
 }
 
 /**
+ * Whether fixed-width fields read from a timestamp name a real date and time of day: a year of
+ * at least 0, month 1–12, a day that month has, hour 0–23, minute and second 0–59. A field that
+ * failed to read as digits is -1 and so fails too.
+ */
+export function isValidDateTime(year: number, month: number, day: number, hour: number, minute: number, second: number): boolean {
+  return (
+    year >= 0 &&
+    month >= 1 &&
+    month <= 12 &&
+    day >= 1 &&
+    day <= daysInMonth(month, year) &&
+    hour >= 0 &&
+    hour <= 23 &&
+    minute >= 0 &&
+    minute <= 59 &&
+    second >= 0 &&
+    second <= 59
+  );
+}
+
+/**
  * Days since 1970-01-01 of a date. The month must be 1–12; the day may be any integer and
  * counts on linearly (day 0 is the last day of the previous month), as Go's Date normalises it.
  */

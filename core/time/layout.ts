@@ -10,6 +10,7 @@
  *   // → 971211336000000000n
  *   formatLayout('Mon Jan _2 15:04:05 2006', 0n) // → 'Thu Jan  1 00:00:00 1970'
  */
+import { goTimeQuote } from '../duration';
 import { Std, layoutSteps, stepsHaveYear, type LayoutStep } from './chunks';
 import {
   civilFromDays,
@@ -17,6 +18,7 @@ import {
   daysFromCivil,
   daysInMonth,
   isLeapYear,
+  isValidDateTime,
   joinEpochNs,
   SECONDS_PER_DAY,
   splitEpochNs,
@@ -24,7 +26,7 @@ import {
   weekdayOfDays,
 } from './civil';
 import { UTC, epochSecondsFromWall, fixedZone, loadLocation, localLocation, type TimeLocation } from './location';
-import { goQuote, TimeParseError } from './parse-error';
+import { TimeParseError } from './parse-error';
 
 export { TimeParseError } from './parse-error';
 
@@ -334,7 +336,7 @@ export function parseCompiled(
     if (step.std === 0) {
       if (pos < value.length) {
         const extra = value.slice(pos);
-        throw TimeParseError.withDetail(layout, value, `: extra text: ${goQuote(extra)}`);
+        throw TimeParseError.withDetail(layout, value, `: extra text: ${goTimeQuote(extra)}`);
       }
       break;
     }
@@ -758,17 +760,7 @@ function parseRFC3339Fast(s: string, local: TimeLocation, hadYear: boolean): Par
   const minute = fixedDigits(s, 14, 2);
   const second = fixedDigits(s, 17, 2);
   if (
-    year < 0 ||
-    month < 1 ||
-    month > 12 ||
-    day < 1 ||
-    day > daysInMonth(month, year) ||
-    hour < 0 ||
-    hour > 23 ||
-    minute < 0 ||
-    minute > 59 ||
-    second < 0 ||
-    second > 59 ||
+    !isValidDateTime(year, month, day, hour, minute, second) ||
     s[4] !== '-' ||
     s[7] !== '-' ||
     s[10] !== 'T' ||

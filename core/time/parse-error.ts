@@ -6,6 +6,8 @@
  *   parsing time "2024-02-30": day out of range                                (range)
  *   parsing time "2024-01-02x": extra text: "x"                                (trailing text)
  */
+import { goTimeQuote } from '../duration';
+
 export class TimeParseError extends Error {
   constructor(
     message: string,
@@ -21,7 +23,7 @@ export class TimeParseError extends Error {
   /** Go's ParseError without a message: the value element did not match the layout element. */
   static mismatch(layout: string, value: string, layoutElem: string, valueElem: string): TimeParseError {
     return new TimeParseError(
-      `parsing time ${goQuote(value)} as ${goQuote(layout)}: cannot parse ${goQuote(valueElem)} as ${goQuote(layoutElem)}`,
+      `parsing time ${goTimeQuote(value)} as ${goTimeQuote(layout)}: cannot parse ${goTimeQuote(valueElem)} as ${goTimeQuote(layoutElem)}`,
       layout,
       value,
     );
@@ -29,26 +31,6 @@ export class TimeParseError extends Error {
 
   /** Go's ParseError with a message (`: day out of range`, `: extra text: "x"`). */
   static withDetail(layout: string, value: string, detail: string): TimeParseError {
-    return new TimeParseError(`parsing time ${goQuote(value)}${detail}`, layout, value);
+    return new TimeParseError(`parsing time ${goTimeQuote(value)}${detail}`, layout, value);
   }
-}
-
-const encoder = new TextEncoder();
-
-/**
- * Go's time-package `quote`: double quotes, `"` and `\` escaped, and every byte of a control or
- * non-ASCII character written as `\xNN` (it is not strconv.Quote).
- */
-export function goQuote(s: string): string {
-  let out = '"';
-  for (const ch of s) {
-    const c = ch.codePointAt(0)!;
-    if (c >= 0x80 || c < 0x20) {
-      for (const b of encoder.encode(ch)) out += '\\x' + b.toString(16).padStart(2, '0');
-    } else {
-      if (ch === '"' || ch === '\\') out += '\\';
-      out += ch;
-    }
-  }
-  return out + '"';
 }

@@ -10,7 +10,7 @@
  *   parseRFC3339Strict('2019-01-01T01:00:00.000000001Z') // → 1546304400000000001n
  *   parseRFC3339Strict('2019-01-01T01:00:00.0000000001Z') // → undefined (ten fraction digits)
  */
-import { daysFromCivil, daysInMonth } from './civil';
+import { daysFromCivil, isValidDateTime } from './civil';
 
 const NS_PER_SECOND = 1_000_000_000n;
 // Scale factors for 1–9 fraction digits.
@@ -31,17 +31,7 @@ export function parseRFC3339Strict(value: string): bigint | undefined {
     value[10] !== 'T' ||
     value[13] !== ':' ||
     value[16] !== ':' ||
-    year < 0 ||
-    month < 1 ||
-    month > 12 ||
-    day < 1 ||
-    day > daysInMonth(month, year) ||
-    hour < 0 ||
-    hour > 23 ||
-    minute < 0 ||
-    minute > 59 ||
-    second < 0 ||
-    second > 59
+    !isValidDateTime(year, month, day, hour, minute, second)
   ) {
     return undefined;
   }

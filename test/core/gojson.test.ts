@@ -1,6 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
-import { compareUtf8, goJsonMarshal, goJsonNumber, goJsonQuote, GoJsonError, marshalForJsonStage } from '../../core/gojson';
+import { goJsonMarshal, goJsonNumber, goJsonQuote, GoJsonError, marshalForJsonStage } from '../../core/gojson';
+import { compareUtf8 } from '../../core/gostring';
 
 const numRuns = Number(process.env.FC_NUM_RUNS ?? 200);
 

@@ -5,10 +5,10 @@ import {
   isLegacyLabelName,
   isValidLabelName,
   isValidUtf8String,
-  parseGoFloat,
   stringify,
   toFloat,
 } from '../../core/values';
+import { parseGoFloatOrUndefined as parseGoFloat } from '../../core/strconv';
 
 const numRuns = Number(process.env.FC_NUM_RUNS ?? 200);
 

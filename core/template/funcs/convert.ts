@@ -5,7 +5,7 @@
  */
 import { GoError } from '../errors';
 import { Sprintf } from '../gofmt';
-import { parseGoFloat, parseGoInt } from '../strconv';
+import { parseGoFloat, parseGoInt } from '../../strconv';
 import { GoInt, GoObject, kindOf, type Kind } from '../values';
 
 const INT64_MIN = -(1n << 63n);

@@ -3,11 +3,10 @@
  * sorted map keys, HTML escaping unless disabled, Go's float format, `\b`/`\f` short escapes,
  * time.Time as RFC 3339, Stringer-style JSON for semver versions.
  */
+import { goJsonNumber, goJsonQuote } from '../../gojson';
+import { formatFloat } from '../../strconv';
 import { GoError } from '../errors';
-import { formatFloat } from '../strconv';
 import { GoInt, GoObject, isGoMap, newMap, sortedKeys, typeName } from '../values';
-
-const HEX = '0123456789abcdef';
 
 /** A value with its own JSON form (Go's json.Marshaler). */
 export interface JsonMarshaler {
@@ -18,61 +17,14 @@ function isMarshaler(v: unknown): v is JsonMarshaler {
   return typeof (v as Partial<JsonMarshaler>).toGoJson === 'function';
 }
 
-/** A JSON string literal as Go's encoder writes it. */
+/** A JSON string literal as Go's encoding/json writes it. */
 export function jsonQuote(s: string, escapeHTML: boolean): string {
-  let out = '"';
-  let start = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    let esc: string | undefined;
-    if (c < 0x20) {
-      switch (c) {
-        case 0x08:
-          esc = '\\b';
-          break;
-        case 0x0c:
-          esc = '\\f';
-          break;
-        case 0x0a:
-          esc = '\\n';
-          break;
-        case 0x0d:
-          esc = '\\r';
-          break;
-        case 0x09:
-          esc = '\\t';
-          break;
-        default:
-          esc = '\\u00' + HEX[c >> 4] + HEX[c & 15];
-      }
-    } else if (c === 0x22) esc = '\\"';
-    else if (c === 0x5c) esc = '\\\\';
-    else if (escapeHTML && (c === 0x3c || c === 0x3e || c === 0x26)) esc = '\\u00' + HEX[c >> 4] + HEX[c & 15];
-    else if (c === 0x2028) esc = '\\u2028';
-    else if (c === 0x2029) esc = '\\u2029';
-    else if (c >= 0xd800 && c <= 0xdfff) {
-      const paired = c <= 0xdbff && i + 1 < s.length && s.charCodeAt(i + 1) >= 0xdc00 && s.charCodeAt(i + 1) <= 0xdfff;
-      if (paired) {
-        i++;
-        continue;
-      }
-      esc = '\\ufffd';
-    }
-    if (esc !== undefined) {
-      out += s.slice(start, i) + esc;
-      start = i + 1;
-    }
-  }
-  return out + s.slice(start) + '"';
+  return goJsonQuote(s, escapeHTML, 'encoding/json');
 }
 
 function jsonFloat(f: number): string {
   if (!Number.isFinite(f)) throw new GoError(`json: unsupported value: ${formatFloat(f, 'g', -1)}`);
-  const abs = Math.abs(f);
-  let text = formatFloat(f, abs !== 0 && (abs < 1e-6 || abs >= 1e21) ? 'e' : 'f', -1);
-  // Go shortens a two-digit negative exponent: e-07 → e-7.
-  text = text.replace(/e-0(\d)$/, 'e-$1');
-  return text;
+  return goJsonNumber(f);
 }
 
 /**

@@ -9,7 +9,7 @@ import { compileLayout, formatCompiled, parseLayout } from '../../time/layout';
 import { UTC, loadLocation, localLocation, type TimeLocation } from '../../time/location';
 import { GoError } from '../errors';
 import { defineFunc, type FuncMap } from '../func';
-import { parseGoInt } from '../strconv';
+import { parseGoInt } from '../../strconv';
 import { GoInt, GoObject, T_ANY, T_INT, T_INT64, T_STRING, goInt, type GoMethod, type GoType } from '../values';
 import { jsonQuote } from './json';
 

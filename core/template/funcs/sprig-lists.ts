@@ -3,6 +3,7 @@
  * documented typed slice), panic on nil lists (a Go nil-dereference, reported as an execution
  * error) and report other kinds with sprig's messages (`Cannot find first on type string`).
  */
+import { compareUtf8 } from '../../gostring';
 import { GoError } from '../errors';
 import { defineFunc, type FuncMap } from '../func';
 import {
@@ -14,7 +15,6 @@ import {
   T_SLICE_SLICE_ANY,
   T_SLICE_STRING,
   T_STRING,
-  compareGoStrings,
   newMap,
   tagType,
   typeOfValue,
@@ -139,7 +139,7 @@ function sortAlpha(list: unknown): string[] {
   if (Array.isArray(list)) {
     const items = strslice(list);
     // Go sorts a []string argument in place; copies are sorted for the other slice types.
-    return items.sort(compareGoStrings);
+    return items.sort(compareUtf8);
   }
   return tagType([strval(list)], T_SLICE_STRING);
 }

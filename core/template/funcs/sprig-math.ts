@@ -7,7 +7,7 @@ import { randomInt } from 'node:crypto';
 import { GoError } from '../errors';
 import { defineFunc, type FuncMap } from '../func';
 import { Sprint } from '../gofmt';
-import { parseGoInt } from '../strconv';
+import { parseGoInt } from '../../strconv';
 import { GoInt, T_ANY, T_FLOAT64, T_INT, T_SLICE_INT, T_STRING, int64Of, intOf, tagType } from '../values';
 import { toFloat64, toInt64 } from './convert';
 import { goFields, goTrim } from './gostrings';

@@ -7,7 +7,7 @@
 import { compileRegex, type Regex } from '../../regex';
 import { GoError } from '../errors';
 import { defineFunc, type FuncMap } from '../func';
-import { canBackquote, quoteString } from '../strconv';
+import { canBackquote, quoteGoString } from '../../gostring';
 import { GoInt, T_INT, T_SLICE_STRING, T_STRING, tagType } from '../values';
 
 const S = T_STRING;
@@ -41,7 +41,7 @@ export function compileCached(pattern: string): Regex | GoError {
 export function mustCompile(pattern: string): Regex {
   const re = compileCached(pattern);
   if (re instanceof GoError) {
-    const quoted = canBackquote(pattern) ? '`' + pattern + '`' : quoteString(pattern);
+    const quoted = canBackquote(pattern) ? '`' + pattern + '`' : quoteGoString(pattern);
     throw new GoError(`regexp: Compile(${quoted}): ${re.message}`);
   }
   return re;

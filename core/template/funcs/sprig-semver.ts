@@ -6,7 +6,7 @@
  */
 import { GoError } from '../errors';
 import { defineFunc, type FuncMap } from '../func';
-import { parseGoUint } from '../strconv';
+import { parseGoUint } from '../../strconv';
 import { GoObject, T_INT, T_STRING, T_UINT64, goInt, type GoMethod, type GoType } from '../values';
 import { jsonQuote } from './json';
 

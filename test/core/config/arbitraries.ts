@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import type { Attribute, BinaryOp, Block, ConfigFile, Expr, ObjectField, Statement } from '../../../core/config/ast';
 import { isIdentifier, numberLiteralValue } from '../../../core/config/lexer';
+import { BINARY_PRECEDENCE } from '../../../core/config/parser';
 import type { Position } from '../../../core/errors';
 
 /**
@@ -9,23 +10,6 @@ import type { Position } from '../../../core/errors';
  */
 
 const at: Position = { file: 'gen.alloy', line: 1, col: 1, offset: 0 };
-
-const PRECEDENCE: Readonly<Record<BinaryOp, number>> = {
-  '||': 1,
-  '&&': 2,
-  '==': 3,
-  '!=': 3,
-  '<': 3,
-  '<=': 3,
-  '>': 3,
-  '>=': 3,
-  '+': 4,
-  '-': 4,
-  '*': 5,
-  '/': 5,
-  '%': 5,
-  '^': 6,
-};
 
 export const identifier: fc.Arbitrary<string> = fc
   .tuple(fc.constantFrom('a', 'b', 'x', '_', 'é', 'stage', 'true', 'null'), fc.string({ unit: fc.constantFrom('a', 'z', '0', '9', '_', 'ß', '٣'), maxLength: 6 }))
@@ -70,12 +54,12 @@ function paren(inner: Expr): Expr {
 }
 
 function precedenceOf(expr: Expr): number {
-  return expr.kind === 'binary' ? PRECEDENCE[expr.op] : 7;
+  return expr.kind === 'binary' ? BINARY_PRECEDENCE[expr.op] : 7;
 }
 
 /** Wraps operands in parentheses wherever the formatter would. */
 function binary(op: BinaryOp, left: Expr, right: Expr): Expr {
-  const p = PRECEDENCE[op];
+  const p = BINARY_PRECEDENCE[op];
   const rightAssociative = op === '^';
   const l = precedenceOf(left) < p + (rightAssociative ? 1 : 0) ? paren(left) : left;
   const r = precedenceOf(right) < p + (rightAssociative ? 0 : 1) ? paren(right) : right;
@@ -108,7 +92,7 @@ const { expr } = fc.letrec<{ expr: Expr }>((tie) => ({
       operand: operand.kind === 'binary' ? paren(operand) : operand,
       pos: at,
     })),
-    fc.tuple(fc.constantFrom<BinaryOp>(...(Object.keys(PRECEDENCE) as BinaryOp[])), tie('expr'), tie('expr')).map(([op, l, r]) => binary(op, l, r)),
+    fc.tuple(fc.constantFrom<BinaryOp>(...(Object.keys(BINARY_PRECEDENCE) as BinaryOp[])), tie('expr'), tie('expr')).map(([op, l, r]) => binary(op, l, r)),
     tie('expr').map(paren),
   ),
 }));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatFloat } from '../../../core/config/gofloat';
+import { formatFloat } from '../../../core/strconv';
 import { goSprintf, type FmtValue } from '../../../core/config/sprintf';
 
 const int = (value: number): FmtValue => ({ kind: 'int', value });

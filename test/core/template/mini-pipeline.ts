@@ -6,7 +6,7 @@
  */
 import { compileRegex, type Regex } from '../../../core/regex';
 import { parseTemplate, referenceFuncs, type Template } from '../../../core/template';
-import { formatFloat } from '../../../core/template/strconv';
+import { formatFloat } from '../../../core/strconv';
 import { unquoteGoString } from '../../../core/gostring';
 
 type Value = string | Record<string, string>;

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { canBackquote, formatFloat, parseGoFloat, parseGoInt, quoteRune, quoteString } from '../../../core/template/strconv';
+import { canBackquote, quoteGoString as quoteString, quoteRune } from '../../../core/gostring';
+import { formatFloat, parseGoFloat, parseGoInt } from '../../../core/strconv';
 
 const RUNS = Number(process.env['FC_NUM_RUNS'] ?? 200);
 
