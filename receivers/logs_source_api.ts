@@ -19,10 +19,10 @@ import type { Block } from '../core/config/ast';
 import { ConfigError, ConfigErrors } from '../core/errors';
 import type { Entry, Labels } from '../core/entry';
 import { fanOut, LOGS_RECEIVER, type LogsReceiver } from '../core/receiver';
-import { defineComponent, healthy, unhealthy, type ComponentArgs, type ComponentContext, type Health } from '../core/runtime/component';
+import { defineComponent, type ComponentArgs, type ComponentContext, type Health } from '../core/runtime/component';
 import { t } from '../core/schema';
-import { httpBlockSpec, resolveHttpConfig, sameHttpConfig, type HttpBlockDefaults, type HttpServerConfig } from './http/schema';
-import { startHttpServer, type RunningHttpServer } from './http/server';
+import { ManagedListener } from './http/listener';
+import { httpBlockSpec, resolveHttpConfig, type HttpBlockDefaults, type HttpServerConfig } from './http/schema';
 import { byteSize, durationMs } from './loki/config';
 import { sourceApiMetrics, type SourceApiMetrics } from './loki/metrics';
 import { PendingBytes } from './loki/pending';
@@ -96,16 +96,10 @@ function settingsOf(args: ComponentArgs): Settings {
 export class LogsSourceApi {
   readonly exports = {};
   private settings: Settings;
-  private server: RunningHttpServer | undefined;
-  private state: Health = healthy();
-  /** Listener starts and stops run one after another, in the order updates asked for them. */
-  private transition: Promise<void> = Promise.resolve();
-  private started = false;
   private stopping = false;
-  private generation = 0;
   private pending: PendingBytes;
   private readonly metrics: SourceApiMetrics;
-  private readonly app;
+  private readonly listener: ManagedListener;
 
   constructor(
     args: ComponentArgs,
@@ -114,7 +108,7 @@ export class LogsSourceApi {
     this.settings = settingsOf(args);
     this.metrics = sourceApiMetrics(ctx.registry);
     this.pending = new PendingBytes(this.settings.maxPendingBytes);
-    this.app = createPushApp({
+    const app = createPushApp({
       componentId: ctx.id,
       settings: () => this.settings.app,
       pending: this.pending,
@@ -124,15 +118,25 @@ export class LogsSourceApi {
       metrics: this.metrics,
       log: ctx.log,
     }).callback();
+    const labels = { component_id: ctx.id, protocol: 'http' };
+    this.listener = new ManagedListener(this.settings.http, {
+      handler: app,
+      log: ctx.log,
+      graceMs: () => this.settings.graceMs,
+      onStarting: (http) => {
+        this.metrics.connections.set(labels, 0);
+        this.metrics.connectionsLimit.set(labels, http.connLimit);
+      },
+      onConnections: (n) => this.metrics.connections.set(labels, n),
+    });
   }
 
   health(): Health {
-    return this.state;
+    return this.listener.health();
   }
 
   async start(): Promise<void> {
-    this.started = true;
-    await this.restart(this.settings.http);
+    await this.listener.start();
   }
 
   update(args: ComponentArgs): void {
@@ -140,18 +144,17 @@ export class LogsSourceApi {
     const previous = this.settings;
     this.settings = next;
     if (next.maxPendingBytes !== previous.maxPendingBytes) this.pending.resize(next.maxPendingBytes);
-    if (this.started && (!this.server || !sameHttpConfig(previous.http, next.http))) void this.restart(next.http);
-    else if (this.server) this.state = healthy();
+    this.listener.reconfigure(next.http);
   }
 
   /** Resolves once every listener change asked for so far has happened (or failed). */
   settled(): Promise<void> {
-    return this.transition;
+    return this.listener.settled();
   }
 
   /** The running listener's base URL, e.g. `http://127.0.0.1:8080`. */
   url(): string | undefined {
-    return this.server?.url;
+    return this.listener.url();
   }
 
   /**
@@ -159,44 +162,10 @@ export class LogsSourceApi {
    * flight: each is answered once its entries are taken over, so nothing answered 204 is lost.
    */
   async stop(): Promise<void> {
-    this.started = false;
     this.stopping = true;
-    this.transition = this.transition.then(() => this.closeServer());
-    await this.transition;
+    await this.listener.stop();
     const labels = { component_id: this.ctx.id, protocol: 'http' };
     this.metrics.connections.remove(labels);
     this.metrics.connectionsLimit.remove(labels);
-  }
-
-  private restart(http: HttpServerConfig): Promise<void> {
-    this.transition = this.transition.then(async () => {
-      await this.closeServer();
-      if (!this.started) return;
-      const labels = { component_id: this.ctx.id, protocol: 'http' };
-      try {
-        const generation = ++this.generation;
-        this.metrics.connections.set(labels, 0);
-        this.metrics.connectionsLimit.set(labels, http.connLimit);
-        this.server = await startHttpServer(http, this.app, {
-          onConnections: (n) => {
-            if (generation === this.generation) this.metrics.connections.set(labels, n);
-          },
-        });
-        this.state = healthy();
-        this.ctx.log('info', 'now listening for http traffic', { addr: this.server.url });
-      } catch (err) {
-        const message = `failed to start server: ${(err as Error).message}`;
-        this.state = unhealthy(message);
-        this.ctx.log('error', message);
-      }
-    });
-    return this.transition;
-  }
-
-  private async closeServer(): Promise<void> {
-    const server = this.server;
-    this.server = undefined;
-    this.generation++;
-    if (server) await server.close(this.settings.graceMs);
   }
 }

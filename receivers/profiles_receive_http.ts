@@ -12,10 +12,11 @@
 import type { Block } from '../core/config/ast';
 import { ConfigError, ConfigErrors } from '../core/errors';
 import { PROFILES_RECEIVER, type ProfilesReceiver } from '../core/profiles';
-import { defineComponent, healthy, unhealthy, type ComponentArgs, type ComponentContext, type Health } from '../core/runtime/component';
+import { defineComponent, type ComponentArgs, type ComponentContext, type Health } from '../core/runtime/component';
 import { t } from '../core/schema';
-import { httpBlockSpec, resolveHttpConfig, sameHttpConfig, type HttpBlockDefaults, type HttpServerConfig } from './http/schema';
-import { startHttpServer, type RunningHttpServer } from './http/server';
+import { ManagedListener } from './http/listener';
+import { httpBlockSpec, resolveHttpConfig, type HttpBlockDefaults, type HttpServerConfig } from './http/schema';
+import type { RunningHttpServer } from './http/server';
 import { createProfilesApp } from './profiles/app';
 import { ConnectionGauges } from './profiles/metrics';
 
@@ -60,87 +61,54 @@ function settingsOf(args: ComponentArgs): Settings {
 export class ProfilesReceiveHttp {
   readonly exports = {};
   private settings: Settings;
-  private server: RunningHttpServer | undefined;
-  private state: Health = healthy();
-  /** Listener starts and stops run one after another, in the order updates asked for them. */
-  private transition: Promise<void> = Promise.resolve();
-  private started = false;
-  /** Bumped per listener, so a closing listener's late connection counts are ignored. */
-  private generation = 0;
   private readonly gauges: ConnectionGauges;
-  private readonly app;
+  private readonly listener: ManagedListener;
 
-  constructor(
-    args: ComponentArgs,
-    private readonly ctx: ComponentContext,
-  ) {
+  constructor(args: ComponentArgs, ctx: ComponentContext) {
     this.settings = settingsOf(args);
     this.gauges = new ConnectionGauges(ctx.registry, ctx.id);
-    this.app = createProfilesApp({ receivers: () => this.settings.forwardTo, log: ctx.log }).callback();
+    const app = createProfilesApp({ receivers: () => this.settings.forwardTo, log: ctx.log }).callback();
+    this.listener = new ManagedListener(this.settings.http, {
+      handler: app,
+      log: ctx.log,
+      graceMs: () => this.settings.graceMs,
+      onStarting: (http) => this.gauges.reset(http.connLimit),
+      onConnections: (n) => this.gauges.connections(n),
+      onAcceptError: (err) => ctx.log('warn', 'failed to accept a connection', { err: err.message }),
+    });
   }
 
   health(): Health {
-    return this.state;
+    return this.listener.health();
   }
 
   async start(): Promise<void> {
-    this.started = true;
-    await this.restart(this.settings.http);
+    await this.listener.start();
   }
 
   update(args: ComponentArgs): void {
     const next = settingsOf(args);
-    const previous = this.settings;
     this.settings = next;
-    if (this.started && (!this.server || !sameHttpConfig(previous.http, next.http))) void this.restart(next.http);
-    else if (this.server) this.state = healthy();
+    this.listener.reconfigure(next.http);
   }
 
   /** Resolves once every listener change asked for so far has happened (or failed). */
   settled(): Promise<void> {
-    return this.transition;
+    return this.listener.settled();
   }
 
   /** The running listener's base URL, e.g. `http://127.0.0.1:4040`. */
   url(): string | undefined {
-    return this.server?.url;
+    return this.listener.url();
+  }
+
+  /** The running listener, where its admitted and waiting connections can be read. */
+  get server(): RunningHttpServer | undefined {
+    return this.listener.running();
   }
 
   async stop(): Promise<void> {
-    this.started = false;
-    this.transition = this.transition.then(() => this.closeServer());
-    await this.transition;
+    await this.listener.stop();
     this.gauges.remove();
-  }
-
-  private restart(http: HttpServerConfig): Promise<void> {
-    this.transition = this.transition.then(async () => {
-      await this.closeServer();
-      if (!this.started) return;
-      try {
-        const generation = ++this.generation;
-        this.gauges.reset(http.connLimit);
-        this.server = await startHttpServer(http, this.app, {
-          onConnections: (n) => {
-            if (generation === this.generation) this.gauges.connections(n);
-          },
-          onAcceptError: (err) => this.ctx.log('warn', 'failed to accept a connection', { err: err.message }),
-        });
-        this.state = healthy();
-        this.ctx.log('info', 'now listening for http traffic', { addr: this.server.url });
-      } catch (err) {
-        const message = `failed to start server: ${(err as Error).message}`;
-        this.state = unhealthy(message);
-        this.ctx.log('error', message);
-      }
-    });
-    return this.transition;
-  }
-
-  private async closeServer(): Promise<void> {
-    const server = this.server;
-    this.server = undefined;
-    this.generation++;
-    if (server) await server.close(this.settings.graceMs);
   }
 }

@@ -1,0 +1,119 @@
+/**
+ * The listener lifecycle shared by receivers that run their own HTTP server: starting it, replacing
+ * it when the `http` block changes, closing it on stop, and the health that follows from whether
+ * the address could be bound.
+ */
+import { healthy, unhealthy, type ComponentContext, type Health } from '../../core/runtime/component';
+import { sameHttpConfig, type HttpServerConfig } from './schema';
+import { startHttpServer, type HttpHandler, type RunningHttpServer } from './server';
+
+export interface ManagedListenerOptions {
+  readonly handler: HttpHandler;
+  readonly log: ComponentContext['log'];
+  /** Read when a listener closes, so the grace period is the one configured at that moment. */
+  readonly graceMs: () => number;
+  /** Called just before each listener starts, e.g. to reset its connection gauges. */
+  readonly onStarting?: (config: HttpServerConfig) => void;
+  /** The running listener's admitted connection count; never called for a listener being replaced. */
+  readonly onConnections?: (count: number) => void;
+  readonly onAcceptError?: (err: Error) => void;
+}
+
+/**
+ * One component's HTTP listener across configuration updates.
+ *
+ * Starts, restarts and closes are serialized on one promise chain: an update may arrive while a
+ * previous listener is still closing (waiting out its in-flight requests) or a new one is still
+ * binding, and a restart must not bind the port before the old listener has released it, nor may
+ * a stop overtake a start and leave a listener running. Each change therefore runs only after the
+ * one asked for before it, in the order they were asked for.
+ */
+export class ManagedListener {
+  private server: RunningHttpServer | undefined;
+  private state: Health = healthy();
+  private transition: Promise<void> = Promise.resolve();
+  private started = false;
+  /** Bumped per listener, so a closing listener's late connection counts are ignored. */
+  private generation = 0;
+
+  constructor(
+    /** The latest `http` block asked for; the one a start or a restart uses. */
+    private config: HttpServerConfig,
+    private readonly options: ManagedListenerOptions,
+  ) {}
+
+  /** Unhealthy while the latest configuration could not be bound. */
+  health(): Health {
+    return this.state;
+  }
+
+  async start(): Promise<void> {
+    this.started = true;
+    await this.restart(this.config);
+  }
+
+  /**
+   * Takes a new `http` block: the listener restarts only when it changed (or no listener is
+   * running, so a fixed address can be retried); otherwise the running one stays.
+   */
+  reconfigure(next: HttpServerConfig): void {
+    const previous = this.config;
+    this.config = next;
+    if (this.started && (!this.server || !sameHttpConfig(previous, next))) void this.restart(next);
+    else if (this.server) this.state = healthy();
+  }
+
+  /** Resolves once every listener change asked for so far has happened (or failed). */
+  settled(): Promise<void> {
+    return this.transition;
+  }
+
+  /** The running listener's base URL, e.g. `http://127.0.0.1:8080`. */
+  url(): string | undefined {
+    return this.server?.url;
+  }
+
+  /** The running listener, if any; undefined while stopped, restarting or after a failed bind. */
+  running(): RunningHttpServer | undefined {
+    return this.server;
+  }
+
+  /** Closes the listener once the changes already asked for are done; requests in flight get the grace period. */
+  async stop(): Promise<void> {
+    this.started = false;
+    this.transition = this.transition.then(() => this.closeServer());
+    await this.transition;
+  }
+
+  private restart(config: HttpServerConfig): Promise<void> {
+    this.transition = this.transition.then(async () => {
+      await this.closeServer();
+      if (!this.started) return;
+      const { handler, log, onStarting, onConnections, onAcceptError } = this.options;
+      try {
+        const generation = ++this.generation;
+        onStarting?.(config);
+        this.server = await startHttpServer(config, handler, {
+          onConnections: (n) => {
+            if (generation === this.generation) onConnections?.(n);
+          },
+          onAcceptError,
+        });
+        this.state = healthy();
+        log('info', 'now listening for http traffic', { addr: this.server.url });
+      } catch (err) {
+        const message = `failed to start server: ${(err as Error).message}`;
+        this.state = unhealthy(message);
+        log('error', message);
+      }
+    });
+    return this.transition;
+  }
+
+  private async closeServer(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    this.generation++;
+    if (server) await server.close(this.options.graceMs());
+  }
+}
