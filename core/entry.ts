@@ -4,6 +4,8 @@
  * `forward_to` receiver its own copy (the reference shares one object between receivers and relies
  * on consumers copying; we copy so no receiver can see another's edits).
  */
+import { stringify } from './values';
+
 export type Labels = Record<string, string>;
 
 /** One structured-metadata pair; the list keeps its order. */
@@ -97,4 +99,14 @@ export function own<T>(map: Record<string, T>, key: string): T | undefined {
 export function setOwn(map: Record<string, unknown>, key: string, value: unknown): void {
   if (key === '__proto__') Object.defineProperty(map, key, { value, writable: true, enumerable: true, configurable: true });
   else map[key] = value;
+}
+
+/**
+ * The text a parsing stage reads: the line when `source` is unset, otherwise the extracted value
+ * converted the Go way — undefined when that key is missing or does not convert (the stage then
+ * leaves the entry alone).
+ */
+export function sourceText(entry: Entry, source: string | undefined): string | undefined {
+  if (source === undefined) return entry.line;
+  return stringify(own(entry.extracted, source));
 }

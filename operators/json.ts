@@ -21,7 +21,7 @@
  * - a compile error reads as the reference's, e.g. `could not compile JMES expression:
  *   SyntaxError: Unexpected token at the end of the expression: tNumber` for `foo-1`.
  */
-import { setOwn } from '../core/entry';
+import { setOwn, sourceText } from '../core/entry';
 import { ConfigError, FieldError } from '../core/errors';
 import { compileFieldRegex } from '../core/field-regex';
 import { compileJmesPath, type JmesPath } from '../core/jmespath';
@@ -90,13 +90,8 @@ function buildJson(config: JsonConfig, ctx: BuildContext): StageImpl {
     kind: 'map',
     process: (entry) => {
       const { extracted } = entry;
-      let input = entry.line;
-      if (source !== undefined) {
-        if (!Object.prototype.hasOwnProperty.call(extracted, source)) return entry;
-        const text = stringify(extracted[source]);
-        if (text === undefined) return entry;
-        input = text;
-      }
+      const input = sourceText(entry, source);
+      if (input === undefined) return entry;
       const data = parseJsonObject(input);
       if (data === undefined) {
         ctx.debug('json: input is not a JSON object', { source: source ?? 'line' });

@@ -11,7 +11,8 @@ import { FieldError } from '../core/errors';
 import { parsePattern, type LogqlPattern } from '../core/logql/pattern';
 import { defineStage, type StageImpl } from '../core/stage';
 import { t } from '../core/schema';
-import { isValidUtf8String, stringify } from '../core/values';
+import { isValidUtf8String } from '../core/values';
+import { sourceText } from '../core/entry';
 
 export interface PatternConfig {
   readonly pattern: string;
@@ -52,13 +53,8 @@ function buildPattern(config: PatternConfig): StageImpl {
   return {
     kind: 'map',
     process: (entry) => {
-      let input = entry.line;
-      if (source !== undefined) {
-        if (!Object.hasOwn(entry.extracted, source)) return entry;
-        const value = stringify(entry.extracted[source]);
-        if (value === undefined) return entry;
-        input = value;
-      }
+      const input = sourceText(entry, source);
+      if (input === undefined) return entry;
       const captures = matcher.match(input);
       if (captures === null) return entry;
       for (const [name, value] of captures) {

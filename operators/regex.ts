@@ -11,7 +11,8 @@ import { compileFieldRegex } from '../core/field-regex';
 import type { Regex } from '../core/regex';
 import { defineStage, type StageImpl } from '../core/stage';
 import { t } from '../core/schema';
-import { isValidUtf8String, stringify } from '../core/values';
+import { isValidUtf8String } from '../core/values';
+import { sourceText } from '../core/entry';
 
 export interface RegexConfig {
   readonly expression: string;
@@ -52,13 +53,8 @@ function buildRegex(config: RegexConfig): StageImpl {
   return {
     kind: 'map',
     process: (entry) => {
-      let input = entry.line;
-      if (source !== undefined) {
-        if (!Object.hasOwn(entry.extracted, source)) return entry;
-        const value = stringify(entry.extracted[source]);
-        if (value === undefined) return entry;
-        input = value;
-      }
+      const input = sourceText(entry, source);
+      if (input === undefined) return entry;
       const match = expression.exec(input);
       if (match === null) return entry;
       for (const [index, name] of groups) {
