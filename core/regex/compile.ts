@@ -12,6 +12,7 @@ import type { Re2Engine, Re2Program } from './engine';
 import { canMatchEmpty, untranslatableReason, usesLineAnchors } from './exactness';
 import { Re2Regex } from './engine-backend';
 import { rewriteJsEscapes } from './js-escapes';
+import { simplifyForV8 } from './simplify';
 import { parseRe2, UnexpectedSyntax } from './parser';
 import type { CompileOptions, Regex } from './types';
 import { V8Regex, type V8Translation } from './v8-backend';
@@ -60,9 +61,11 @@ export function planPattern(
     return { plan: { engine: 're2', parsed: undefined, reason: `not understood by the translator: ${error.message}` }, engineSource };
   }
   const engineSource = wrapForEngine(pattern, options.anchored ?? false, dotAll, parsed.endsInQuote);
-  const root: RegexNode = options.anchored
-    ? { kind: 'concat', items: [{ kind: 'assert', assertion: 'beginText' }, parsed.root, { kind: 'assert', assertion: 'endText' }] }
-    : parsed.root;
+  const root: RegexNode = simplifyForV8(
+    options.anchored
+      ? { kind: 'concat', items: [{ kind: 'assert', assertion: 'beginText' }, parsed.root, { kind: 'assert', assertion: 'endText' }] }
+      : parsed.root,
+  );
   const result = (plan: Plan) => ({ plan, engineSource });
   if (host === null) return result({ engine: 're2', parsed, reason: 'this runtime has no linear-time RegExp fallback' });
   const reason = untranslatableReason(root);

@@ -13,8 +13,9 @@ describe('which patterns have an exact V8 translation', () => {
     ['(a|(b))+', 'a capture group inside a repetition can be skipped by an iteration'],
     ['(?:x(a)?)*', 'a capture group inside a repetition can be skipped by an iteration'],
     ['(a*)*', 'a repeated subexpression can match the empty string'],
-    ['(a*)?', 'a repeated subexpression can match the empty string'],
-    ['(?:|a)?', 'a repeated subexpression can match the empty string'],
+    ['(a*)??', 'a repeated subexpression can match the empty string'],
+    ['(?:|a)??', 'a repeated subexpression can match the empty string'],
+    ['(\\b)?', 'a repeated subexpression can match the empty string'],
     ['(?:\\b)+', 'a repeated subexpression can match the empty string'],
     ['\\C', '\\C matches single UTF-8 bytes'],
     ['(?m)^a\\z', 'multi-line and whole-text anchors are mixed'],
@@ -24,7 +25,7 @@ describe('which patterns have an exact V8 translation', () => {
     expect(reasonFor(pattern)).toBe(reason);
   });
 
-  it.each(['(a)+', '((a)|b)c+', '(a|b)*', '(?:(a)b)+', '(a*){2}', '(?:a*){0}', 'a(?i)b', '(?i)(?m)^k$', '(\\d{1,3}\\.){3}', 'x{1000}'])(
+  it.each(['(a)+', '((a)|b)c+', '(a|b)*', '(?:(a)b)+', '(a*){2}', '(?:a*){0}', 'a(?i)b', '(?i)(?m)^k$', '(\\d{1,3}\\.){3}', 'x{1000}', '(a*)?', '(?:|a)?', '"(?P<agent>[^"]*)?"'])(
     'translates %s',
     (pattern) => {
       expect(reasonFor(pattern)).toBeNull();

@@ -255,7 +255,7 @@ describe('compileRegex', () => {
       },
     );
 
-    it.each(['(a|(b))+', '(a*)*', '(?:|a)?', '(a)?b*(?:c(d)?)+', '(?m)^a\\z', '\\C', '(a){20}'])('runs %s on RE2', (pattern) => {
+    it.each(['(a|(b))+', '(a*)*', '(?:|a)??', '(a)?b*(?:c(d)?)+', '(?m)^a\\z', '\\C', '(a){20}'])('runs %s on RE2', (pattern) => {
       expect(compileRegex(pattern).engine).toBe('re2');
     });
 
@@ -263,6 +263,8 @@ describe('compileRegex', () => {
       expect(compileRegex('(a|(b))+').exec('ba')!.groups).toEqual(['ba', 'a', 'b']);
       expect(compileRegex('(a*)?').exec('b')!.groups).toEqual(['', '']);
       expect(compileRegex('(?:|a)?').exec('a')!.groups).toEqual(['']);
+      expect(compileRegex('(?:|a)??').exec('a')!.groups).toEqual(['']);
+      expect(compileRegex('"(?P<agent>[^"]*)?"').exec('""')!.groups).toEqual(['""', '']);
     });
 
     it('has switched on V8’s linear-time fallback', () => {
