@@ -67,6 +67,9 @@ describe('compileRegex against the re2 package', () => {
         fc.property(
           patternWithInputs.filter(([p]) => !p.includes('\\Q')),
           ([pattern, inputs]) => {
+            // A pattern that is invalid on its own (`)*(`) can become valid once wrapped; such
+            // patterns are rejected by compileRegex before anchoring, so they are not compared here.
+            if ('error' in referenceCompile(pattern)) return;
             const ref = referenceCompile(`^(?s:${pattern})$`);
             if ('error' in ref) return;
             const re = compileRegex(pattern, { anchored: true });
