@@ -29,6 +29,13 @@ function inCppWords(code: string, input: string | null): string {
   return `${words}: ${input}`;
 }
 
+/** C++ RE2 quotes a bad counted repetition with its lazy `?` (`{1001}?`); Go stops before it. */
+function withLazyMark(code: string, input: string | null, pattern: string): string | null {
+  if (code !== 'invalid repeat count' || input === null) return input;
+  const at = pattern.indexOf(input);
+  return at >= 0 && pattern[at + input.length] === '?' ? `${input}?` : input;
+}
+
 export const re2jsEngine: Re2Engine = {
   compile(pattern: string): Re2Program {
     let re: RE2JS;
@@ -37,7 +44,7 @@ export const re2jsEngine: Re2Engine = {
       re = RE2JS.compile(rewriteJsEscapes(pattern));
     } catch (error) {
       if (error instanceof RE2JSSyntaxException) {
-        throw new RegexSyntaxError(inCppWords(error.error, error.input));
+        throw new RegexSyntaxError(inCppWords(error.error, withLazyMark(error.error, error.input, pattern)));
       }
       throw new RegexSyntaxError((error as Error).message);
     }
