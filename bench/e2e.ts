@@ -17,6 +17,7 @@ import { decodePushRequest, encodePushRequest, type WireStream } from '../receiv
 import '../index';
 import { compared, peakRssMiB } from './harness';
 import type { BenchRow } from './types';
+import { forwarderConfig } from '../test/e2e/configs';
 
 const ENTRIES = Number(process.env.BENCH_E2E_ENTRIES ?? 200_000);
 const PODS = 10;
@@ -106,43 +107,6 @@ async function drive(url: string, load: Workload, delivered: () => number): Prom
   return Number(process.hrtime.bigint() - started) / 1e9;
 }
 
-function pipelineConfig(sinkUrl: string): string {
-  return `logs.source.api "in" {
-  http {
-    listen_address = "127.0.0.1"
-    listen_port = 0
-  }
-  use_incoming_timestamp = true
-  forward_to = [logs.process.k8s.receiver]
-}
-logs.process "k8s" {
-  stage.cri { }
-  stage.json {
-    expressions = { level = "", msg = "", trace_id = "" }
-  }
-  stage.labels {
-    values = { level = "" }
-  }
-  stage.structured_metadata {
-    values = { trace_id = "" }
-  }
-  stage.static_labels {
-    values = { cluster = "eu-1" }
-  }
-  stage.label_drop {
-    values = ["container"]
-  }
-  forward_to = [logs.write.out.receiver]
-}
-logs.write "out" {
-  endpoint {
-    url = ${JSON.stringify(sinkUrl)}
-    batch_wait = "20ms"
-  }
-}
-`;
-}
-
 /** Push → process → write on loopback, beside a raw forward of the same bodies. */
 export async function benchE2e(): Promise<BenchRow[]> {
   const load = workload();
@@ -156,7 +120,8 @@ export async function benchE2e(): Promise<BenchRow[]> {
   sink.reset();
   const registry = new Registry();
   const graph = new ComponentGraph((id) => ({ id, clock: systemClock(), registry, stdout: new PassThrough(), log: () => {} }));
-  graph.load(pipelineConfig(sink.url), 'bench.alloy');
+  // The same Kubernetes-logs instance the end-to-end tests run.
+  graph.load(forwarderConfig(sink.url, { write: { batch_wait: '"20ms"' } }), 'bench.alloy');
   await graph.start();
   const apiUrl = (graph.component('logs.source.api.in') as unknown as LogsSourceApi).url()!;
   const pipelineSeconds = await drive(apiUrl, load, sink.entries);

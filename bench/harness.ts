@@ -31,3 +31,14 @@ export function formatRows(rows: readonly BenchRow[]): string {
     })
     .join('\n');
 }
+
+/** How long one repeat of a calibrated measurement should last (BENCH_REPEAT_SECONDS). */
+export const REPEAT_SECONDS = Number(process.env.BENCH_REPEAT_SECONDS ?? 0.5);
+
+/** How many calls of `perEntry` make one repeat last about REPEAT_SECONDS, from a short probe. */
+export function calibrate(perEntry: (i: number) => void, probe = 2_000): number {
+  const start = process.hrtime.bigint();
+  for (let i = 0; i < probe; i++) perEntry(i);
+  const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+  return Math.max(probe, Math.round((probe * REPEAT_SECONDS) / Math.max(seconds, 1e-6)));
+}

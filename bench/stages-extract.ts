@@ -15,11 +15,10 @@ import { buildPipeline, ingress } from '../core/pipeline';
 import type { StageSpec } from '../core/stage';
 import { eventLogMessage, geoip, hostEvent, labels, pattern, regex } from '../operators';
 import { mmdb, writeMmdb, type MmdbNetwork } from '../core/mmdb-writer';
-import { compared, peakRssMiB, rate } from './harness';
+import { calibrate, compared, peakRssMiB, rate } from './harness';
 import type { BenchRow } from './types';
 
 /** Target duration of one timed repeat; `rate` keeps the best of three. */
-const REPEAT_SECONDS = Number(process.env.BENCH_REPEAT_SECONDS ?? 0.5);
 
 const COMBINED =
   '^(?P<ip>\\S+) (?P<identd>\\S+) (?P<user>\\S+) \\[(?P<timestamp>[\\w:/]+\\s[+\\-]\\d{4})\\] "(?P<method>\\S+)\\s?(?P<path>\\S+)?\\s?(?P<protocol>\\S+)?" (?P<status>\\d{3}|-) (?P<size>\\d+|-)\\s?"?(?P<referer>[^"]*)"?\\s?"?(?P<useragent>[^"]*)?"?$';
@@ -118,15 +117,6 @@ interface Workload {
 
 function workload(entries: readonly Entry[], text: (e: Entry) => string): Workload {
   return { inputs: entries, bytes: entries.reduce((sum, e) => sum + Buffer.byteLength(text(e)), 0) / entries.length };
-}
-
-/** How many entries make one repeat last about REPEAT_SECONDS. */
-function calibrate(perEntry: (i: number) => void): number {
-  const probe = 2_000;
-  const start = process.hrtime.bigint();
-  for (let i = 0; i < probe; i++) perEntry(i);
-  const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-  return Math.max(probe, Math.round((probe * REPEAT_SECONDS) / Math.max(seconds, 1e-6)));
 }
 
 /** entries/s of `perEntry` over the workload's inputs, cycled. */

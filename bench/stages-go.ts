@@ -11,11 +11,10 @@ import { loadStageList } from '../core/process';
 import { buildPipeline, ingress } from '../core/pipeline';
 import type { StageSpec } from '../core/stage';
 import '../operators';
-import { compared, peakRssMiB, rate } from './harness';
+import { calibrate, compared, peakRssMiB, rate } from './harness';
 import type { BenchRow } from './types';
 
 /** Target duration of one timed repeat; `rate` keeps the best of three. */
-const REPEAT_SECONDS = Number(process.env.BENCH_REPEAT_SECONDS ?? 0.5);
 const START_NS = 1_700_000_000_000_000_000n;
 const USERS = ['frank', 'alice', 'bob', 'carol', 'dave', '-'];
 const METHODS = ['GET', 'GET', 'GET', 'POST', 'PUT', 'DELETE'];
@@ -74,22 +73,13 @@ function accessEntries(count: number): Entry[] {
 
 let sink = 0;
 
-/** How many entries make one repeat last about REPEAT_SECONDS. */
-function calibrate(perEntry: (i: number) => void): number {
-  const probe = 500;
-  const start = process.hrtime.bigint();
-  for (let i = 0; i < probe; i++) perEntry(i);
-  const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-  return Math.max(probe, Math.round((probe * REPEAT_SECONDS) / Math.max(seconds, 1e-6)));
-}
-
 /** entries/s of a built per-entry pipeline over the inputs, cycled. */
 function measure(inputs: readonly Entry[], run: (entry: Entry) => Entry | null): number {
   const step = (i: number) => {
     const out = run(ingress(inputs[i % inputs.length]!));
     if (out) sink += out.line.length + Number(out.timestamp & 0xffn);
   };
-  const count = calibrate(step);
+  const count = calibrate(step, 500);
   return rate(count, () => {
     for (let i = 0; i < count; i++) step(i);
   });

@@ -16,11 +16,10 @@ import { buildPipeline, ingress } from '../core/pipeline';
 import type { BuildContext, StageSpec } from '../core/stage';
 import { holdUntilTokens, limit, MAX_HELD_ENTRIES, TokenBucket, type WaitingLimitImpl } from '../operators/limit';
 import { multiline } from '../operators/multiline';
-import { compared, peakRssMiB, rate } from './harness';
+import { calibrate, compared, peakRssMiB, rate } from './harness';
 import type { BenchRow } from './types';
 
 /** Target duration of one timed repeat; `rate` keeps the best of three. */
-const REPEAT_SECONDS = Number(process.env.BENCH_REPEAT_SECONDS ?? 0.5);
 const START_NS = 1_700_000_000_000_000_000n;
 
 v8.setFlagsFromString('--expose-gc');
@@ -84,15 +83,6 @@ function javaLogLines(blocks: number): Entry[] {
 }
 
 let sink = 0;
-
-/** How many entries make one repeat last about REPEAT_SECONDS. */
-function calibrate(perEntry: (i: number) => void): number {
-  const probe = 2_000;
-  const start = process.hrtime.bigint();
-  for (let i = 0; i < probe; i++) perEntry(i);
-  const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-  return Math.max(probe, Math.round((probe * REPEAT_SECONDS) / Math.max(seconds, 1e-6)));
-}
 
 /**
  * entries/s of `push` and of `baseline` over the inputs (cycled), measured in alternation so a
