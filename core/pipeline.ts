@@ -52,24 +52,30 @@ export function buildStages(specs: readonly StageSpec[], ctx: BuildContext, path
     throw err;
   }
   const segments: Array<OperatorFunction<Entry, Entry>> = [];
-  const allMap = built.every((s) => s.kind === 'map');
+  // Each per-entry stage wrapped once (tracing, failure guard), then used both for the fused
+  // runs between operators and, when every stage is per-entry, for the whole-pipeline function.
+  const entryFns = built.map((stage, i) => {
+    if (stage.kind !== 'map') return undefined;
+    const spec = specs[i]!;
+    return guarded(ctx.trace ? traced(stage.process, spec.path, ctx.trace) : stage.process, spec, ctx);
+  });
   let run: EntryFn[] = [];
   const flushRun = () => {
     if (run.length > 0) segments.push(fusedOperator(composeFns(run)));
     run = [];
   };
   built.forEach((stage, i) => {
-    const spec = specs[i]!;
-    if (stage.kind === 'map') {
-      run.push(guarded(ctx.trace ? traced(stage.process, spec.path, ctx.trace) : stage.process, spec, ctx));
-    } else {
+    const fn = entryFns[i];
+    if (fn) {
+      run.push(fn);
+    } else if (stage.kind === 'operator') {
       flushRun();
-      segments.push(ctx.trace ? tracedOperator(stage.operator, spec.path, ctx.trace) : stage.operator);
+      segments.push(ctx.trace ? tracedOperator(stage.operator, specs[i]!.path, ctx.trace) : stage.operator);
     }
   });
   flushRun();
   const operator: OperatorFunction<Entry, Entry> = (source) => segments.reduce((acc, seg) => seg(acc), source);
-  const process = allMap ? composeFns(built.map((s, i) => (s as { process: EntryFn }).process).map((fn, i) => guarded(ctx.trace ? traced(fn, specs[i]!.path, ctx.trace) : fn, specs[i]!, ctx))) : undefined;
+  const process = entryFns.every((fn) => fn !== undefined) ? composeFns(entryFns as EntryFn[]) : undefined;
   const holding = built.flatMap((s) => (s.kind === 'operator' && s.pending ? [s.pending] : []));
   return {
     operator,
