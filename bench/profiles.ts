@@ -36,8 +36,8 @@ const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 
 const BODY_BYTES = 10 * 1024;
 const SECONDS = Number(process.env.BENCH_PROFILE_SECONDS ?? 1);
-/** Subject and baseline alternate this many times; each keeps its best run (noise only slows). */
-const ROUNDS = Number(process.env.BENCH_PROFILE_ROUNDS ?? 3);
+/** Paired subject/baseline rounds; the median round is reported. */
+const ROUNDS = Number(process.env.BENCH_PROFILE_ROUNDS ?? 5);
 const WARM_UP_SECONDS = 0.5;
 const CONNECTIONS = 16;
 const MIB = 1024 * 1024;
@@ -112,18 +112,26 @@ async function load(url: string, setupClient: string, headers: Record<string, st
   return { requestsPerSecond: result.requests.average, errors: result.non2xx + result.errors + result.timeouts };
 }
 
-/** Alternates subject and baseline runs after a warm-up of each, keeping each one's best. */
+/**
+ * Runs subject and baseline back to back, ROUNDS times after a warm-up of each, alternating which
+ * goes first, and keeps the round whose ratio is the median. Pairing the two runs of a round keeps
+ * both under the same conditions (this machine's speed drifts by tens of percent over seconds),
+ * and the median ignores the odd round where one of them was disturbed.
+ */
 async function versus(subject: (seconds: number) => Promise<Load>, baseline: (seconds: number) => Promise<Load>): Promise<[Load, Load]> {
-  let best: [Load, Load] = [{ requestsPerSecond: 0, errors: 0 }, { requestsPerSecond: 0, errors: 0 }];
-  for (let round = 0; round <= ROUNDS; round++) {
-    // Round 0 warms both up and is not counted.
-    const seconds = round === 0 ? WARM_UP_SECONDS : SECONDS;
-    const s = await subject(seconds);
-    const b = await baseline(seconds);
-    if (s.errors > 0 || b.errors > 0) throw new Error(`failed requests: ${s.errors} (subject), ${b.errors} (baseline)`);
-    if (round > 0) best = [s.requestsPerSecond > best[0].requestsPerSecond ? s : best[0], b.requestsPerSecond > best[1].requestsPerSecond ? b : best[1]];
+  await subject(WARM_UP_SECONDS);
+  await baseline(WARM_UP_SECONDS);
+  const rounds: Array<[Load, Load]> = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    const subjectFirst = round % 2 === 0;
+    const first = await (subjectFirst ? subject : baseline)(SECONDS);
+    const second = await (subjectFirst ? baseline : subject)(SECONDS);
+    const pair: [Load, Load] = subjectFirst ? [first, second] : [second, first];
+    if (pair[0].errors > 0 || pair[1].errors > 0) throw new Error(`failed requests: ${pair[0].errors} (subject), ${pair[1].errors} (baseline)`);
+    rounds.push(pair);
   }
-  return best;
+  rounds.sort((x, y) => x[0].requestsPerSecond / x[1].requestsPerSecond - y[0].requestsPerSecond / y[1].requestsPerSecond);
+  return rounds[Math.floor(rounds.length / 2)]!;
 }
 
 export async function benchProfiles(): Promise<BenchRow[]> {

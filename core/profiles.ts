@@ -75,12 +75,27 @@ const byName = (a: Label, b: Label) => (a.name < b.name ? -1 : a.name > b.name ?
  * @example buildLabels([{ name: 'b', value: '1' }, { name: 'a', value: '' }, { name: 'b', value: '2' }]) // [{ name: 'b', value: '2' }]
  */
 export function buildLabels(pairs: Iterable<Label>): Label[] {
+  // Most label sets arrive already built; copying them skips the map and the sort.
+  if (Array.isArray(pairs) && isBuiltLabelSet(pairs)) return pairs.map(copyLabel);
   const values = new Map<string, string>();
   for (const { name, value } of pairs) {
     if (value === '') values.delete(name);
     else values.set(name, value);
   }
   return [...values].map(([name, value]) => ({ name, value })).sort(byName);
+}
+
+/** True when `labels` is what `buildLabels` would make of it: names strictly ascending, no empty value. */
+export function isBuiltLabelSet(labels: readonly Label[]): boolean {
+  for (let i = 0; i < labels.length; i++) {
+    if (labels[i]!.value === '') return false;
+    if (i > 0 && !(labels[i - 1]!.name < labels[i]!.name)) return false;
+  }
+  return true;
+}
+
+export function copyLabel(label: Label): Label {
+  return { name: label.name, value: label.value };
 }
 
 /** Sorts a list of labels by name without merging repeated names. */

@@ -17,7 +17,7 @@ import { t } from '../core/schema';
 import { ManagedListener } from './http/listener';
 import { httpBlockSpec, resolveHttpConfig, type HttpBlockDefaults, type HttpServerConfig } from './http/schema';
 import type { RunningHttpServer } from './http/server';
-import { createProfilesApp } from './profiles/app';
+import { createProfilesHandler } from './profiles/app';
 import { ConnectionGauges } from './profiles/metrics';
 
 /** `64 / 4 * 1024` in the reference: its default for this component, not the generic 0. */
@@ -67,7 +67,7 @@ export class ProfilesReceiveHttp {
   constructor(args: ComponentArgs, ctx: ComponentContext) {
     this.settings = settingsOf(args);
     this.gauges = new ConnectionGauges(ctx.registry, ctx.id);
-    const app = createProfilesApp({ receivers: () => this.settings.forwardTo, log: ctx.log }).callback();
+    const app = createProfilesHandler({ receivers: () => this.settings.forwardTo, log: ctx.log });
     this.listener = new ManagedListener(this.settings.http, {
       handler: app,
       log: ctx.log,

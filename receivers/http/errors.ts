@@ -1,12 +1,14 @@
 /**
- * The one error middleware of receiver HTTP apps: handlers throw `ctx.throw(status, message)` and
- * this maps the error to the response the reference's Go server would write.
+ * The one error mapping of receiver HTTP apps: handlers throw (`ctx.throw(status, message)`,
+ * `httpError`) and the Koa middleware, or `writeGoError` for handlers served without a Koa
+ * context, answers with the response the reference's Go server would write.
  * - 404: `404 page not found` (Go's not-found text);
  * - 405: no body (the reference's router answers a method mismatch with the bare status);
  * - anything else: the exposed message, or the status text, as `text/plain` plus a newline
  *   (Go's `http.Error`).
  */
 import type { Middleware } from 'koa';
+import type { HttpResponse } from './server';
 
 /** Reason phrases as the reference's HTTP library spells them (they differ from Node's in places). */
 const STATUS_TEXT: Readonly<Record<number, string>> = {
@@ -72,24 +74,62 @@ interface ThrownHttpError {
   message?: string;
 }
 
+/** What Go's server writes for an error: the status and, except for 405, a plain-text body. */
+export interface GoErrorAnswer {
+  readonly status: number;
+  /** Undefined for the bare-status answers (405). */
+  readonly text?: string;
+  /** The error carried no status of its own: a bug or an unexpected failure, worth a log line. */
+  readonly unexpected: boolean;
+}
+
+export function goErrorAnswer(caught: unknown): GoErrorAnswer {
+  const err = (caught ?? {}) as ThrownHttpError;
+  const own = typeof err.status === 'number' ? err.status : typeof err.statusCode === 'number' ? err.statusCode : undefined;
+  const status = own ?? 500;
+  if (status === 405) return { status, unexpected: own === undefined };
+  const text = status === 404 ? '404 page not found' : err.expose && err.message !== undefined ? err.message : statusText(status);
+  return { status, text: `${text}\n`, unexpected: own === undefined };
+}
+
+/** Koa's form: handlers throw (`ctx.throw`, `httpError`) and this middleware answers. */
 export function goErrorResponses(onUnexpected: (err: unknown) => void = () => {}): Middleware {
   return async (ctx, next) => {
     try {
       await next();
     } catch (caught) {
-      const err = caught as ThrownHttpError;
-      const status = err.status ?? err.statusCode ?? 500;
-      if (!(typeof err.status === 'number' || typeof err.statusCode === 'number')) onUnexpected(caught);
-      ctx.status = status;
-      if (status === 405) {
+      const answer = goErrorAnswer(caught);
+      if (answer.unexpected) onUnexpected(caught);
+      ctx.status = answer.status;
+      if (answer.text === undefined) {
         ctx.body = '';
         ctx.remove('Content-Type');
         return;
       }
-      const text = status === 404 ? '404 page not found' : err.expose && err.message !== undefined ? err.message : statusText(status);
       ctx.set('X-Content-Type-Options', 'nosniff');
       ctx.type = 'text/plain; charset=utf-8';
-      ctx.body = `${text}\n`;
+      ctx.body = answer.text;
     }
   };
+}
+
+/**
+ * The same answer written straight to a Node response, for handlers that run without a Koa
+ * context. A response already under way cannot change its status, so its connection is dropped.
+ */
+export function writeGoError(res: HttpResponse, caught: unknown, onUnexpected: (err: unknown) => void = () => {}): void {
+  const answer = goErrorAnswer(caught);
+  if (answer.unexpected) onUnexpected(caught);
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  if (answer.text === undefined) {
+    res.writeHead(answer.status, { 'Content-Length': '0' });
+    res.end();
+    return;
+  }
+  const body = Buffer.from(answer.text);
+  res.writeHead(answer.status, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff', 'Content-Length': String(body.length) });
+  res.end(body);
 }

@@ -293,6 +293,7 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Socket): void {
   socket.end(`HTTP/1.1 ${status} ${text}\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n${status} ${text}`);
 }
 
+/** A request under the read and write timeouts. */
 interface InFlight {
   readonly req: HttpRequest;
   readonly res: HttpResponse;
@@ -302,18 +303,46 @@ interface InFlight {
   onReadTimeout?: Array<() => void>;
 }
 
-const inFlightByRequest = new WeakMap<HttpRequest, InFlight>();
+/**
+ * Where a request's InFlight record lives: on its connection (HTTP/1) or stream (HTTP/2), which
+ * holds only its newest request. An HTTP/1 connection reads one request at a time, so the newest
+ * is the only one whose body can still be arriving, and pipelined responses go out in order, so
+ * the newest one's write deadline is the last to pass. Keeping records on long-lived connections
+ * rather than in a list or a map keyed by request matters at tens of thousands of requests per
+ * second: a list keeps every finished request alive until the next sweep (the garbage collector
+ * then copies and promotes them all), and a WeakMap makes every collection walk its entries.
+ */
+const IN_FLIGHT = Symbol('rivulet.inFlight');
+type Holder = { [IN_FLIGHT]?: InFlight | undefined };
+
+function holderOf(req: HttpRequest): Holder {
+  return ('stream' in req ? req.stream : req.socket) as unknown as Holder;
+}
+
+function inFlightOf(req: HttpRequest): InFlight | undefined {
+  const entry = holderOf(req)?.[IN_FLIGHT];
+  return entry?.req === req ? entry : undefined;
+}
+
+/** The response has gone out, or can no longer go out because its connection or stream is gone. */
+function ended(entry: InFlight): boolean {
+  const res = entry.res;
+  if (res.writableFinished) return true;
+  return 'stream' in res ? res.stream.destroyed : res.destroyed;
+}
 
 /**
  * The signal that fires when the read timeout passes before `req`'s body has arrived. Body
  * readers watch it so a slow upload fails like any read error (and the handler can still answer).
  */
 export function readDeadline(req: HttpRequest): AbortSignal | undefined {
-  if (!inFlightByRequest.has(req)) return undefined;
+  if (!inFlightOf(req)) return undefined;
   const controller = new AbortController();
   onReadTimeout(req, () => controller.abort(readTimeoutError()));
   return controller.signal;
 }
+
+const NOTHING_TO_STOP = (): void => {};
 
 /**
  * Calls `listener` once if the read timeout passes before `req`'s body has arrived (at once if it
@@ -321,11 +350,11 @@ export function readDeadline(req: HttpRequest): AbortSignal | undefined {
  * readers on the hot path.
  */
 export function onReadTimeout(req: HttpRequest, listener: () => void): () => void {
-  const entry = inFlightByRequest.get(req);
-  if (!entry) return () => {};
+  const entry = inFlightOf(req);
+  if (!entry) return NOTHING_TO_STOP;
   if (entry.readTimedOut) {
     listener();
-    return () => {};
+    return NOTHING_TO_STOP;
   }
   (entry.onReadTimeout ??= []).push(listener);
   return () => {
@@ -339,19 +368,25 @@ export function readTimeoutError(): Error {
 }
 
 /**
- * The read and write timeouts. Rather than arming timers per request, one sweep per server
- * checks the requests in flight a few times per timeout period, so a timeout fires between its
- * nominal time and a quarter period later.
+ * The read and write timeouts. Rather than arming timers or listeners per request, one sweep per
+ * server checks the connections and streams with a request in flight a few times per timeout
+ * period (a timeout fires between its nominal time and a quarter period later).
  */
 function withRequestTimeouts(handler: HttpHandler, config: HttpServerConfig): { handler: HttpHandler; stop(): void } {
   const read = config.readTimeoutMs;
   const write = config.writeTimeoutMs;
   if (read <= 0 && write <= 0) return { handler, stop() {} };
-  const inFlight = new Set<InFlight>();
+  const holders = new Set<Holder>();
   const period = Math.max(10, Math.min(250, Math.floor(Math.min(...[read, write].filter((t) => t > 0)) / 4)));
   const sweep = setInterval(() => {
     const now = Date.now();
-    for (const entry of inFlight) {
+    for (const holder of holders) {
+      const entry = holder[IN_FLIGHT];
+      if (!entry || ended(entry)) {
+        holder[IN_FLIGHT] = undefined;
+        holders.delete(holder);
+        continue;
+      }
       const age = now - entry.startedAt;
       if (read > 0 && age >= read && !entry.req.complete && !entry.readTimedOut) {
         entry.readTimedOut = true;
@@ -359,8 +394,9 @@ function withRequestTimeouts(handler: HttpHandler, config: HttpServerConfig): { 
         entry.onReadTimeout = undefined;
         for (const listener of listeners) listener();
       }
-      if (write > 0 && age >= write && !entry.res.writableFinished) {
-        inFlight.delete(entry);
+      if (write > 0 && age >= write) {
+        holder[IN_FLIGHT] = undefined;
+        holders.delete(holder);
         if ('stream' in entry.req) entry.req.stream.close();
         else entry.req.socket.destroy();
       }
@@ -368,10 +404,9 @@ function withRequestTimeouts(handler: HttpHandler, config: HttpServerConfig): { 
   }, period);
   sweep.unref();
   const timed: HttpHandler = (req, res) => {
-    const entry: InFlight = { req, res, startedAt: Date.now(), readTimedOut: false };
-    inFlight.add(entry);
-    inFlightByRequest.set(req, entry);
-    res.once('close', () => inFlight.delete(entry));
+    const holder = holderOf(req);
+    holder[IN_FLIGHT] = { req, res, startedAt: Date.now(), readTimedOut: false, onReadTimeout: undefined };
+    holders.add(holder);
     handler(req, res);
   };
   return { handler: timed, stop: () => clearInterval(sweep) };

@@ -53,7 +53,9 @@ export async function serveConnectUnary(req: HttpRequest, res: HttpResponse, bin
   const headers: Record<string, string> = { 'Content-Type': contentType, 'Content-Length': String(body.byteLength) };
   if (closeConnection && !('stream' in req)) headers.Connection = 'close';
   res.writeHead(status, headers);
-  res.end(body);
+  // Text goes out in the same write as the header; a Buffer would cost a second, vectored one.
+  if (body.byteLength === 0) res.end();
+  else res.end(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString());
 }
 
 function header(req: HttpRequest, name: string): string | undefined {

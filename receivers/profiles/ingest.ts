@@ -7,9 +7,12 @@
  * label set (a warning, never a 4xx); every receiver is called concurrently and all are awaited;
  * any failure fails the request, answered with the first downstream status found in the errors
  * (its reason phrase as body) or with 500 `Failed to process request`.
+ *
+ * This is the receiver's busiest path, so it works on the Node request and response directly
+ * (the Koa route and the server's direct lane both call it) and allocates little per request.
  */
-import type { Context } from 'koa';
 import {
+  copyLabel,
   findError,
   joinErrors,
   firstQueryValue,
@@ -21,13 +24,15 @@ import {
   type ProfilesReceiver,
 } from '../../core/profiles';
 import { readBody } from '../http/body';
-import { httpError, statusText } from '../http/errors';
-import type { HttpRequest } from '../http/server';
+import { httpError, statusText, writeGoError } from '../http/errors';
+import type { HttpRequest, HttpResponse } from '../http/server';
 import { ensureServiceName } from './labels';
 import { parseLabelSet } from '../../core/profiles-labelset';
 import { requestAborted } from './request_signal';
 
 export type Log = (level: 'debug' | 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>) => void;
+
+export const INGEST_PATH = '/ingest';
 
 /** Every value of a header, in order, from the raw header list (Node keeps only the first content-type). */
 export function headerValues(req: HttpRequest, name: string): string[] {
@@ -35,23 +40,29 @@ export function headerValues(req: HttpRequest, name: string): string[] {
   const wanted = name.toLowerCase();
   const values: string[] = [];
   for (let i = 0; i + 1 < raw.length; i += 2) {
-    if (raw[i]!.toLowerCase() === wanted) values.push(raw[i + 1]!);
+    const key = raw[i]!;
+    if (key.length === wanted.length && key.toLowerCase() === wanted) values.push(raw[i + 1]!);
   }
   return values;
 }
 
-interface ParsedName {
+interface ParsedQuery {
+  readonly name: string;
   readonly labels: ProfileLabels;
   readonly error?: string;
 }
 
-/** Profilers send the same `name` with every profile, so parsed names are kept (bounded). */
-const parsedNames = new Map<string, ParsedName>();
-const PARSED_NAMES_LIMIT = 1024;
+/**
+ * Profilers send the same query with every profile, so what each raw query yields is kept
+ * (bounded; the whole cache is dropped when full, which only costs re-parsing).
+ */
+const parsedQueries = new Map<string, ParsedQuery>();
+const PARSED_QUERIES_LIMIT = 1024;
 
-function parseName(name: string): ParsedName {
-  let parsed = parsedNames.get(name);
+function parseQueryName(rawQuery: string): ParsedQuery {
+  let parsed = parsedQueries.get(rawQuery);
   if (parsed) return parsed;
+  const name = firstQueryValue(rawQuery, 'name');
   let pairs: Array<{ name: string; value: string }> = [];
   let error: string | undefined;
   if (name !== '') {
@@ -61,63 +72,85 @@ function parseName(name: string): ParsedName {
       error = (err as Error).message;
     }
   }
-  parsed = { labels: ensureServiceName(sortLabels(pairs)), ...(error !== undefined ? { error } : {}) };
-  if (parsedNames.size >= PARSED_NAMES_LIMIT) parsedNames.clear();
-  parsedNames.set(name, parsed);
+  parsed = { name, labels: ensureServiceName(sortLabels(pairs)), ...(error !== undefined ? { error } : {}) };
+  if (parsedQueries.size >= PARSED_QUERIES_LIMIT) parsedQueries.clear();
+  parsedQueries.set(rawQuery, parsed);
   return parsed;
 }
 
 /** The labels the `name` query parameter yields: parse failures give none (and a warning). */
 export function labelsFromName(rawQuery: string, log: Log): ProfileLabels {
-  const name = firstQueryValue(rawQuery, 'name');
-  const parsed = parseName(name);
-  if (parsed.error !== undefined) log('warn', 'Failed to parse labels from name parameter', { name, err: parsed.error });
+  const parsed = parseQueryName(rawQuery);
+  if (parsed.error !== undefined) log('warn', 'Failed to parse labels from name parameter', { name: parsed.name, err: parsed.error });
   return parsed.labels;
 }
 
-export async function handleIngest(ctx: Context, receivers: readonly ProfilesReceiver[], log: Log): Promise<void> {
-  const url = ctx.req.url ?? '';
-  const q = url.indexOf('?');
-  const rawQuery = q < 0 ? '' : url.slice(q + 1);
-  const labels = labelsFromName(rawQuery, log);
-
-  let body: Buffer;
+/** Serves one ingest request to the end; never rejects (failures become the reference's answers). */
+export async function serveIngest(req: HttpRequest, res: HttpResponse, receivers: readonly ProfilesReceiver[], log: Log): Promise<void> {
   try {
-    body = await readBody(ctx.req);
+    const url = req.url ?? '';
+    const q = url.indexOf('?');
+    const rawQuery = q < 0 ? '' : url.slice(q + 1);
+    const labels = labelsFromName(rawQuery, log);
+
+    let body: Buffer;
+    try {
+      body = await readBody(req);
+    } catch (err) {
+      log('warn', 'Failed to read request body', { err: (err as Error).message });
+      // The rest of the body is never read, so the connection cannot be reused.
+      answerEmpty(req, res, 500, true);
+      return;
+    }
+
+    const contentType = headerValues(req, 'content-type');
+    const signal = requestAborted(req, res);
+    const path = q < 0 ? url : url.slice(0, q);
+    const failure = await appendToAll(receivers, () => ({ body, contentType: contentType.slice(), path, rawQuery, labels: labels.map(copyLabel) }), signal);
+    if (failure) {
+      log('warn', 'Failed to ingest profiles', { err: failure.message });
+      const remote = findError(failure, (e): e is RemoteStatusError => e instanceof RemoteStatusError);
+      if (remote) throw httpError(remote.statusCode, statusText(remote.statusCode));
+      throw httpError(500, 'Failed to process request');
+    }
+    answerEmpty(req, res, 200, false);
   } catch (err) {
-    log('warn', 'Failed to read request body', { err: (err as Error).message });
-    // The rest of the body is never read, so the connection cannot be reused.
-    answerEmpty(ctx, 500, { Connection: 'close' });
-    return;
+    writeGoError(res, err, (e) => log('error', 'request failed', { err: (e as Error).message }));
   }
-
-  const contentType = headerValues(ctx.req, 'content-type');
-  const signal = requestAborted(ctx.req, ctx.res);
-  const errors: unknown[] = [];
-  await Promise.all(
-    receivers.map(async (receiver, i) => {
-      const profile: IngestProfile = { body, contentType: [...contentType], path: ctx.path, rawQuery, labels: labels.map((l) => ({ ...l })) };
-      try {
-        await receiver.appendIngest(profile, signal);
-      } catch (err) {
-        errors.push(new WrappedError(`failed to ingest profile to appendable ${i}`, err));
-      }
-    }),
-  );
-
-  const failure = joinErrors(errors);
-  if (failure) {
-    log('warn', 'Failed to ingest profiles', { err: failure.message });
-    const remote = findError(failure, (e): e is RemoteStatusError => e instanceof RemoteStatusError);
-    if (remote) throw httpError(remote.statusCode, statusText(remote.statusCode));
-    ctx.throw(500, 'Failed to process request', { expose: true });
-  }
-  answerEmpty(ctx, 200);
 }
 
-/** The reference's bare status answer: no body and no content type (Koa would add both). */
-function answerEmpty(ctx: Context, status: number, headers: Record<string, string> = {}): void {
-  ctx.respond = false;
-  ctx.res.writeHead(status, { ...headers, 'Content-Length': '0' });
-  ctx.res.end();
+/**
+ * Calls every receiver at once, each with its own profile (`profileFor(i)`: own label and
+ * content-type lists; the body is shared and never written), and resolves when all have settled:
+ * to undefined, or to their failures joined in the order they happened, as the reference joins them.
+ */
+function appendToAll(receivers: readonly ProfilesReceiver[], profileFor: (index: number) => IngestProfile, signal: AbortSignal): Promise<Error | undefined> {
+  return new Promise((resolve) => {
+    let waiting = receivers.length;
+    const errors: unknown[] = [];
+    const settled = () => {
+      if (--waiting === 0) resolve(joinErrors(errors));
+    };
+    if (waiting === 0) resolve(undefined);
+    receivers.forEach((receiver, index) => {
+      const failed = (err: unknown) => {
+        errors.push(new WrappedError(`failed to ingest profile to appendable ${index}`, err));
+        settled();
+      };
+      try {
+        receiver.appendIngest(profileFor(index), signal).then(settled, failed);
+      } catch (err) {
+        failed(err);
+      }
+    });
+  });
+}
+
+const EMPTY_OK = { 'Content-Length': '0' };
+const EMPTY_CLOSE = { 'Content-Length': '0', Connection: 'close' };
+
+/** The reference's bare status answer: no body and no content type. */
+function answerEmpty(req: HttpRequest, res: HttpResponse, status: number, closeConnection: boolean): void {
+  res.writeHead(status, closeConnection && !('stream' in req) ? EMPTY_CLOSE : EMPTY_OK);
+  res.end();
 }

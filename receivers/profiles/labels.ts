@@ -2,7 +2,7 @@
  * Label rules the receiver applies on both endpoints before forwarding, and the text form its
  * error messages print label sets in.
  */
-import { buildLabels, hasLabel, labelValue, type Label, type ProfileLabels } from '../../core/profiles';
+import { buildLabels, copyLabel, hasLabel, isBuiltLabelSet, labelValue, type Label, type ProfileLabels } from '../../core/profiles';
 import { quoteGoString } from '../../core/gostring';
 import { isLegacyLabelName } from '../../core/values';
 
@@ -17,7 +17,20 @@ import { isLegacyLabelName } from '../../core/values';
 export function ensureServiceName(labels: ProfileLabels): Label[] {
   const name = labelValue(labels, '__name__');
   const target = hasLabel(labels, 'service_name') ? 'app_name' : 'service_name';
-  return buildLabels([...labels, { name: target, value: name }]);
+  if (!isBuiltLabelSet(labels)) return buildLabels([...labels, { name: target, value: name }]);
+  // A built set (the usual case) only needs `target` set, or removed when the value is empty.
+  const out: Label[] = [];
+  let placed = name === '';
+  for (const label of labels) {
+    if (label.name === target) continue;
+    if (!placed && label.name > target) {
+      out.push({ name: target, value: name });
+      placed = true;
+    }
+    out.push(copyLabel(label));
+  }
+  if (!placed) out.push({ name: target, value: name });
+  return out;
 }
 
 /**

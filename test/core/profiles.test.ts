@@ -9,6 +9,7 @@ import {
   escapeQueryComponent,
   findError,
   firstQueryValue,
+  isBuiltLabelSet,
   joinErrors,
   JoinedError,
   parseQuery,
@@ -47,6 +48,30 @@ describe('buildLabels', () => {
       }),
       { numRuns },
     );
+  });
+
+  it('returns a copy, equal to its input, for an input that is already built', () => {
+    const pair = fc.record({ name: fc.string({ maxLength: 4 }), value: fc.string({ maxLength: 3 }) });
+    fc.assert(
+      fc.property(fc.array(pair), (pairs) => {
+        const built = buildLabels(pairs);
+        expect(isBuiltLabelSet(built)).toBe(true);
+        const again = buildLabels(built);
+        expect(again).toEqual(built);
+        for (let i = 0; i < built.length; i++) expect(again[i]).not.toBe(built[i]);
+      }),
+      { numRuns },
+    );
+  });
+});
+
+describe('isBuiltLabelSet', () => {
+  it('holds exactly when the names ascend strictly and no value is empty', () => {
+    expect(isBuiltLabelSet([])).toBe(true);
+    expect(isBuiltLabelSet([{ name: 'a', value: '1' }, { name: 'b', value: '2' }])).toBe(true);
+    expect(isBuiltLabelSet([{ name: 'b', value: '1' }, { name: 'a', value: '2' }])).toBe(false);
+    expect(isBuiltLabelSet([{ name: 'a', value: '1' }, { name: 'a', value: '2' }])).toBe(false);
+    expect(isBuiltLabelSet([{ name: 'a', value: '' }])).toBe(false);
   });
 });
 

@@ -1,0 +1,130 @@
+/**
+ * The receiver's two lanes: the profile routes served directly and the same routes through Koa
+ * and @koa/router. Every request below goes to one server of each kind, and the answers and what
+ * the receivers got must be the same, byte for byte where it matters.
+ */
+import { create, toBinary } from '@bufbuild/protobuf';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RemoteStatusError, labelsToObject, type ProfilesReceiver } from '../../../core/profiles';
+import { PushRequestSchema } from '../../../core/proto/gen/push/v1/push_pb';
+import { resolveHttpConfig } from '../../../receivers/http/schema';
+import { startHttpServer, type RunningHttpServer } from '../../../receivers/http/server';
+import { createProfilesHandler } from '../../../receivers/profiles/app';
+import { rawRequest, recordingReceiver, type RawResponse, type RecordingReceiver } from './harness';
+
+/** What the next calls of every receiver do: succeed, or fail with this error. */
+let failWith: (() => Error) | undefined;
+
+interface Lane {
+  readonly server: RunningHttpServer;
+  readonly receivers: RecordingReceiver[];
+  readonly logs: string[];
+}
+
+async function startLane(directLane: boolean): Promise<Lane> {
+  const receivers = [recordingReceiver({ fail: () => failWith?.() }), recordingReceiver()];
+  const logs: string[] = [];
+  const handler = createProfilesHandler({ receivers: () => receivers as ProfilesReceiver[], log: (level, message) => logs.push(`${level} ${message}`), directLane });
+  const config = resolveHttpConfig({ listen_address: '127.0.0.1', listen_port: 0 }, { listenPort: 0, connLimit: 0 });
+  return { server: await startHttpServer(config, handler), receivers, logs };
+}
+
+let direct: Lane;
+let viaKoa: Lane;
+beforeAll(async () => {
+  [direct, viaKoa] = await Promise.all([startLane(true), startLane(false)]);
+});
+afterAll(async () => {
+  await Promise.all([direct.server.close(0), viaKoa.server.close(0)]);
+});
+
+/** The parts of an answer both lanes must agree on (Koa and Node order headers differently). */
+function essentials(res: RawResponse) {
+  return { status: res.status, contentType: res.headers['content-type'], nosniff: res.headers['x-content-type-options'], length: res.headers['content-length'], body: res.body.toString() };
+}
+
+/** Sends the same request to both lanes and expects the same answer, which it returns. */
+async function both(path: string, options: Parameters<typeof rawRequest>[1] = {}) {
+  const a = await rawRequest(`${direct.server.url}${path}`, options);
+  const b = await rawRequest(`${viaKoa.server.url}${path}`, options);
+  expect(essentials(a)).toEqual(essentials(b));
+  return essentials(a);
+}
+
+const pprof = Buffer.from('not parsed by the receiver');
+const pushBody = Buffer.from(
+  toBinary(PushRequestSchema, create(PushRequestSchema, { series: [{ labels: [{ name: '__name__', value: 'app' }, { name: 'env', value: 'prod' }], samples: [{ ID: 's1', rawProfile: pprof }] }] })),
+);
+const connect = { 'content-type': 'application/proto', 'connect-protocol-version': '1' };
+
+describe('direct lane and Koa lane', () => {
+  it('forward an ingest profile alike and answer 200 with no body', async () => {
+    failWith = undefined;
+    const answer = await both('/ingest?name=app%7Benv%3Dprod%7D&from=1', { headers: { 'content-type': ['application/octet-stream', 'binary/octet-stream'] }, body: pprof });
+    expect(answer).toEqual({ status: 200, contentType: undefined, nosniff: undefined, length: '0', body: '' });
+    for (const lane of [direct, viaKoa]) {
+      for (const receiver of lane.receivers) {
+        const { profile, labels } = receiver.ingests.at(-1)!;
+        expect(labels).toEqual({ __name__: 'app', env: 'prod', service_name: 'app' });
+        expect(profile.contentType).toEqual(['application/octet-stream', 'binary/octet-stream']);
+        expect(profile.path).toBe('/ingest');
+        expect(profile.rawQuery).toBe('name=app%7Benv%3Dprod%7D&from=1');
+        expect(Buffer.from(profile.body).equals(pprof)).toBe(true);
+      }
+    }
+  });
+
+  it('answer a downstream status on ingest with its reason phrase', async () => {
+    failWith = () => new RemoteStatusError(429, 'slow down');
+    expect(await both('/ingest?name=app', { body: pprof })).toEqual({
+      status: 429,
+      contentType: 'text/plain; charset=utf-8',
+      nosniff: 'nosniff',
+      length: '18',
+      body: 'Too Many Requests\n',
+    });
+  });
+
+  it('answer any other ingest failure with 500 Failed to process request', async () => {
+    failWith = () => new Error('disk full');
+    expect(await both('/ingest', { body: pprof })).toMatchObject({ status: 500, body: 'Failed to process request\n' });
+  });
+
+  it('forward a Connect Push alike', async () => {
+    failWith = undefined;
+    expect(await both('/push.v1.PusherService/Push', { headers: connect, body: pushBody })).toEqual({
+      status: 200,
+      contentType: 'application/proto',
+      nosniff: undefined,
+      length: '0',
+      body: '',
+    });
+    for (const lane of [direct, viaKoa]) {
+      const appended = lane.receivers[1]!.appends.at(-1)!;
+      expect(labelsToObject(appended.series.labels)).toEqual({ __name__: 'app', env: 'prod', service_name: 'app' });
+      expect(appended.series.samples.map((s) => [s.id, Buffer.from(s.rawProfile).toString()])).toEqual([['s1', pprof.toString()]]);
+    }
+  });
+
+  it('answer a failing Push with internal and one line per failed append', async () => {
+    failWith = () => new Error('boom');
+    const answer = await both('/push.v1.PusherService/Push', { headers: connect, body: pushBody });
+    expect(answer.status).toBe(500);
+    expect(JSON.parse(answer.body)).toEqual({ code: 'internal', message: 'unable to append series {__name__="app", env="prod"} to appendable 0: boom' });
+  });
+
+  it('answer garbage protobuf, other paths and other methods alike', async () => {
+    failWith = undefined;
+    expect((await both('/push.v1.PusherService/Push', { headers: connect, body: Buffer.from([0xff, 0xff]) })).status).toBe(400);
+    expect(await both('/push.v1.PusherService/Other', { headers: connect, body: pushBody })).toMatchObject({ status: 404, body: '404 page not found\n' });
+    expect(await both('/ingest/', { body: pprof })).toMatchObject({ status: 404, body: '404 page not found\n' });
+    expect(await both('/Ingest', { body: pprof })).toMatchObject({ status: 404, body: '404 page not found\n' });
+    expect(await both('/ingest', { method: 'GET' })).toMatchObject({ status: 405, body: '' });
+    expect(await both('/push.v1.PusherService/Push', { method: 'PUT', body: pushBody })).toMatchObject({ status: 405, body: '' });
+  });
+
+  it('log the same lines', () => {
+    expect(direct.logs).toEqual(viaKoa.logs);
+    expect(direct.logs).toContain('warn Failed to ingest profiles');
+  });
+});
