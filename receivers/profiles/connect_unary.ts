@@ -10,6 +10,7 @@
 import { Code, ConnectError } from '@connectrpc/connect';
 import { codeToHttpStatus, errorToJsonBytes, parseTimeout } from '@connectrpc/connect/protocol-connect';
 import { readBody } from '../http/body';
+import { firstHeader } from '../http/headers';
 import type { HttpRequest, HttpResponse } from '../http/server';
 import { decodePush, encodingOf, inflate, unknownEncoding, type PushImplementation } from './push_protocol';
 import { requestAborted } from './request_signal';
@@ -23,11 +24,11 @@ export async function serveConnectUnary(req: HttpRequest, res: HttpResponse, bin
   let contentType = binary ? 'application/proto' : 'application/json';
   let closeConnection = false;
   try {
-    const version = header(req, 'connect-protocol-version');
+    const version = firstHeader(req, 'connect-protocol-version');
     if (version !== undefined && version !== '1') throw new ConnectError(`Connect-Protocol-Version must be "1": got "${version}"`, Code.InvalidArgument);
-    const timeout = parseTimeout(header(req, 'connect-timeout-ms') ?? null, Number.MAX_SAFE_INTEGER);
+    const timeout = parseTimeout(firstHeader(req, 'connect-timeout-ms') ?? null, Number.MAX_SAFE_INTEGER);
     if (timeout.error) throw timeout.error;
-    const encodingHeader = header(req, 'content-encoding') ?? null;
+    const encodingHeader = firstHeader(req, 'content-encoding') ?? null;
     const encoding = encodingOf(encodingHeader);
     if (!encoding) throw unknownEncoding(encodingHeader!);
     let payload: Uint8Array;
@@ -56,9 +57,4 @@ export async function serveConnectUnary(req: HttpRequest, res: HttpResponse, bin
   // Text goes out in the same write as the header; a Buffer would cost a second, vectored one.
   if (body.byteLength === 0) res.end();
   else res.end(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString());
-}
-
-function header(req: HttpRequest, name: string): string | undefined {
-  const value = req.headers[name];
-  return Array.isArray(value) ? value[0] : value;
 }

@@ -25,6 +25,7 @@ import {
 } from '../../core/profiles';
 import { readBody } from '../http/body';
 import { httpError, statusText, writeGoError } from '../http/errors';
+import { headerValues } from '../http/headers';
 import type { HttpRequest, HttpResponse } from '../http/server';
 import { ensureServiceName } from './labels';
 import { parseLabelSet } from '../../core/profiles-labelset';
@@ -33,18 +34,6 @@ import { requestAborted } from './request_signal';
 export type Log = (level: 'debug' | 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>) => void;
 
 export const INGEST_PATH = '/ingest';
-
-/** Every value of a header, in order, from the raw header list (Node keeps only the first content-type). */
-export function headerValues(req: HttpRequest, name: string): string[] {
-  const raw = req.rawHeaders;
-  const wanted = name.toLowerCase();
-  const values: string[] = [];
-  for (let i = 0; i + 1 < raw.length; i += 2) {
-    const key = raw[i]!;
-    if (key.length === wanted.length && key.toLowerCase() === wanted) values.push(raw[i + 1]!);
-  }
-  return values;
-}
 
 interface ParsedQuery {
   readonly name: string;

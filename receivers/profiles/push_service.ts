@@ -17,6 +17,7 @@ import { parseContentType as parseGrpcContentType, parseTimeout as parseGrpcTime
 import { parseContentType as parseGrpcWebContentType } from '@connectrpc/connect/protocol-grpc-web';
 import { PushResponseSchema, PusherService, type PushRequest } from '../../core/proto/gen/push/v1/push_pb';
 import { readBody } from '../http/body';
+import { firstHeader } from '../http/headers';
 import type { HttpRequest, HttpResponse } from '../http/server';
 import { serveConnectUnary } from './connect_unary';
 import { decodePush, encodingOf, inflate, type PushImplementation } from './push_protocol';
@@ -55,13 +56,15 @@ export function createPushHandler(implementation: PushImplementation): (req: Htt
   const handlers = new Map<string, UniversalHandler>(router.handlers.map((h) => [h.requestPath, h]));
 
   return async (req, res) => {
-    const handler = handlers.get((req.url ?? '').split('?', 1)[0]!);
+    const url = req.url ?? '';
+    const q = url.indexOf('?');
+    const handler = handlers.get(q < 0 ? url : url.slice(0, q));
     if (!handler) {
       res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' });
       res.end('404 page not found\n');
       return;
     }
-    const contentType = req.headers['content-type'] ?? '';
+    const contentType = firstHeader(req, 'content-type') ?? '';
     const connect = req.method === 'POST' ? parseConnectContentType(contentType) : undefined;
     if (connect && !connect.stream) return serveConnectUnary(req, res, connect.binary, implementation);
 

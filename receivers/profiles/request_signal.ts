@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { Socket } from 'node:net';
 import { CanceledError } from '../../core/profiles';
 import type { HttpRequest, HttpResponse } from '../http/server';
@@ -23,6 +24,9 @@ export function requestAborted(req: HttpRequest, res: HttpResponse): AbortSignal
   if (!signal) {
     const controller = new AbortController();
     signal = controller.signal;
+    // Every receiver and writer attempt of a request listens on it at once (and removes its
+    // listener when done); Node's leak warning at 10 listeners would misfire on a wide fan-out.
+    setMaxListeners(0, signal);
     byConnection.set(socket, signal);
     socket.once('close', () => controller.abort(new CanceledError()));
   }

@@ -3,6 +3,7 @@
  * Connect Push server and a plain ingest server), a writer built from config text, and a backoff
  * clock that records waits instead of sleeping.
  */
+import { setMaxListeners } from 'node:events';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ConnectError } from '@connectrpc/connect';
@@ -119,7 +120,9 @@ export function writerFor(body: string, clock: BackoffClock = instantClock(), re
 }
 
 /** A signal nobody aborts. */
+/** One never-aborting signal for every call of a file; calls run concurrently, so it may carry many listeners. */
 export const noSignal = new AbortController().signal;
+setMaxListeners(0, noSignal);
 
 export function connectError(message: string, code: number): ConnectError {
   return new ConnectError(message, code);
