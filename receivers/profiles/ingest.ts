@@ -115,24 +115,42 @@ export async function serveIngest(req: HttpRequest, res: HttpResponse, receivers
  */
 function appendToAll(receivers: readonly ProfilesReceiver[], profileFor: (index: number) => IngestProfile, signal: AbortSignal): Promise<Error | undefined> {
   return new Promise((resolve) => {
-    let waiting = receivers.length;
-    const errors: unknown[] = [];
-    const settled = () => {
-      if (--waiting === 0) resolve(joinErrors(errors));
-    };
-    if (waiting === 0) resolve(undefined);
+    const fanOut = new IngestFanOut(receivers.length, resolve);
     receivers.forEach((receiver, index) => {
-      const failed = (err: unknown) => {
-        errors.push(new WrappedError(`failed to ingest profile to appendable ${index}`, err));
-        settled();
-      };
       try {
-        receiver.appendIngest(profileFor(index), signal).then(settled, failed);
+        receiver.appendIngest(profileFor(index), signal).then(
+          () => fanOut.settled(),
+          (err: unknown) => fanOut.failed(index, err),
+        );
       } catch (err) {
-        failed(err);
+        fanOut.failed(index, err);
       }
     });
   });
+}
+
+/**
+ * The receivers still to answer for one profile. A class rather than closures: this runs per
+ * request, and named closures made per call cost more than method calls.
+ */
+class IngestFanOut {
+  private readonly errors: unknown[] = [];
+
+  constructor(
+    private waiting: number,
+    private readonly resolve: (failure: Error | undefined) => void,
+  ) {
+    if (waiting === 0) resolve(undefined);
+  }
+
+  settled(): void {
+    if (--this.waiting === 0) this.resolve(joinErrors(this.errors));
+  }
+
+  failed(index: number, err: unknown): void {
+    this.errors.push(new WrappedError(`failed to ingest profile to appendable ${index}`, err));
+    this.settled();
+  }
 }
 
 const EMPTY_OK = { 'Content-Length': '0' };

@@ -19,20 +19,9 @@ export function forwardPush(request: PushRequest, receivers: readonly ProfilesRe
     const labels = buildLabels(s.labels);
     return { labels, forwarded: ensureServiceName(labels), samples: s.samples };
   });
-  // Plain callbacks rather than an async function per receiver: this runs for every Push.
   return new Promise((resolve, reject) => {
-    const failures: string[] = [];
-    let waiting = receivers.length;
-    const receiverDone = () => {
-      if (--waiting > 0) return;
-      if (failures.length > 0) reject(new ConnectError(failures.join('\n'), Code.Internal));
-      else resolve();
-    };
-    if (waiting === 0 || series.length === 0) {
-      resolve();
-      return;
-    }
-    receivers.forEach((receiver, index) => appendFrom(0, receiver, index, series, signal, failures, receiverDone));
+    const fanOut = new PushFanOut(series, signal, receivers.length, resolve, reject);
+    if (series.length > 0) receivers.forEach((receiver, index) => fanOut.appendFrom(0, receiver, index));
   });
 }
 
@@ -45,28 +34,45 @@ interface PreparedSeries {
 }
 
 /**
- * One receiver's share from series `k` on: every series in order, one at a time, a failure
- * recorded without stopping the rest; `done` once the last has settled.
+ * One Push on its way to every receiver. Methods rather than closures or async functions per
+ * receiver and series: this runs for every Push, and those cost noticeably more.
  */
-function appendFrom(
-  k: number,
-  receiver: ProfilesReceiver,
-  index: number,
-  series: readonly PreparedSeries[],
-  signal: AbortSignal,
-  failures: string[],
-  done: () => void,
-): void {
-  const s = series[k]!;
-  const next = () => (k + 1 < series.length ? appendFrom(k + 1, receiver, index, series, signal, failures, done) : done());
-  const failed = (err: unknown) => {
-    failures.push(`unable to append series ${formatLabels(s.labels)} to appendable ${index}: ${messageOf(err)}`);
-    next();
-  };
-  const samples: RawSample[] = s.samples.map((sample) => ({ id: sample.ID, rawProfile: sample.rawProfile }));
-  try {
-    receiver.append({ labels: s.forwarded.map(copyLabel), samples }, signal).then(next, failed);
-  } catch (err) {
-    failed(err);
+class PushFanOut {
+  private readonly failures: string[] = [];
+
+  constructor(
+    private readonly series: readonly PreparedSeries[],
+    private readonly signal: AbortSignal,
+    private waiting: number,
+    private readonly resolve: () => void,
+    private readonly reject: (err: Error) => void,
+  ) {
+    if (waiting === 0 || series.length === 0) resolve();
+  }
+
+  /** One receiver's share from series `k` on: in order, one at a time, a failure not stopping the rest. */
+  appendFrom(k: number, receiver: ProfilesReceiver, index: number): void {
+    const s = this.series[k]!;
+    const samples: RawSample[] = s.samples.map((sample) => ({ id: sample.ID, rawProfile: sample.rawProfile }));
+    try {
+      receiver.append({ labels: s.forwarded.map(copyLabel), samples }, this.signal).then(
+        () => this.next(k, receiver, index),
+        (err: unknown) => this.failed(k, receiver, index, err),
+      );
+    } catch (err) {
+      this.failed(k, receiver, index, err);
+    }
+  }
+
+  private failed(k: number, receiver: ProfilesReceiver, index: number, err: unknown): void {
+    this.failures.push(`unable to append series ${formatLabels(this.series[k]!.labels)} to appendable ${index}: ${messageOf(err)}`);
+    this.next(k, receiver, index);
+  }
+
+  private next(k: number, receiver: ProfilesReceiver, index: number): void {
+    if (k + 1 < this.series.length) return this.appendFrom(k + 1, receiver, index);
+    if (--this.waiting > 0) return;
+    if (this.failures.length > 0) this.reject(new ConnectError(this.failures.join('\n'), Code.Internal));
+    else this.resolve();
   }
 }

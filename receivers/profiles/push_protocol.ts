@@ -5,9 +5,10 @@
  * does not decode `invalid_argument`.
  */
 import { gunzipSync } from 'node:zlib';
-import { fromBinary, fromJsonString } from '@bufbuild/protobuf';
+import { fromJsonString } from '@bufbuild/protobuf';
 import { Code, ConnectError } from '@connectrpc/connect';
 import { PushRequestSchema, type PushRequest } from '../../core/proto/gen/push/v1/push_pb';
+import { decodePushBinary } from './push_decode';
 
 /** What the Push implementation learns about one call besides its message. */
 export interface PushCall {
@@ -50,7 +51,7 @@ const utf8 = new TextDecoder();
 /** Decodes a PushRequest; throws `invalid_argument` with the decoder's reason. */
 export function decodePush(payload: Uint8Array, binary: boolean): PushRequest {
   try {
-    return binary ? fromBinary(PushRequestSchema, payload) : fromJsonString(PushRequestSchema, utf8.decode(payload), { ignoreUnknownFields: true });
+    return binary ? decodePushBinary(payload) : fromJsonString(PushRequestSchema, utf8.decode(payload), { ignoreUnknownFields: true });
   } catch (err) {
     throw new ConnectError(`unmarshal message: ${(err as Error).message}`, Code.InvalidArgument);
   }
