@@ -28,11 +28,12 @@ class BodyReader {
     private readonly resolve: (body: Buffer) => void,
     private readonly reject: (err: Error) => void,
   ) {
+    // Plain `on` rather than `once` (which wraps each listener): settle() detaches them all.
     req.on('data', this.onData);
-    req.once('end', this.onEnd);
-    req.once('error', this.onError);
-    req.once('aborted', this.onCutShort);
-    req.once('close', this.onCutShort);
+    req.on('end', this.onEnd);
+    req.on('error', this.onError);
+    req.on('aborted', this.onCutShort);
+    req.on('close', this.onCutShort);
     this.stopWatching = onReadTimeout(req, this.timedOut.bind(this));
   }
 

@@ -48,15 +48,8 @@ function readSeries(reader: BinaryReader, length: number): RawProfileSeries {
 }
 
 function readLabel(reader: BinaryReader, length: number): LabelPair {
-  const label: LabelPair = { $typeName: 'types.v1.LabelPair', name: '', value: '' };
-  const end = reader.pos + length;
-  while (reader.pos < end) {
-    const [fieldNo, wireType] = reader.tag();
-    if (fieldNo === 1) label.name = reader.string(STRICT.labelName);
-    else if (fieldNo === 2) label.value = reader.string(STRICT.labelValue);
-    else reader.skip(wireType, fieldNo, RECURSION_LIMIT - 3);
-  }
-  return label;
+  const [name, value] = readStringPair(reader, length, STRICT.labelName, STRICT.labelValue);
+  return { $typeName: 'types.v1.LabelPair', name, value };
 }
 
 function readSample(reader: BinaryReader, length: number): RawSample {
@@ -72,13 +65,20 @@ function readSample(reader: BinaryReader, length: number): RawSample {
 }
 
 function readAnnotation(reader: BinaryReader, length: number): ProfileAnnotation {
-  const annotation: ProfileAnnotation = { $typeName: 'types.v1.ProfileAnnotation', key: '', value: '' };
+  const [key, value] = readStringPair(reader, length, STRICT.annotationKey, STRICT.annotationValue);
+  return { $typeName: 'types.v1.ProfileAnnotation', key, value };
+}
+
+/** A message of two string fields, 1 and 2, as LabelPair and ProfileAnnotation are. */
+function readStringPair(reader: BinaryReader, length: number, strictFirst: boolean, strictSecond: boolean): [string, string] {
+  let first = '';
+  let second = '';
   const end = reader.pos + length;
   while (reader.pos < end) {
     const [fieldNo, wireType] = reader.tag();
-    if (fieldNo === 1) annotation.key = reader.string(STRICT.annotationKey);
-    else if (fieldNo === 2) annotation.value = reader.string(STRICT.annotationValue);
+    if (fieldNo === 1) first = reader.string(strictFirst);
+    else if (fieldNo === 2) second = reader.string(strictSecond);
     else reader.skip(wireType, fieldNo, RECURSION_LIMIT - 3);
   }
-  return annotation;
+  return [first, second];
 }
