@@ -48,9 +48,17 @@ interface ParsedQuery {
 const parsedQueries = new Map<string, ParsedQuery>();
 const PARSED_QUERIES_LIMIT = 1024;
 
+/** The last query seen: a profiler sends the same one every time, and comparing is cheaper than hashing. */
+let lastQuery: { readonly rawQuery: string; readonly parsed: ParsedQuery } | undefined;
+
 function parseQueryName(rawQuery: string): ParsedQuery {
-  let parsed = parsedQueries.get(rawQuery);
-  if (parsed) return parsed;
+  if (lastQuery?.rawQuery === rawQuery) return lastQuery.parsed;
+  const parsed = parsedQueries.get(rawQuery) ?? parseNewQuery(rawQuery);
+  lastQuery = { rawQuery, parsed };
+  return parsed;
+}
+
+function parseNewQuery(rawQuery: string): ParsedQuery {
   const name = firstQueryValue(rawQuery, 'name');
   let pairs: Array<{ name: string; value: string }> = [];
   let error: string | undefined;
@@ -61,7 +69,7 @@ function parseQueryName(rawQuery: string): ParsedQuery {
       error = (err as Error).message;
     }
   }
-  parsed = { name, labels: ensureServiceName(sortLabels(pairs)), ...(error !== undefined ? { error } : {}) };
+  const parsed: ParsedQuery = { name, labels: ensureServiceName(sortLabels(pairs)), ...(error !== undefined ? { error } : {}) };
   if (parsedQueries.size >= PARSED_QUERIES_LIMIT) parsedQueries.clear();
   parsedQueries.set(rawQuery, parsed);
   return parsed;
