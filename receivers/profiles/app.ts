@@ -1,10 +1,10 @@
 /**
  * The receiver's request handler: `POST /ingest` and the PusherService paths, nothing else.
  *
- * The routes live in a Koa app with @koa/router, which answers everything: a method mismatch on a
- * mounted path is 405 and any other path 404, both in the reference's words, and the Push paths
- * are handed to the Connect handler with Koa stepping aside (no body parser may touch a Push body
- * before it).
+ * The routes live in a Koa app with @koa/router, which can answer any request: a method mismatch
+ * on a mounted path is 405 and any other path 404, both in the reference's words, and the Push
+ * paths are handed to the Connect handler with Koa stepping aside (no body parser may touch a Push
+ * body before it).
  *
  * The two profile routes are also served on a direct lane: a `POST` whose path is exactly
  * `/ingest` or `/push.v1.PusherService/Push` goes straight to the same route handler, without a
