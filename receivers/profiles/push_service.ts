@@ -55,27 +55,32 @@ export function createPushHandler(implementation: PushImplementation): (req: Htt
   });
   const handlers = new Map<string, UniversalHandler>(router.handlers.map((h) => [h.requestPath, h]));
 
-  return async (req, res) => {
+  // Not an async function itself: the Connect unary path, the common one, hands back its own promise.
+  return (req, res) => {
     const url = req.url ?? '';
     const q = url.indexOf('?');
     const handler = handlers.get(q < 0 ? url : url.slice(0, q));
     if (!handler) {
       res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' });
       res.end('404 page not found\n');
-      return;
+      return Promise.resolve();
     }
     const contentType = firstHeader(req, 'content-type') ?? '';
     const connect = req.method === 'POST' ? parseConnectContentType(contentType) : undefined;
     if (connect && !connect.stream) return serveConnectUnary(req, res, connect.binary, implementation);
-
-    const values = createContextValues();
-    const universal = universalRequestFromNodeRequest(req as never, res as never, undefined, values);
-    const prepared = await prepareGrpc(req, universal.header);
-    if (prepared) values.set(PREPARED, prepared.outcome);
-    if (prepared?.closeConnection && !('stream' in req)) res.setHeader('Connection', 'close');
-    const response = await handler(prepared ? { ...universal, header: prepared.header, body: createAsyncIterable([prepared.body]) } : universal);
-    await universalResponseToNodeResponse(response, res as never);
+    return serveThroughConnect(req, res, handler);
   };
+}
+
+/** gRPC, gRPC-Web and anything else on the path: connect-es's handler, after prepareGrpc. */
+async function serveThroughConnect(req: HttpRequest, res: HttpResponse, handler: UniversalHandler): Promise<void> {
+  const values = createContextValues();
+  const universal = universalRequestFromNodeRequest(req as never, res as never, undefined, values);
+  const prepared = await prepareGrpc(req, universal.header);
+  if (prepared) values.set(PREPARED, prepared.outcome);
+  if (prepared?.closeConnection && !('stream' in req)) res.setHeader('Connection', 'close');
+  const response = await handler(prepared ? { ...universal, header: prepared.header, body: createAsyncIterable([prepared.body]) } : universal);
+  await universalResponseToNodeResponse(response, res as never);
 }
 
 interface PreparedRequest {
