@@ -13,7 +13,6 @@
  * throughput (measured by `npm run bench`). The lane changes nothing else: both lanes call the
  * same handlers, which write their own answers, and the tests compare the two lanes' answers.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import Koa from 'koa';
 import { Router } from '@koa/router';
 import { scopedDeadline, type ProfilesReceiver } from '../../core/profiles';
@@ -53,13 +52,15 @@ export function createProfilesHandler(options: ProfilesAppOptions): HttpHandler 
       if (route === INGEST_PATH) return void ingest(req, res);
       if (route === PUSH_PATH) return void push(req, res);
     }
-    viaKoa(req as IncomingMessage, res as ServerResponse);
+    viaKoa(req, res);
   };
 }
 
+const DIRECT_PATHS = [INGEST_PATH, PUSH_PATH];
+
 /** The path when it is one of the two direct-lane paths, with or without a query. */
 function directRoute(url: string): string | undefined {
-  for (const path of [INGEST_PATH, PUSH_PATH]) {
+  for (const path of DIRECT_PATHS) {
     if (url.startsWith(path) && (url.length === path.length || url.charCodeAt(path.length) === 0x3f /* ? */)) return path;
   }
   return undefined;

@@ -76,7 +76,7 @@ function parseNewQuery(rawQuery: string): ParsedQuery {
 }
 
 /** The labels the `name` query parameter yields: parse failures give none (and a warning). */
-export function labelsFromName(rawQuery: string, log: Log): ProfileLabels {
+function labelsFromName(rawQuery: string, log: Log): ProfileLabels {
   const parsed = parseQueryName(rawQuery);
   if (parsed.error !== undefined) log('warn', 'Failed to parse labels from name parameter', { name: parsed.name, err: parsed.error });
   return parsed.labels;
@@ -117,16 +117,16 @@ export async function serveIngest(req: HttpRequest, res: HttpResponse, receivers
 }
 
 /**
- * Calls every receiver at once, each with its own profile (`profileFor(i)`: own label and
+ * Calls every receiver at once, each with its own profile (`profileFor()`: own label and
  * content-type lists; the body is shared and never written), and resolves when all have settled:
  * to undefined, or to their failures joined in the order they happened, as the reference joins them.
  */
-function appendToAll(receivers: readonly ProfilesReceiver[], profileFor: (index: number) => IngestProfile, signal: AbortSignal): Promise<Error | undefined> {
+function appendToAll(receivers: readonly ProfilesReceiver[], profileFor: () => IngestProfile, signal: AbortSignal): Promise<Error | undefined> {
   return new Promise((resolve) => {
     const fanOut = new IngestFanOut(receivers.length, resolve);
     receivers.forEach((receiver, index) => {
       try {
-        receiver.appendIngest(profileFor(index), signal).then(
+        receiver.appendIngest(profileFor(), signal).then(
           () => fanOut.settled(),
           (err: unknown) => fanOut.failed(index, err),
         );
