@@ -21,6 +21,7 @@ import type { Entry, Labels } from '../core/entry';
 import { fanOut, LOGS_RECEIVER, type LogsReceiver } from '../core/receiver';
 import { defineComponent, type ComponentArgs, type ComponentContext, type Health } from '../core/runtime/component';
 import { t } from '../core/schema';
+import { ConnectionGauges } from './http/connection_gauges';
 import { ManagedListener } from './http/listener';
 import { httpBlockSpec, resolveHttpConfig, type HttpBlockDefaults, type HttpServerConfig } from './http/schema';
 import { byteSize, durationMs } from './loki/config';
@@ -103,7 +104,7 @@ export class LogsSourceApi {
 
   constructor(
     args: ComponentArgs,
-    private readonly ctx: ComponentContext,
+    ctx: ComponentContext,
   ) {
     this.settings = settingsOf(args);
     this.metrics = sourceApiMetrics(ctx.registry);
@@ -118,16 +119,11 @@ export class LogsSourceApi {
       metrics: this.metrics,
       log: ctx.log,
     }).callback();
-    const labels = { component_id: ctx.id, protocol: 'http' };
     this.listener = new ManagedListener(this.settings.http, {
       handler: app,
       log: ctx.log,
       graceMs: () => this.settings.graceMs,
-      onStarting: (http) => {
-        this.metrics.connections.set(labels, 0);
-        this.metrics.connectionsLimit.set(labels, http.connLimit);
-      },
-      onConnections: (n) => this.metrics.connections.set(labels, n),
+      gauges: new ConnectionGauges(this.metrics.connections, this.metrics.connectionsLimit, { component_id: ctx.id, protocol: 'http' }),
     });
   }
 
@@ -164,8 +160,5 @@ export class LogsSourceApi {
   async stop(): Promise<void> {
     this.stopping = true;
     await this.listener.stop();
-    const labels = { component_id: this.ctx.id, protocol: 'http' };
-    this.metrics.connections.remove(labels);
-    this.metrics.connectionsLimit.remove(labels);
   }
 }

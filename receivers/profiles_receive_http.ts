@@ -18,7 +18,7 @@ import { ManagedListener } from './http/listener';
 import { httpBlockSpec, resolveHttpConfig, type HttpBlockDefaults, type HttpServerConfig } from './http/schema';
 import type { RunningHttpServer } from './http/server';
 import { createProfilesHandler } from './profiles/app';
-import { ConnectionGauges } from './profiles/metrics';
+import { connectionGauges } from './profiles/metrics';
 
 /** `64 / 4 * 1024` in the reference: its default for this component, not the generic 0. */
 export const DEFAULT_CONN_LIMIT = 16_384;
@@ -61,19 +61,16 @@ function settingsOf(args: ComponentArgs): Settings {
 export class ProfilesReceiveHttp {
   readonly exports = {};
   private settings: Settings;
-  private readonly gauges: ConnectionGauges;
   private readonly listener: ManagedListener;
 
   constructor(args: ComponentArgs, ctx: ComponentContext) {
     this.settings = settingsOf(args);
-    this.gauges = new ConnectionGauges(ctx.registry, ctx.id);
     const app = createProfilesHandler({ receivers: () => this.settings.forwardTo, log: ctx.log });
     this.listener = new ManagedListener(this.settings.http, {
       handler: app,
       log: ctx.log,
       graceMs: () => this.settings.graceMs,
-      onStarting: (http) => this.gauges.reset(http.connLimit),
-      onConnections: (n) => this.gauges.connections(n),
+      gauges: connectionGauges(ctx.registry, ctx.id),
       onAcceptError: (err) => ctx.log('warn', 'failed to accept a connection', { err: err.message }),
     });
   }
@@ -109,6 +106,5 @@ export class ProfilesReceiveHttp {
 
   async stop(): Promise<void> {
     await this.listener.stop();
-    this.gauges.remove();
   }
 }

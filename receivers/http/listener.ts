@@ -1,9 +1,10 @@
 /**
  * The listener lifecycle shared by receivers that run their own HTTP server: starting it, replacing
  * it when the `http` block changes, closing it on stop, and the health that follows from whether
- * the address could be bound.
+ * the address could be bound, and the connection gauges that follow the running listener.
  */
 import { healthy, unhealthy, type ComponentContext, type Health } from '../../core/runtime/component';
+import type { ConnectionGauges } from './connection_gauges';
 import { sameHttpConfig, type HttpServerConfig } from './schema';
 import { startHttpServer, type HttpHandler, type RunningHttpServer } from './server';
 
@@ -12,10 +13,8 @@ export interface ManagedListenerOptions {
   readonly log: ComponentContext['log'];
   /** Read when a listener closes, so the grace period is the one configured at that moment. */
   readonly graceMs: () => number;
-  /** Called just before each listener starts, e.g. to reset its connection gauges. */
-  readonly onStarting?: (config: HttpServerConfig) => void;
-  /** The running listener's admitted connection count; never called for a listener being replaced. */
-  readonly onConnections?: (count: number) => void;
+  /** Reset as each listener starts, kept at the running listener's count, removed on stop. */
+  readonly gauges?: ConnectionGauges;
   readonly onAcceptError?: (err: Error) => void;
 }
 
@@ -83,19 +82,21 @@ export class ManagedListener {
     this.started = false;
     this.transition = this.transition.then(() => this.closeServer());
     await this.transition;
+    this.options.gauges?.remove();
   }
 
   private restart(config: HttpServerConfig): Promise<void> {
     this.transition = this.transition.then(async () => {
       await this.closeServer();
       if (!this.started) return;
-      const { handler, log, onStarting, onConnections, onAcceptError } = this.options;
+      const { handler, log, gauges, onAcceptError } = this.options;
       try {
         const generation = ++this.generation;
-        onStarting?.(config);
+        gauges?.reset(config.connLimit);
         this.server = await startHttpServer(config, handler, {
+          // A listener being replaced keeps counting as it closes; only the newest one is shown.
           onConnections: (n) => {
-            if (generation === this.generation) onConnections?.(n);
+            if (generation === this.generation) gauges?.connections(n);
           },
           onAcceptError,
         });

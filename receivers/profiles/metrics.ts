@@ -4,6 +4,7 @@
  * `protocol` label is the reference's too (only its `http` side exists here).
  */
 import { Gauge, type Registry } from 'prom-client';
+import { ConnectionGauges } from '../http/connection_gauges';
 
 interface Families {
   readonly connections: Gauge<string>;
@@ -35,29 +36,8 @@ function familiesOf(registry: Registry): Families {
   return found;
 }
 
-/** The two gauges of one receiver instance. */
-export class ConnectionGauges {
-  private readonly families: Families;
-  private readonly labels: Record<string, string>;
-
-  constructor(registry: Registry, componentId: string) {
-    this.families = familiesOf(registry);
-    this.labels = { component_path: '/', component_id: componentId, protocol: 'http' };
-  }
-
-  /** A (re)started listener: connections from zero, the new limit. */
-  reset(limit: number): void {
-    this.families.connections.set(this.labels, 0);
-    this.families.limit.set(this.labels, limit);
-  }
-
-  connections(count: number): void {
-    this.families.connections.set(this.labels, count);
-  }
-
-  /** Removes this instance's series (the component is gone). */
-  remove(): void {
-    this.families.connections.remove(this.labels);
-    this.families.limit.remove(this.labels);
-  }
+/** The connection gauges of one receiver instance. */
+export function connectionGauges(registry: Registry, componentId: string): ConnectionGauges {
+  const families = familiesOf(registry);
+  return new ConnectionGauges(families.connections, families.limit, { component_path: '/', component_id: componentId, protocol: 'http' });
 }
