@@ -102,10 +102,7 @@ export class LogsSourceApi {
   private readonly metrics: SourceApiMetrics;
   private readonly listener: ManagedListener;
 
-  constructor(
-    args: ComponentArgs,
-    ctx: ComponentContext,
-  ) {
+  constructor(args: ComponentArgs, ctx: ComponentContext) {
     this.settings = settingsOf(args);
     this.metrics = sourceApiMetrics(ctx.registry);
     this.pending = new PendingBytes(this.settings.maxPendingBytes);
