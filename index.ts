@@ -1,20 +1,20 @@
+/// <reference types="node" preserve="true" />
 /**
  * Rivulet's public API: the entry model, the stage registry and pipeline builder, every built-in
  * stage as an RxJS operator factory, and the component runtime. Importing it registers every
  * built-in stage and component.
  */
-export * from './core/entry';
-export * from './core/clock';
-export * from './core/errors';
-export { defineStage, stageDefinitions, unregisterStage, type StageDefinition, type StageImpl, type BuildContext, type StageOperator } from './core/stage';
-export { loadStageModules, loadConfigStageModules } from './core/stage-modules';
-export { pipeline, buildPipeline, type PipelineOptions } from './core/pipeline';
-export { loadStageList, startProcessRun } from './core/process';
-export { defineComponent } from './core/runtime/component';
-export { ComponentGraph } from './core/runtime/graph';
-export { t, type FieldSpec, type FieldType } from './core/schema';
-export * from './operators';
-export * from './receivers';
-export * from './sinks';
-export { logsProcessComponent } from './core/components/logs_process';
-export { main } from './core/cli/main';
+export * from './core/entry.js';
+export * from './core/clock.js';
+export * from './lib/config/errors.js';
+export { defineStage, stageDefinitions, unregisterStage, type StageDefinition, type StageImpl, type BuildContext, type StageOperator } from './core/stage.js';
+export { loadStageModules, loadConfigStageModules } from './core/stage-modules.js';
+export { pipeline, buildPipeline, type PipelineOptions } from './core/pipeline.js';
+export { loadStageList, startProcessRun } from './core/process.js';
+export { defineComponent } from './core/runtime/component.js';
+export { ComponentGraph } from './core/runtime/graph.js';
+export { t, type FieldSpec, type FieldType } from './core/schema.js';
+export * from './operators/index.js';
+export * from './receivers/index.js';
+export * from './sinks/index.js';
+export { logsProcessComponent } from './core/components/logs_process.js';

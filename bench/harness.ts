@@ -1,4 +1,4 @@
-import type { BenchRow } from './types';
+import type { BenchRow } from './types.js';
 
 /** Runs `fn` for `iterations` items and returns items per second (best of `repeats`). */
 export function rate(iterations: number, fn: () => void, repeats = 3): number {

@@ -1,12 +1,12 @@
 import { Subject } from 'rxjs';
 import { Registry } from 'prom-client';
-import { ManualClock } from '../core/clock';
-import type { Entry } from '../core/entry';
-import { buildPipeline, ingress } from '../core/pipeline';
-import type { StageSpec } from '../core/stage';
-import { labelDrop, labelKeep, labels, output, staticLabels, structuredMetadata, structuredMetadataDrop, tenant } from '../operators';
-import { compared, peakRssMiB, rate } from './harness';
-import type { BenchRow } from './types';
+import { ManualClock } from '../core/clock.js';
+import type { Entry } from '../core/entry.js';
+import { buildPipeline, ingress } from '../core/pipeline.js';
+import type { StageSpec } from '../core/stage.js';
+import { labelDrop, labelKeep, labels, output, staticLabels, structuredMetadata, structuredMetadataDrop, tenant } from '../operators/index.js';
+import { compared, peakRssMiB, rate } from './harness.js';
+import type { BenchRow } from './types.js';
 
 const ENTRIES = Number(process.env.BENCH_ENTRIES ?? 1_000_000);
 

@@ -14,15 +14,15 @@ import { PassThrough } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { create, toBinary } from '@bufbuild/protobuf';
 import { Registry } from 'prom-client';
-import { systemClock } from '../core/clock';
-import type { Block } from '../core/config/ast';
-import { parseConfig } from '../core/config/parser';
-import { profilesReceiverCapsule, type ProfilesReceiver } from '../core/profiles';
-import { PushRequestSchema } from '../core/proto/gen/push/v1/push_pb';
-import { decodeBlock } from '../core/schema';
-import { profilesReceiveHttpComponent, type ProfilesReceiveHttp } from '../receivers/profiles_receive_http';
-import { compared } from './harness';
-import type { BenchRow } from './types';
+import { systemClock } from '../core/clock.js';
+import type { Block } from '../lib/config/ast.js';
+import { parseConfig } from '../lib/config/parser.js';
+import { profilesReceiverCapsule, type ProfilesReceiver } from '../core/profiles.js';
+import { PushRequestSchema } from '../lib/pyroscope/gen/push/v1/push_pb.js';
+import { decodeBlock } from '../core/schema.js';
+import { profilesReceiveHttpComponent, type ProfilesReceiveHttp } from '../receivers/profiles_receive_http.js';
+import { compared } from './harness.js';
+import type { BenchRow } from './types.js';
 
 /** The part of autocannon's programmatic API used here (the package ships no types). */
 interface AutocannonResult {

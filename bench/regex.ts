@@ -5,17 +5,17 @@
  */
 import RE2 from 're2';
 import { Registry } from 'prom-client';
-import { ManualClock } from '../core/clock';
-import type { Entry } from '../core/entry';
-import { buildPipeline, ingress } from '../core/pipeline';
-import { compileRegex } from '../core/regex';
-import { compileWith } from '../core/regex/compile';
-import { nodeRe2Engine } from '../core/regex/node-re2-engine';
-import { t } from '../core/schema';
-import { defineStage, unregisterStage, type StageOperator } from '../core/stage';
-import { labels, output, regex } from '../operators';
-import { compared, rate } from './harness';
-import type { BenchRow } from './types';
+import { ManualClock } from '../core/clock.js';
+import type { Entry } from '../core/entry.js';
+import { buildPipeline, ingress } from '../core/pipeline.js';
+import { compileRegex } from '../lib/regex/index.js';
+import { compileWith } from '../lib/regex/compile.js';
+import { nodeRe2Engine } from '../lib/regex/node-re2-engine.js';
+import { t } from '../core/schema.js';
+import { defineStage, unregisterStage, type StageOperator } from '../core/stage.js';
+import { labels, output, regex } from '../operators/index.js';
+import { compared, rate } from './harness.js';
+import type { BenchRow } from './types.js';
 
 const LINES = 20_000;
 

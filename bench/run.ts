@@ -1,9 +1,9 @@
 import { readdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ensureLinearTimeFallback } from '../core/regex';
-import { formatRows } from './harness';
-import type { BenchRow } from './types';
+import { ensureLinearTimeFallback } from '../lib/regex/index.js';
+import { formatRows } from './harness.js';
+import type { BenchRow } from './types.js';
 
 // Set before any user pattern is compiled, as every Rivulet entry point does.
 ensureLinearTimeFallback();

@@ -9,14 +9,14 @@ import { join } from 'node:path';
 import { Reader } from 'maxmind';
 import { Registry } from 'prom-client';
 import { Subject } from 'rxjs';
-import { ManualClock } from '../core/clock';
-import type { Entry } from '../core/entry';
-import { buildPipeline, ingress } from '../core/pipeline';
-import type { StageSpec } from '../core/stage';
-import { eventLogMessage, geoip, hostEvent, labels, pattern, regex } from '../operators';
-import { mmdb, writeMmdb, type MmdbNetwork } from '../core/mmdb-writer';
-import { calibrate, compared, peakRssMiB, rate } from './harness';
-import type { BenchRow } from './types';
+import { ManualClock } from '../core/clock.js';
+import type { Entry } from '../core/entry.js';
+import { buildPipeline, ingress } from '../core/pipeline.js';
+import type { StageSpec } from '../core/stage.js';
+import { eventLogMessage, geoip, hostEvent, labels, pattern, regex } from '../operators/index.js';
+import { mmdb, writeMmdb, type MmdbNetwork } from '../lib/mmdb-writer.js';
+import { calibrate, compared, peakRssMiB, rate } from './harness.js';
+import type { BenchRow } from './types.js';
 
 /** Target duration of one timed repeat; `rate` keeps the best of three. */
 

@@ -5,14 +5,14 @@
  */
 import { Buffer } from 'node:buffer';
 import { Registry } from 'prom-client';
-import { ManualClock } from '../core/clock';
-import type { Entry } from '../core/entry';
-import { loadStageList } from '../core/process';
-import { buildPipeline, ingress } from '../core/pipeline';
-import type { StageSpec } from '../core/stage';
-import '../operators';
-import { calibrate, compared, peakRssMiB, rate } from './harness';
-import type { BenchRow } from './types';
+import { ManualClock } from '../core/clock.js';
+import type { Entry } from '../core/entry.js';
+import { loadStageList } from '../core/process.js';
+import { buildPipeline, ingress } from '../core/pipeline.js';
+import type { StageSpec } from '../core/stage.js';
+import '../operators/index.js';
+import { calibrate, compared, peakRssMiB, rate } from './harness.js';
+import type { BenchRow } from './types.js';
 
 /** Target duration of one timed repeat; `rate` keeps the best of three. */
 const START_NS = 1_700_000_000_000_000_000n;

@@ -1,12 +1,12 @@
 import { Subject } from 'rxjs';
 import { Registry } from 'prom-client';
-import { ManualClock } from '../core/clock';
-import type { Entry } from '../core/entry';
-import { buildPipeline, ingress } from '../core/pipeline';
-import type { StageOperator, StageSpec } from '../core/stage';
-import { cri, decolorize, docker, drop, json, labels, logfmt, luhn, output, pack } from '../operators';
-import { compared, rate } from './harness';
-import type { BenchRow } from './types';
+import { ManualClock } from '../core/clock.js';
+import type { Entry } from '../core/entry.js';
+import { buildPipeline, ingress } from '../core/pipeline.js';
+import type { StageOperator, StageSpec } from '../core/stage.js';
+import { cri, decolorize, docker, drop, json, labels, logfmt, luhn, output, pack } from '../operators/index.js';
+import { compared, rate } from './harness.js';
+import type { BenchRow } from './types.js';
 
 // Enough entries per measurement for a stable figure; each stays well under two seconds.
 const ENTRIES = Number(process.env.BENCH_PARSE_ENTRIES ?? 50_000);

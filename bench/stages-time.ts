@@ -9,15 +9,15 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import { Registry } from 'prom-client';
 import { Subject } from 'rxjs';
-import { ManualClock, systemClock, type Clock } from '../core/clock';
-import type { Entry } from '../core/entry';
-import { processMetrics } from '../core/metrics';
-import { buildPipeline, ingress } from '../core/pipeline';
-import type { BuildContext, StageSpec } from '../core/stage';
-import { holdUntilTokens, limit, MAX_HELD_ENTRIES, TokenBucket, type WaitingLimitImpl } from '../operators/limit';
-import { multiline } from '../operators/multiline';
-import { calibrate, compared, peakRssMiB, rate } from './harness';
-import type { BenchRow } from './types';
+import { ManualClock, systemClock, type Clock } from '../core/clock.js';
+import type { Entry } from '../core/entry.js';
+import { processMetrics } from '../core/metrics.js';
+import { buildPipeline, ingress } from '../core/pipeline.js';
+import type { BuildContext, StageSpec } from '../core/stage.js';
+import { holdUntilTokens, limit, MAX_HELD_ENTRIES, TokenBucket, type WaitingLimitImpl } from '../operators/limit.js';
+import { multiline } from '../operators/multiline.js';
+import { calibrate, compared, peakRssMiB, rate } from './harness.js';
+import type { BenchRow } from './types.js';
 
 /** Target duration of one timed repeat; `rate` keeps the best of three. */
 const START_NS = 1_700_000_000_000_000_000n;

@@ -3,9 +3,9 @@
  * a comparison) over 200k renders, beside plain JavaScript string building that produces the
  * same text (the ceiling).
  */
-import { parseTemplate, referenceFuncs } from '../core/template';
-import { compared, rate } from './harness';
-import type { BenchRow } from './types';
+import { parseTemplate, referenceFuncs } from '../lib/template/index.js';
+import { compared, rate } from './harness.js';
+import type { BenchRow } from './types.js';
 
 const RENDERS = 200_000;
 const TEMPLATE = '{{ .app | ToUpper }}-{{ if eq .level "error" }}E{{ else }}{{ .level }}{{ end }}';

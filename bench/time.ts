@@ -3,10 +3,10 @@
  * `Date.parse` on the same RFC 3339 strings as the baseline (it keeps only milliseconds and
  * knows no Go layouts, so it is a floor for what "fast" means, not a competitor).
  */
-import { rate, compared } from './harness';
-import { compileTimestampFormat } from '../core/time/formats';
-import { formatLayout } from '../core/time/layout';
-import type { BenchRow } from './types';
+import { rate, compared } from './harness.js';
+import { compileTimestampFormat } from '../lib/time/formats.js';
+import { formatLayout } from '../lib/time/layout.js';
+import type { BenchRow } from './types.js';
 
 const COUNT = 20_000;
 const NOW = 1_717_243_200_000_000_000n; // 2024-06-01T12:00:00Z

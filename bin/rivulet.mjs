@@ -1,9 +1,4 @@
 #!/usr/bin/env node
-// Runs the TypeScript sources directly through tsx's loader.
-import { register } from 'tsx/esm/api';
-
-register();
-const { main } = await import('../index.ts');
-const code = await main(process.argv.slice(2));
-// Exit once stdout has drained: a lingering handle (stdin, a socket) must not keep the CLI alive.
-process.stdout.write('', () => process.exit(code));
+// A source checkout's launcher for the built CLI (npm ci builds it; `npm run build` rebuilds it).
+// The installed package's bin is dist/bin/rivulet.js itself.
+await import('../dist/bin/rivulet.js');

@@ -4,7 +4,7 @@
  * `forward_to` receiver its own copy (the reference shares one object between receivers and relies
  * on consumers copying; we copy so no receiver can see another's edits).
  */
-import { stringify } from './values';
+import { stringify } from '../lib/go/values.js';
 
 export type Labels = Record<string, string>;
 

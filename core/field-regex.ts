@@ -1,5 +1,5 @@
-import { FieldError } from './errors';
-import { compileRegex, type Regex } from './regex';
+import { FieldError } from '../lib/config/errors.js';
+import { compileRegex, type Regex } from '../lib/regex/index.js';
 
 /**
  * Compiles a stage attribute's RE2 pattern at build time; an invalid pattern is a config error at

@@ -1,12 +1,12 @@
 import { Observable, type OperatorFunction } from 'rxjs';
-import { systemClock, type Clock } from './clock';
-import { cloneEntry, seedLabels, type Entry } from './entry';
-import { ConfigError } from './errors';
-import { placeError } from './schema';
-import { processMetrics, type ProcessMetrics } from './metrics';
+import { systemClock, type Clock } from './clock.js';
+import { cloneEntry, seedLabels, type Entry } from './entry.js';
+import { ConfigError } from '../lib/config/errors.js';
+import { placeError } from './schema.js';
+import { processMetrics, type ProcessMetrics } from './metrics.js';
 import { Registry } from 'prom-client';
-import { setDefaultBuilder, type BuildContext, type BuiltPipeline, type StageImpl, type StageOperator, type StageSpec } from './stage';
-import type { PipelineTracer } from './trace';
+import { setDefaultBuilder, type BuildContext, type BuiltPipeline, type StageImpl, type StageOperator, type StageSpec } from './stage.js';
+import type { PipelineTracer } from './trace.js';
 
 /** What building a pipeline needs besides the stages. */
 export interface PipelineOptions {

@@ -1,16 +1,16 @@
 import type { Registry } from 'prom-client';
 import { Subject } from 'rxjs';
-import type { Clock } from './clock';
-import type { Block, ConfigFile } from './config/ast';
-import { parseConfig } from './config/parser';
-import type { EvalScope } from './config/evaluate';
-import type { Entry } from './entry';
-import { ConfigError, ConfigErrors } from './errors';
-import { buildPipeline, ingress } from './pipeline';
-import { blockTitle } from './schema';
-import { decodeStageBlocks, type StageSpec } from './stage';
-import { STAGE_IMPORT_BLOCK } from './stage-modules';
-import type { PipelineTracer } from './trace';
+import type { Clock } from './clock.js';
+import type { Block, ConfigFile } from '../lib/config/ast.js';
+import { parseConfig } from '../lib/config/parser.js';
+import type { EvalScope } from '../lib/config/evaluate.js';
+import type { Entry } from './entry.js';
+import { ConfigError, ConfigErrors } from '../lib/config/errors.js';
+import { buildPipeline, ingress } from './pipeline.js';
+import { blockTitle } from './schema.js';
+import { decodeStageBlocks, type StageSpec } from './stage.js';
+import { STAGE_IMPORT_BLOCK } from './stage-modules.js';
+import type { PipelineTracer } from './trace.js';
 
 /**
  * Reads the stage list of a config meant for `rivulet process`: either one `logs.process "NAME"`

@@ -1,4 +1,4 @@
-import { makeCapsule, type Capsule } from './config/evaluate';
+import { makeCapsule, type Capsule } from '../lib/config/evaluate.js';
 
 /**
  * The shared vocabulary of profile components: what a profile is on its way through the graph,

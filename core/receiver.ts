@@ -1,5 +1,5 @@
-import { cloneEntry, type Entry } from './entry';
-import { makeCapsule, type Capsule } from './config/evaluate';
+import { cloneEntry, type Entry } from './entry.js';
+import { makeCapsule, type Capsule } from '../lib/config/evaluate.js';
 
 /**
  * Where a component sends log entries. `send` resolves once the receiver has taken the entries

@@ -1,8 +1,8 @@
-import type { Block, Statement } from './config/ast';
-import { evaluate, isCapsule, type ConfigValue, type EvalScope } from './config/evaluate';
-import { parseGoDuration } from './duration';
-import { ConfigError, ConfigErrors, FieldError, type Position } from './errors';
-import { formatGoFloat } from './values';
+import type { Block, Statement } from '../lib/config/ast.js';
+import { evaluate, isCapsule, type ConfigValue, type EvalScope } from '../lib/config/evaluate.js';
+import { parseGoDuration } from '../lib/go/duration.js';
+import { ConfigError, ConfigErrors, FieldError, type Position } from '../lib/config/errors.js';
+import { formatGoFloat } from '../lib/go/values.js';
 
 /**
  * Field schemas: one description of a block's attributes and nested blocks that drives config

@@ -7,12 +7,12 @@
  */
 import { dirname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { Block } from './config/ast';
-import type { EvalScope } from './config/evaluate';
-import { parseConfig } from './config/parser';
-import { ConfigError, ConfigErrors, type Position } from './errors';
-import { blockTitle, decodeBlock, t, type BlockSpec } from './schema';
-import { defineStage, type StageDefinition } from './stage';
+import type { Block } from '../lib/config/ast.js';
+import type { EvalScope } from '../lib/config/evaluate.js';
+import { parseConfig } from '../lib/config/parser.js';
+import { ConfigError, ConfigErrors, type Position } from '../lib/config/errors.js';
+import { blockTitle, decodeBlock, t, type BlockSpec } from './schema.js';
+import { defineStage, type StageDefinition } from './stage.js';
 
 /**
  * The top-level block that names a stage module in a config file, in the agent's block style:
@@ -70,9 +70,37 @@ export async function loadStageModules(paths: readonly string[], baseDir: string
   return loaded;
 }
 
+const TYPESCRIPT_MODULE = /\.[cm]?tsx?$/;
+let typeScriptLoader: Promise<void> | undefined;
+
+/**
+ * Plain Node cannot import `.ts` files: the built package registers tsx's loader the first time
+ * a TypeScript stage module is loaded. tsx is an optional peer dependency, needed only for this;
+ * `.js`/`.mjs` modules load without it. Sources run under a TypeScript loader already (tests, a
+ * checkout under tsx) and need nothing.
+ */
+async function ensureTypeScriptLoader(path: string): Promise<void> {
+  if (!import.meta.url.endsWith('.js')) return;
+  typeScriptLoader ??= import('tsx/esm/api').then(
+    (tsx) => {
+      tsx.register();
+    },
+    () => {
+      typeScriptLoader = undefined;
+      throw new Error('no TypeScript loader');
+    },
+  );
+  try {
+    await typeScriptLoader;
+  } catch {
+    throw new StageModuleError(path, 'is TypeScript, which needs tsx to load: npm install tsx (or compile the module to .js)');
+  }
+}
+
 async function loadStageModule(path: string, baseDir: string): Promise<LoadedStageModule> {
   const file = resolve(baseDir, path);
   let exports: Record<string, unknown>;
+  if (TYPESCRIPT_MODULE.test(file)) await ensureTypeScriptLoader(path);
   try {
     exports = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
   } catch (err) {

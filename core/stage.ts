@@ -1,12 +1,12 @@
 import { Observable, type OperatorFunction } from 'rxjs';
-import type { Block } from './config/ast';
-import type { EvalScope } from './config/evaluate';
-import type { Clock } from './clock';
-import type { Entry } from './entry';
-import { ConfigError, ConfigErrors, type Position } from './errors';
-import type { ProcessMetrics } from './metrics';
-import { applyDefaults, blockTitle, decodeBlock, placeError, type BlockSpec, type DecodedBlock, type StageBlock } from './schema';
-import type { PipelineTracer } from './trace';
+import type { Block } from '../lib/config/ast.js';
+import type { EvalScope } from '../lib/config/evaluate.js';
+import type { Clock } from './clock.js';
+import type { Entry } from './entry.js';
+import { ConfigError, ConfigErrors, type Position } from '../lib/config/errors.js';
+import type { ProcessMetrics } from './metrics.js';
+import { applyDefaults, blockTitle, decodeBlock, placeError, type BlockSpec, type DecodedBlock, type StageBlock } from './schema.js';
+import type { PipelineTracer } from './trace.js';
 
 /**
  * What a built stage is. Per-entry stages (transforms and filters) expose their function so the

@@ -1,4 +1,4 @@
-import type { Entry } from './entry';
+import type { Entry } from './entry.js';
 
 /** A stage's effect on one entry, reported when a pipeline is built with a tracer. */
 export interface StageTrace {

@@ -19,11 +19,11 @@
  * - no timer, no flush at end of input: partials still buffered then are lost.
  */
 import { Observable } from 'rxjs';
-import { FieldError } from '../core/errors';
-import { labelsKey, type Entry } from '../core/entry';
-import { defineStage, type BuildContext, type StageImpl } from '../core/stage';
-import { t } from '../core/schema';
-import { parseRFC3339Strict } from '../core/time/rfc3339-strict';
+import { FieldError } from '../lib/config/errors.js';
+import { labelsKey, type Entry } from '../core/entry.js';
+import { defineStage, type BuildContext, type StageImpl } from '../core/stage.js';
+import { t } from '../core/schema.js';
+import { parseRFC3339Strict } from '../lib/time/rfc3339-strict.js';
 
 export interface CriConfig {
   readonly max_partial_lines: number;

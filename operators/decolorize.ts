@@ -6,7 +6,7 @@
  * followed by a character that cannot end a sequence is left alone. Labels and extracted values
  * are untouched.
  */
-import { defineStage, type StageImpl } from '../core/stage';
+import { defineStage, type StageImpl } from '../core/stage.js';
 
 /** The stage has no arguments. */
 export type DecolorizeConfig = Readonly<Record<string, never>>;

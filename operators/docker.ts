@@ -9,8 +9,8 @@
  * strict RFC 3339 keeps the previous timestamp while still being extracted; other fields are
  * discarded.
  */
-import { parseRFC3339Strict } from '../core/time/rfc3339-strict';
-import { defineStage, type StageImpl } from '../core/stage';
+import { parseRFC3339Strict } from '../lib/time/rfc3339-strict.js';
+import { defineStage, type StageImpl } from '../core/stage.js';
 
 /** The stage has no arguments. */
 export type DockerConfig = Readonly<Record<string, never>>;

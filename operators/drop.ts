@@ -9,13 +9,13 @@
  * `older_than = "0s"` mean "not set".
  */
 import { Buffer } from 'node:buffer';
-import { ByteSizeError, parseBase2Bytes } from '../core/bytesize';
-import type { Entry } from '../core/entry';
-import { ConfigError, FieldError } from '../core/errors';
-import { compileRegex, type Regex } from '../core/regex';
-import { defineStage, type BuildContext, type StageImpl } from '../core/stage';
-import { t } from '../core/schema';
-import { stringify } from '../core/values';
+import { ByteSizeError, parseBase2Bytes } from '../lib/go/bytesize.js';
+import type { Entry } from '../core/entry.js';
+import { ConfigError, FieldError } from '../lib/config/errors.js';
+import { compileRegex, type Regex } from '../lib/regex/index.js';
+import { defineStage, type BuildContext, type StageImpl } from '../core/stage.js';
+import { t } from '../core/schema.js';
+import { stringify } from '../lib/go/values.js';
 
 export interface DropConfig {
   /** Extracted name, or a comma-separated list of names; empty means the line. */

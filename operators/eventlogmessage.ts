@@ -7,11 +7,11 @@
  * `overwrite_existing`; a source value that is not convertible to text drops the whole entry,
  * without a metric.
  */
-import { FieldError } from '../core/errors';
-import { eventMessageStep, parseEventLogMessage } from '../core/hostevent';
-import { defineStage, type StageImpl } from '../core/stage';
-import { t } from '../core/schema';
-import { isLegacyLabelName } from '../core/values';
+import { FieldError } from '../lib/config/errors.js';
+import { eventMessageStep, parseEventLogMessage } from '../lib/hostevent.js';
+import { defineStage, type StageImpl } from '../core/stage.js';
+import { t } from '../core/schema.js';
+import { isLegacyLabelName } from '../lib/go/values.js';
 
 export interface EventLogMessageConfig {
   readonly source: string;

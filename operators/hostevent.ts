@@ -8,11 +8,11 @@
  * `overwrite_existing`; a source value that is not convertible to text drops the whole entry,
  * without a metric.
  */
-import { FieldError } from '../core/errors';
-import { eventMessageStep, parseHostEvent } from '../core/hostevent';
-import { defineStage, type StageImpl } from '../core/stage';
-import { t } from '../core/schema';
-import { isValidLabelName } from '../core/values';
+import { FieldError } from '../lib/config/errors.js';
+import { eventMessageStep, parseHostEvent } from '../lib/hostevent.js';
+import { defineStage, type StageImpl } from '../core/stage.js';
+import { t } from '../core/schema.js';
+import { isValidLabelName } from '../lib/go/values.js';
 
 export interface HostEventConfig {
   readonly source: string;

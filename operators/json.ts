@@ -21,14 +21,14 @@
  * - a compile error reads as the reference's, e.g. `could not compile JMES expression:
  *   SyntaxError: Unexpected token at the end of the expression: tNumber` for `foo-1`.
  */
-import { setOwn, sourceText } from '../core/entry';
-import { ConfigError, FieldError } from '../core/errors';
-import { compileFieldRegex } from '../core/field-regex';
-import { compileJmesPath, type JmesPath } from '../core/jmespath';
-import { marshalJsoniter, parseJsonObject } from '../core/jsoniter';
-import { defineStage, type BuildContext, type StageImpl } from '../core/stage';
-import { t } from '../core/schema';
-import { stringify } from '../core/values';
+import { setOwn, sourceText } from '../core/entry.js';
+import { ConfigError, FieldError } from '../lib/config/errors.js';
+import { compileFieldRegex } from '../core/field-regex.js';
+import { compileJmesPath, type JmesPath } from '../lib/jmespath.js';
+import { marshalJsoniter, parseJsonObject } from '../lib/go/jsoniter.js';
+import { defineStage, type BuildContext, type StageImpl } from '../core/stage.js';
+import { t } from '../core/schema.js';
+import { stringify } from '../lib/go/values.js';
 
 export interface JsonConfig {
   /** Extracted name → JMESPath expression; `""` means the name itself. */

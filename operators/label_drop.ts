@@ -3,9 +3,9 @@
  * reference's docs call it optional, its code does not); names are not validated; the extracted
  * map keeps the seeded copies, so a dropped label can be re-created from it.
  */
-import { FieldError } from '../core/errors';
-import { defineStage, type StageImpl } from '../core/stage';
-import { t } from '../core/schema';
+import { FieldError } from '../lib/config/errors.js';
+import { defineStage, type StageImpl } from '../core/stage.js';
+import { t } from '../core/schema.js';
 
 export interface LabelDropConfig {
   readonly values: readonly string[];

@@ -2,10 +2,10 @@
  * stage.label_keep — reduces the label set to the listed names. Every other label goes, the
  * reserved `__` labels such as the tenant included; an empty label set is still forwarded.
  */
-import { FieldError } from '../core/errors';
-import { own, type Labels } from '../core/entry';
-import { defineStage, type StageImpl } from '../core/stage';
-import { t } from '../core/schema';
+import { FieldError } from '../lib/config/errors.js';
+import { own, type Labels } from '../core/entry.js';
+import { defineStage, type StageImpl } from '../core/stage.js';
+import { t } from '../core/schema.js';
 
 export interface LabelKeepConfig {
   readonly values: readonly string[];

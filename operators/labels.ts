@@ -4,11 +4,11 @@
  * (null, lists) are skipped; with `source_type = "structured_metadata"` the first pair of that name
  * is used and the metadata stays on the entry; the extracted map is never written.
  */
-import { own } from '../core/entry';
-import { FieldError } from '../core/errors';
-import { defineStage, type StageImpl } from '../core/stage';
-import { t } from '../core/schema';
-import { isValidLabelName, stringify } from '../core/values';
+import { own } from '../core/entry.js';
+import { FieldError } from '../lib/config/errors.js';
+import { defineStage, type StageImpl } from '../core/stage.js';
+import { t } from '../core/schema.js';
+import { isValidLabelName, stringify } from '../lib/go/values.js';
 
 export interface LabelsConfig {
   /** Label name → source name; null or "" means the same name. */

@@ -33,11 +33,11 @@
  *   vanishing silently.
  */
 import { Observable, type OperatorFunction, type Subscription } from 'rxjs';
-import { MAX_TIMER_MS, type Clock } from '../core/clock';
-import type { Entry } from '../core/entry';
-import { FieldError } from '../core/errors';
-import { defineStage, type BuildContext, type StageImpl } from '../core/stage';
-import { t } from '../core/schema';
+import { MAX_TIMER_MS, type Clock } from '../core/clock.js';
+import type { Entry } from '../core/entry.js';
+import { FieldError } from '../lib/config/errors.js';
+import { defineStage, type BuildContext, type StageImpl } from '../core/stage.js';
+import { t } from '../core/schema.js';
 
 export interface LimitConfig {
   /** Tokens per second; required, > 0. */

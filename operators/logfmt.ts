@@ -2,7 +2,7 @@
  * stage.logfmt — parses the line (or an extracted value) as logfmt and stores mapped keys, and
  * keys matching `regex`, in the extracted map.
  *
- * Reference quirks kept (go-logfmt's decoder, see core/logfmt):
+ * Reference quirks kept (go-logfmt's decoder, see lib/logfmt):
  * - values are always strings (`duration=125` → `"125"`; the spec's "numbers keep their type"
  *   is not what the reference does); a bare `key`, `key=` and `key=""` all give `""`;
  * - every line of the input is a record; keys from all records are collected, later values win;
@@ -15,13 +15,13 @@
  * - `source = ""` means the line (accepted, unlike stage.json); an absent or non-convertible
  *   source is a no-op.
  */
-import { ConfigError, FieldError } from '../core/errors';
-import { decodeLogfmt } from '../core/logfmt';
-import { compileFieldRegex } from '../core/field-regex';
-import { setOwn } from '../core/entry';
-import { defineStage, type BuildContext, type StageImpl } from '../core/stage';
-import { t } from '../core/schema';
-import { stringify } from '../core/values';
+import { ConfigError, FieldError } from '../lib/config/errors.js';
+import { decodeLogfmt } from '../lib/logfmt.js';
+import { compileFieldRegex } from '../core/field-regex.js';
+import { setOwn } from '../core/entry.js';
+import { defineStage, type BuildContext, type StageImpl } from '../core/stage.js';
+import { t } from '../core/schema.js';
+import { stringify } from '../lib/go/values.js';
 
 export interface LogfmtConfig {
   /** Extracted name → logfmt key; `""` means the same name. */

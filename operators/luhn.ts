@@ -15,11 +15,11 @@
  * - with `source`, the value must be a string (numbers are not converted), and the processed
  *   text replaces the LINE even when nothing was redacted; the extracted value is unchanged.
  */
-import { FieldError } from '../core/errors';
-import { compileFieldRegex } from '../core/field-regex';
-import type { Regex } from '../core/regex';
-import { defineStage, type StageImpl } from '../core/stage';
-import { t } from '../core/schema';
+import { FieldError } from '../lib/config/errors.js';
+import { compileFieldRegex } from '../core/field-regex.js';
+import type { Regex } from '../lib/regex/index.js';
+import { defineStage, type StageImpl } from '../core/stage.js';
+import { t } from '../core/schema.js';
 
 export interface LuhnConfig {
   readonly replacement: string;

@@ -13,11 +13,11 @@
  * (and flushes) when the source does.
  */
 import { Observable, Subject } from 'rxjs';
-import { seedLabels, type Entry } from '../core/entry';
-import { ConfigError, FieldError } from '../core/errors';
-import { compileSelector, parseSelector, SelectorError } from '../core/logql/selector';
-import { defineStage, type BuildContext, type BuiltPipeline, type StageImpl, type StageSpec } from '../core/stage';
-import { t } from '../core/schema';
+import { seedLabels, type Entry } from '../core/entry.js';
+import { ConfigError, FieldError } from '../lib/config/errors.js';
+import { compileSelector, parseSelector, SelectorError } from '../lib/logql/selector.js';
+import { defineStage, type BuildContext, type BuiltPipeline, type StageImpl, type StageSpec } from '../core/stage.js';
+import { t } from '../core/schema.js';
 
 export interface MatchConfig {
   readonly selector: string;

@@ -25,13 +25,13 @@
  * not every stream ever seen. One timer serves the whole stage: streams are kept in order of last
  * activity, so the next to go idle is always the first one.
  */
-import { MAX_TIMER_MS } from '../core/clock';
+import { MAX_TIMER_MS } from '../core/clock.js';
 import { Observable, type OperatorFunction, type SchedulerLike, type Subscription } from 'rxjs';
-import { cloneEntry, labelsKey, type Entry, type Labels } from '../core/entry';
-import { FieldError } from '../core/errors';
-import { compileRegex, type Regex } from '../core/regex';
-import { defineStage, type BuildContext, type StageImpl } from '../core/stage';
-import { t } from '../core/schema';
+import { cloneEntry, labelsKey, type Entry, type Labels } from '../core/entry.js';
+import { FieldError } from '../lib/config/errors.js';
+import { compileRegex, type Regex } from '../lib/regex/index.js';
+import { defineStage, type BuildContext, type StageImpl } from '../core/stage.js';
+import { t } from '../core/schema.js';
 
 export interface MultilineConfig {
   /** RE2 expression that identifies the first line of a block. */

@@ -2,11 +2,11 @@
  * stage.output — replaces the line with an extracted value. A missing or non-stringifiable value
  * (null, lists) leaves the line unchanged; labels are usable as sources through label seeding.
  */
-import { own } from '../core/entry';
-import { FieldError } from '../core/errors';
-import { defineStage, type StageImpl } from '../core/stage';
-import { t } from '../core/schema';
-import { stringify } from '../core/values';
+import { own } from '../core/entry.js';
+import { FieldError } from '../lib/config/errors.js';
+import { defineStage, type StageImpl } from '../core/stage.js';
+import { t } from '../core/schema.js';
+import { stringify } from '../lib/go/values.js';
 
 export interface OutputConfig {
   readonly source: string;

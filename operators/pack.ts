@@ -12,12 +12,12 @@
  *   `\b`/`\f` as `\u0008`/`\u000c`; a listed name `_entry` is written twice, as the reference does;
  * - `ingest_timestamp` (default true) sets the timestamp to the time the stage runs.
  */
-import { FieldError } from '../core/errors';
-import { goJsonQuote } from '../core/gojson';
-import { compareUtf8 } from '../core/gostring';
-import { defineStage, type BuildContext, type StageImpl } from '../core/stage';
-import { t } from '../core/schema';
-import { stringify } from '../core/values';
+import { FieldError } from '../lib/config/errors.js';
+import { goJsonQuote } from '../lib/go/gojson.js';
+import { compareUtf8 } from '../lib/go/gostring.js';
+import { defineStage, type BuildContext, type StageImpl } from '../core/stage.js';
+import { t } from '../core/schema.js';
+import { stringify } from '../lib/go/values.js';
 
 export interface PackConfig {
   /** Names of extracted values (labels are seeded there) to pack. May be empty. */

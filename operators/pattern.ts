@@ -7,12 +7,12 @@
  * while an explicitly empty `source` is a config error; with `labels_from_groups` every produced
  * capture also overrides the label of the same name (an empty capture gives an empty label).
  */
-import { FieldError } from '../core/errors';
-import { parsePattern, type LogqlPattern } from '../core/logql/pattern';
-import { defineStage, type StageImpl } from '../core/stage';
-import { t } from '../core/schema';
-import { isValidUtf8String } from '../core/values';
-import { sourceText } from '../core/entry';
+import { FieldError } from '../lib/config/errors.js';
+import { parsePattern, type LogqlPattern } from '../lib/logql/pattern.js';
+import { defineStage, type StageImpl } from '../core/stage.js';
+import { t } from '../core/schema.js';
+import { isValidUtf8String } from '../lib/go/values.js';
+import { sourceText } from '../core/entry.js';
 
 export interface PatternConfig {
   readonly pattern: string;

@@ -6,13 +6,13 @@
  * `source` is a config error (unlike stage.replace); with `labels_from_groups` every named group
  * also overrides the label of the same name (label values that are not valid UTF-8 are skipped).
  */
-import { FieldError } from '../core/errors';
-import { compileFieldRegex } from '../core/field-regex';
-import type { Regex } from '../core/regex';
-import { defineStage, type StageImpl } from '../core/stage';
-import { t } from '../core/schema';
-import { isValidUtf8String } from '../core/values';
-import { sourceText } from '../core/entry';
+import { FieldError } from '../lib/config/errors.js';
+import { compileFieldRegex } from '../core/field-regex.js';
+import type { Regex } from '../lib/regex/index.js';
+import { defineStage, type StageImpl } from '../core/stage.js';
+import { t } from '../core/schema.js';
+import { isValidUtf8String } from '../lib/go/values.js';
+import { sourceText } from '../core/entry.js';
 
 export interface RegexConfig {
   readonly expression: string;

@@ -18,14 +18,14 @@
  * The reference parses `replace` while processing each matching entry; here it is parsed once at
  * build time, so a template that does not parse is a configuration error.
  */
-import { own, type Entry } from '../core/entry';
-import { FieldError } from '../core/errors';
-import { compileRegex, type Regex, type RegexMatch } from '../core/regex';
-import { defineStage, type BuildContext, type StageImpl } from '../core/stage';
-import { t } from '../core/schema';
-import { parseTemplate, referenceFuncs, type Template } from '../core/template';
-import { mapOf, T_STRING, tagType } from '../core/template/values';
-import { stringify } from '../core/values';
+import { own, type Entry } from '../core/entry.js';
+import { FieldError } from '../lib/config/errors.js';
+import { compileRegex, type Regex, type RegexMatch } from '../lib/regex/index.js';
+import { defineStage, type BuildContext, type StageImpl } from '../core/stage.js';
+import { t } from '../core/schema.js';
+import { parseTemplate, referenceFuncs, type Template } from '../lib/template/index.js';
+import { mapOf, T_STRING, tagType } from '../lib/template/values.js';
+import { stringify } from '../lib/go/values.js';
 
 export interface ReplaceConfig {
   /** RE2 expression whose capture groups are rewritten. */

@@ -5,9 +5,9 @@
  * keeps everything and rate 0 keeps only a draw of exactly 0. An empty `drop_counter_reason` means
  * the default.
  */
-import { FieldError } from '../core/errors';
-import { defineStage, type BuildContext, type StageImpl } from '../core/stage';
-import { t } from '../core/schema';
+import { FieldError } from '../lib/config/errors.js';
+import { defineStage, type BuildContext, type StageImpl } from '../core/stage.js';
+import { t } from '../core/schema.js';
 
 export interface SamplingConfig {
   /** The fraction of entries kept, 0 to 1 inclusive. */

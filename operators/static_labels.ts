@@ -3,10 +3,10 @@
  * value is empty is ignored entirely (it neither sets nor removes the label); the extracted map is
  * not touched.
  */
-import { FieldError } from '../core/errors';
-import { defineStage, type StageImpl } from '../core/stage';
-import { t } from '../core/schema';
-import { isValidLabelName } from '../core/values';
+import { FieldError } from '../lib/config/errors.js';
+import { defineStage, type StageImpl } from '../core/stage.js';
+import { t } from '../core/schema.js';
+import { isValidLabelName } from '../lib/go/values.js';
 
 export interface StaticLabelsConfig {
   readonly values: Readonly<Record<string, string>>;

@@ -5,12 +5,12 @@
  * the label set), so a label value overrides an extracted value of the same name. The regex tests
  * key names unanchored.
  */
-import { FieldError } from '../core/errors';
-import { own, setMetadata } from '../core/entry';
-import { compileFieldRegex } from '../core/field-regex';
-import { defineStage, type StageImpl } from '../core/stage';
-import { t } from '../core/schema';
-import { isValidLabelName, stringify } from '../core/values';
+import { FieldError } from '../lib/config/errors.js';
+import { own, setMetadata } from '../core/entry.js';
+import { compileFieldRegex } from '../core/field-regex.js';
+import { defineStage, type StageImpl } from '../core/stage.js';
+import { t } from '../core/schema.js';
+import { isValidLabelName, stringify } from '../lib/go/values.js';
 
 export interface StructuredMetadataConfig {
   /** Metadata name → source name; null or "" means the same name. */

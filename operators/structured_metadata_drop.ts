@@ -2,9 +2,9 @@
  * stage.structured_metadata_drop — removes every metadata pair whose name is listed; the
  * remaining pairs keep their order and labels are untouched. An empty list is a config error.
  */
-import { FieldError } from '../core/errors';
-import { defineStage, type StageImpl } from '../core/stage';
-import { t } from '../core/schema';
+import { FieldError } from '../lib/config/errors.js';
+import { defineStage, type StageImpl } from '../core/stage.js';
+import { t } from '../core/schema.js';
 
 export interface StructuredMetadataDropConfig {
   readonly values: readonly string[];

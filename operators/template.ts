@@ -14,12 +14,12 @@
  * The reference fills its data from an unordered map, so an extracted key literally named `Value`
  * collides with the source's value unpredictably; here the source's value always wins.
  */
-import { own } from '../core/entry';
-import { FieldError } from '../core/errors';
-import { defineStage, type BuildContext, type StageImpl } from '../core/stage';
-import { t } from '../core/schema';
-import { parseTemplate, referenceFuncs, type Template } from '../core/template';
-import { stringify } from '../core/values';
+import { own } from '../core/entry.js';
+import { FieldError } from '../lib/config/errors.js';
+import { defineStage, type BuildContext, type StageImpl } from '../core/stage.js';
+import { t } from '../core/schema.js';
+import { parseTemplate, referenceFuncs, type Template } from '../lib/template/index.js';
+import { stringify } from '../lib/go/values.js';
 
 export interface TemplateConfig {
   /** Extracted name read as `.Value` and written with the result. */

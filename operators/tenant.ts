@@ -2,11 +2,11 @@
  * stage.tenant — sets the tenant, stored in the reserved label `__tenant_id__`. Exactly one of
  * `label`, `source`, `value` must be set; an empty resulting tenant never overwrites one already set.
  */
-import { ConfigError } from '../core/errors';
-import { own, TENANT_LABEL } from '../core/entry';
-import { defineStage, type StageImpl } from '../core/stage';
-import { t } from '../core/schema';
-import { stringify } from '../core/values';
+import { ConfigError } from '../lib/config/errors.js';
+import { own, TENANT_LABEL } from '../core/entry.js';
+import { defineStage, type StageImpl } from '../core/stage.js';
+import { t } from '../core/schema.js';
+import { stringify } from '../lib/go/values.js';
 
 export interface TenantConfig {
   readonly label: string;

@@ -4,7 +4,7 @@
  *
  * Reference quirks kept:
  * - shorthands and `Unix*` formats ignore `location`; a layout without `06` takes the current year
- *   of the stage's wall clock (`ctx.clock`), with the New Year rule (see core/time/formats);
+ *   of the stage's wall clock (`ctx.clock`), with the New Year rule (see lib/time/formats);
  * - a missing or non-stringifiable source is a failure like a value that does not parse;
  * - `action_on_failure = "fudge"` (the default) gives a failed entry its stream's last output
  *   timestamp + 1 ns, or leaves it alone when the stream has none yet; `skip` leaves it alone;
@@ -16,12 +16,12 @@
  * - an empty action means the default; an explicit `location = ""` is UTC, as Go's LoadLocation
  *   reads it; the invalid-location message keeps the reference's literal `%v`.
  */
-import { labelsKey, own } from '../core/entry';
-import { FieldError } from '../core/errors';
-import { defineStage, type BuildContext, type StageImpl } from '../core/stage';
-import { t } from '../core/schema';
-import { compileTimestampFormat, validateLocation, type TimestampParser } from '../core/time';
-import { stringify } from '../core/values';
+import { labelsKey, own } from '../core/entry.js';
+import { FieldError } from '../lib/config/errors.js';
+import { defineStage, type BuildContext, type StageImpl } from '../core/stage.js';
+import { t } from '../core/schema.js';
+import { compileTimestampFormat, validateLocation, type TimestampParser } from '../lib/time/index.js';
+import { stringify } from '../lib/go/values.js';
 
 export type TimestampAction = 'fudge' | 'skip';
 export type DuplicateTimestampAction = 'fudge' | 'keep';

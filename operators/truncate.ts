@@ -14,11 +14,11 @@
  * characters that fits, which is never longer than the reference's and never over the limit.
  */
 import { Buffer } from 'node:buffer';
-import { ByteSizeError, parseBase2Bytes } from '../core/bytesize';
-import type { Entry } from '../core/entry';
-import { ConfigError } from '../core/errors';
-import { defineStage, type BuildContext, type StageImpl } from '../core/stage';
-import { t } from '../core/schema';
+import { ByteSizeError, parseBase2Bytes } from '../lib/go/bytesize.js';
+import type { Entry } from '../core/entry.js';
+import { ConfigError } from '../lib/config/errors.js';
+import { defineStage, type BuildContext, type StageImpl } from '../core/stage.js';
+import { t } from '../core/schema.js';
 
 export type TruncateSourceType = 'line' | 'label' | 'structured_metadata' | 'extracted';
 

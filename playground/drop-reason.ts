@@ -1,5 +1,5 @@
-import { formatGoDuration } from '../core/duration';
-import type { StageSpec } from '../core/stage';
+import { formatGoDuration } from '../lib/go/duration.js';
+import type { StageSpec } from '../core/stage.js';
 
 /**
  * Why a per-entry stage dropped an entry, told from its config: a drop stage drops only when

@@ -1,8 +1,8 @@
-import type { Block } from '../core/config/ast';
-import { formatConfig } from '../core/config/format';
-import { parseConfig } from '../core/config/parser';
-import type { ExportResult } from './api';
-import { CONFIG_FILE, configProblems } from './run';
+import type { Block } from '../lib/config/ast.js';
+import { formatConfig } from '../lib/config/format.js';
+import { parseConfig } from '../lib/config/parser.js';
+import type { ExportResult } from './api.js';
+import { CONFIG_FILE, configProblems } from './run.js';
 
 const FORWARD_TO = [
   '  // Where the processed entries go: replace with the receivers of your config.',

@@ -1,14 +1,14 @@
 import { Registry } from 'prom-client';
-import { parseInputEntry } from '../core/cli/process';
-import { ManualClock } from '../core/clock';
-import type { Entry } from '../core/entry';
-import { ConfigError, ConfigErrors } from '../core/errors';
-import { loadStageList, startProcessRun, type ProcessRun } from '../core/process';
-import type { StageSpec } from '../core/stage';
-import { formatRFC3339Nano, parseRFC3339 } from '../core/time/rfc3339';
-import type { ConfigProblem, EntryJson, InputProblem, RunRequest, RunResult } from './api';
-import { stageList } from './stage-list';
-import { toJson, TraceRecorder } from './trace-recorder';
+import { parseInputEntry } from '../core/entry-json.js';
+import { ManualClock } from '../core/clock.js';
+import type { Entry } from '../core/entry.js';
+import { ConfigError, ConfigErrors } from '../lib/config/errors.js';
+import { loadStageList, startProcessRun, type ProcessRun } from '../core/process.js';
+import type { StageSpec } from '../core/stage.js';
+import { formatRFC3339Nano, parseRFC3339 } from '../lib/time/rfc3339.js';
+import type { ConfigProblem, EntryJson, InputProblem, RunRequest, RunResult } from './api.js';
+import { stageList } from './stage-list.js';
+import { toJson, TraceRecorder } from './trace-recorder.js';
 
 /** The file name config errors are reported against. */
 export const CONFIG_FILE = 'playground.alloy';

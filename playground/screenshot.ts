@@ -6,7 +6,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { chromium } from 'playwright-core';
-import { startPlaygroundServer } from './server';
+import { startPlaygroundServer } from './server.js';
 
 const out = process.argv[2] ?? 'docs/playground.png';
 const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];

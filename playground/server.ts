@@ -2,19 +2,19 @@ import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Router from '@koa/router';
 import Koa, { type Context } from 'koa';
-import '../index';
-import type { RunRequest, Sample } from './api';
-import { buildAssets, type Assets } from './assets';
-import { exportConfig } from './export-config';
-import { readJsonBody } from './http-body';
-import { checkConfig, runPlayground, RunRequestError } from './run';
-import { sampleLibrary } from './samples/index';
-import { stageHelp } from './stage-help';
+import '../index.js';
+import type { RunRequest, Sample } from './api.js';
+import { buildAssets, type Assets } from './assets.js';
+import { exportConfig } from './export-config.js';
+import { readJsonBody } from './http-body.js';
+import { checkConfig, runPlayground, RunRequestError } from './run.js';
+import { sampleLibrary } from './samples/index.js';
+import { stageHelp } from './stage-help.js';
 
 export interface PlaygroundServerOptions {
   /** Default 0: any free port. */
   readonly port?: number;
-  /** Prebuilt UI files (tests share one build); built with Vite when absent. */
+  /** Prebuilt UI files (tests share one build); the package's built UI when absent. */
   readonly assets?: Assets;
   /** Where the sample GeoIP database is written; a fixed temp folder by default. */
   readonly databaseDir?: string;

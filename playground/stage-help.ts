@@ -1,8 +1,8 @@
-import { formatGoDuration } from '../core/duration';
-import { typeName, type BlockSpec, type FieldSpec } from '../core/schema';
-import { stageDefinitions } from '../core/stage';
-import { formatGoFloat } from '../core/values';
-import type { BlockHelp, FieldHelp } from './api';
+import { formatGoDuration } from '../lib/go/duration.js';
+import { typeName, type BlockSpec, type FieldSpec } from '../core/schema.js';
+import { stageDefinitions } from '../core/stage.js';
+import { formatGoFloat } from '../lib/go/values.js';
+import type { BlockHelp, FieldHelp } from './api.js';
 
 /**
  * Completion and hover help for every registered stage, generated from the same field schemas

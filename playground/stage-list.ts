@@ -1,8 +1,8 @@
 import { Registry } from 'prom-client';
-import { ManualClock } from '../core/clock';
-import { buildPipeline } from '../core/pipeline';
-import type { StageSpec } from '../core/stage';
-import type { StageInfo } from './api';
+import { ManualClock } from '../core/clock.js';
+import { buildPipeline } from '../core/pipeline.js';
+import type { StageSpec } from '../core/stage.js';
+import type { StageInfo } from './api.js';
 
 /** The stages of a loaded config, flattened in source order, with lookups the tracer needs. */
 export interface StageList {

@@ -1,10 +1,10 @@
-import { diffEntries } from '../core/cli/inspect';
-import { labelsKey, type Entry } from '../core/entry';
-import { entryToJson } from '../core/entry-json';
-import type { PipelineTracer, StageTrace } from '../core/trace';
-import type { EntryJson, EntryTrace, Flush, Trigger, TraceStep } from './api';
-import { dropReason } from './drop-reason';
-import type { StageList } from './stage-list';
+import { diffEntries } from '../core/entry-diff.js';
+import { labelsKey, type Entry } from '../core/entry.js';
+import { entryToJson } from '../core/entry-json.js';
+import type { PipelineTracer, StageTrace } from '../core/trace.js';
+import type { EntryJson, EntryTrace, Flush, Trigger, TraceStep } from './api.js';
+import { dropReason } from './drop-reason.js';
+import type { StageList } from './stage-list.js';
 
 /**
  * Tags an entry with the trace it belongs to. A symbol key is invisible to every stage (they read

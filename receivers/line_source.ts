@@ -1,8 +1,8 @@
 import { StringDecoder } from 'node:string_decoder';
 import type { Readable } from 'node:stream';
-import type { Clock } from '../core/clock';
-import type { Entry, Labels } from '../core/entry';
-import { fanOut, type LogsReceiver } from '../core/receiver';
+import type { Clock } from '../core/clock.js';
+import type { Entry, Labels } from '../core/entry.js';
+import { fanOut, type LogsReceiver } from '../core/receiver.js';
 
 const BATCH_SIZE = 256;
 

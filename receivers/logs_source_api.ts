@@ -15,19 +15,19 @@
  * that is bounded by `max_pending_size` (a push beyond it is answered 429 with `Retry-After`);
  * bodies over `max_body_size` (before or after decompression) are answered 413.
  */
-import type { Block } from '../core/config/ast';
-import { ConfigError, ConfigErrors } from '../core/errors';
-import type { Entry, Labels } from '../core/entry';
-import { fanOut, LOGS_RECEIVER, type LogsReceiver } from '../core/receiver';
-import { defineComponent, type ComponentArgs, type ComponentContext, type Health } from '../core/runtime/component';
-import { t } from '../core/schema';
-import { ConnectionGauges } from './http/connection_gauges';
-import { ManagedListener } from './http/listener';
-import { httpBlockSpec, resolveHttpConfig, type HttpBlockDefaults, type HttpServerConfig } from './http/schema';
-import { byteSize, durationMs } from './loki/config';
-import { sourceApiMetrics, type SourceApiMetrics } from './loki/metrics';
-import { PendingBytes } from './loki/pending';
-import { createPushApp, type PushAppSettings } from './loki/push_app';
+import type { Block } from '../lib/config/ast.js';
+import { ConfigError, ConfigErrors } from '../lib/config/errors.js';
+import type { Entry, Labels } from '../core/entry.js';
+import { fanOut, LOGS_RECEIVER, type LogsReceiver } from '../core/receiver.js';
+import { defineComponent, type ComponentArgs, type ComponentContext, type Health } from '../core/runtime/component.js';
+import { t } from '../core/schema.js';
+import { ConnectionGauges } from './http/connection_gauges.js';
+import { ManagedListener } from './http/listener.js';
+import { httpBlockSpec, resolveHttpConfig, type HttpBlockDefaults, type HttpServerConfig } from './http/schema.js';
+import { byteSize, durationMs } from '../lib/loki/config.js';
+import { sourceApiMetrics, type SourceApiMetrics } from './loki/metrics.js';
+import { PendingBytes } from './loki/pending.js';
+import { createPushApp, type PushAppSettings } from './loki/push_app.js';
 
 /** The generic server default: no connection limit. */
 const HTTP_DEFAULTS: HttpBlockDefaults = { listenPort: 8080, connLimit: 0 };

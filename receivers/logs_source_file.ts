@@ -20,16 +20,16 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import type { Block } from '../core/config/ast';
-import { ConfigError, ConfigErrors } from '../core/errors';
-import type { Labels } from '../core/entry';
-import { fanOut, LOGS_RECEIVER, type LogsReceiver } from '../core/receiver';
-import { defineComponent, healthy, unhealthy, type ComponentArgs, type ComponentContext, type Health } from '../core/runtime/component';
-import { t, type NestedBlockSpec } from '../core/schema';
-import { expandBraces, globFiles, hasGlobSyntax, matchPath } from './file/glob';
-import { Positions } from './file/positions';
-import { FileIdentities, FileTailer } from './file/tailer';
-import { attributePos, durationMs, nestedBlocks } from './loki/config';
+import type { Block } from '../lib/config/ast.js';
+import { ConfigError, ConfigErrors } from '../lib/config/errors.js';
+import type { Labels } from '../core/entry.js';
+import { fanOut, LOGS_RECEIVER, type LogsReceiver } from '../core/receiver.js';
+import { defineComponent, healthy, unhealthy, type ComponentArgs, type ComponentContext, type Health } from '../core/runtime/component.js';
+import { t, type NestedBlockSpec } from '../core/schema.js';
+import { expandBraces, globFiles, hasGlobSyntax, matchPath } from './file/glob.js';
+import { Positions } from './file/positions.js';
+import { FileIdentities, FileTailer } from './file/tailer.js';
+import { attributePos, durationMs, nestedBlocks } from '../lib/loki/config.js';
 
 const PATH_LABEL = '__path__';
 const PATH_EXCLUDE_LABEL = '__path_exclude__';

@@ -5,10 +5,10 @@
  * read before it resolves.
  */
 import type { Readable } from 'node:stream';
-import { LOGS_RECEIVER, type LogsReceiver } from '../core/receiver';
-import { defineComponent, healthy, unhealthy, type Health } from '../core/runtime/component';
-import { t } from '../core/schema';
-import { pumpLines } from './line_source';
+import { LOGS_RECEIVER, type LogsReceiver } from '../core/receiver.js';
+import { defineComponent, healthy, unhealthy, type Health } from '../core/runtime/component.js';
+import { t } from '../core/schema.js';
+import { pumpLines } from './line_source.js';
 
 export const logsSourceStdinComponent = defineComponent({
   name: 'logs.source.stdin',

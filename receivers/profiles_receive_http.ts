@@ -9,16 +9,16 @@
  * component is unhealthy only when its configuration cannot be applied (invalid, or the address
  * cannot be bound).
  */
-import type { Block } from '../core/config/ast';
-import { ConfigError, ConfigErrors } from '../core/errors';
-import { PROFILES_RECEIVER, type ProfilesReceiver } from '../core/profiles';
-import { defineComponent, type ComponentArgs, type ComponentContext, type Health } from '../core/runtime/component';
-import { t } from '../core/schema';
-import { ManagedListener } from './http/listener';
-import { httpBlockSpec, resolveHttpConfig, type HttpBlockDefaults, type HttpServerConfig } from './http/schema';
-import type { RunningHttpServer } from './http/server';
-import { createProfilesHandler } from './profiles/app';
-import { connectionGauges } from './profiles/metrics';
+import type { Block } from '../lib/config/ast.js';
+import { ConfigError, ConfigErrors } from '../lib/config/errors.js';
+import { PROFILES_RECEIVER, type ProfilesReceiver } from '../core/profiles.js';
+import { defineComponent, type ComponentArgs, type ComponentContext, type Health } from '../core/runtime/component.js';
+import { t } from '../core/schema.js';
+import { ManagedListener } from './http/listener.js';
+import { httpBlockSpec, resolveHttpConfig, type HttpBlockDefaults, type HttpServerConfig } from './http/schema.js';
+import type { RunningHttpServer } from './http/server.js';
+import { createProfilesHandler } from './profiles/app.js';
+import { connectionGauges } from './profiles/metrics.js';
 
 /** `64 / 4 * 1024` in the reference: its default for this component, not the generic 0. */
 export const DEFAULT_CONN_LIMIT = 16_384;

@@ -3,10 +3,10 @@
  * appended to the file named by `path`. Exports `receiver`.
  */
 import { createWriteStream, type WriteStream } from 'node:fs';
-import { entryToJson } from '../core/entry-json';
-import { logsReceiverCapsule, type LogsReceiver } from '../core/receiver';
-import { defineComponent, healthy, type ComponentContext } from '../core/runtime/component';
-import { t } from '../core/schema';
+import { entryToJson } from '../core/entry-json.js';
+import { logsReceiverCapsule, type LogsReceiver } from '../core/receiver.js';
+import { defineComponent, healthy, type ComponentContext } from '../core/runtime/component.js';
+import { t } from '../core/schema.js';
 
 export const logsEchoComponent = defineComponent({
   name: 'logs.echo',

@@ -14,17 +14,17 @@
  * the pipeline; a `Retry-After` answer sets the next delay; stopping drains the queues for up to
  * `queue_config.drain_timeout` and counts what is left as dropped (reason `shutdown`).
  */
-import type { Block } from '../core/config/ast';
-import { ConfigError, ConfigErrors } from '../core/errors';
-import type { Entry, Labels } from '../core/entry';
-import { cloneEntry } from '../core/entry';
-import { logsReceiverCapsule, type LogsReceiver } from '../core/receiver';
-import { defineComponent, healthy, type ComponentArgs, type ComponentContext, type Health } from '../core/runtime/component';
-import { t } from '../core/schema';
-import { endpointBlockSpec, resolveEndpoints, type EndpointConfig } from './loki/endpoint_config';
-import { EndpointQueue } from './loki/endpoint_queue';
-import { writeMetrics, type WriteMetrics } from './loki/metrics';
-import { fetchTransport, type PushTransport } from './loki/transport';
+import type { Block } from '../lib/config/ast.js';
+import { ConfigError, ConfigErrors } from '../lib/config/errors.js';
+import type { Entry, Labels } from '../core/entry.js';
+import { cloneEntry } from '../core/entry.js';
+import { logsReceiverCapsule, type LogsReceiver } from '../core/receiver.js';
+import { defineComponent, healthy, type ComponentArgs, type ComponentContext, type Health } from '../core/runtime/component.js';
+import { t } from '../core/schema.js';
+import { endpointBlockSpec, resolveEndpoints, type EndpointConfig } from './loki/endpoint_config.js';
+import { EndpointQueue } from './loki/endpoint_queue.js';
+import { writeMetrics, type WriteMetrics } from './loki/metrics.js';
+import { fetchTransport, type PushTransport } from './loki/transport.js';
 
 const USER_AGENT = 'Rivulet/0.1.0';
 

@@ -7,13 +7,13 @@
  * which is also what the next hop is told; a reload replaces the endpoints for later calls while
  * the exported receiver stays the same value.
  */
-import { profilesReceiverCapsule, type IngestProfile, type ProfilesReceiver, type PushSeries } from '../core/profiles';
-import { defineComponent, healthy, type ComponentArgs, type ComponentContext, type Health } from '../core/runtime/component';
-import { t } from '../core/schema';
-import { backoffClockFrom, type BackoffClock } from './profiles/backoff';
-import { endpointBlockSpec, resolveWriteConfig, type WriteConfig } from './profiles/config';
-import { WriteMetrics } from './profiles/metrics';
-import { ProfilesWriter } from './profiles/writer';
+import { profilesReceiverCapsule, type IngestProfile, type ProfilesReceiver, type PushSeries } from '../core/profiles.js';
+import { defineComponent, healthy, type ComponentArgs, type ComponentContext, type Health } from '../core/runtime/component.js';
+import { t } from '../core/schema.js';
+import { backoffClockFrom, type BackoffClock } from './profiles/backoff.js';
+import { endpointBlockSpec, resolveWriteConfig, type WriteConfig } from './profiles/config.js';
+import { WriteMetrics } from './profiles/metrics.js';
+import { ProfilesWriter } from './profiles/writer.js';
 
 /** The User-Agent of every Push request. */
 export const USER_AGENT = 'Rivulet/0.1.0';

@@ -6,14 +6,14 @@
  * `forward_to` still applies; on stop the pipeline's input ends so stateful stages flush.
  */
 import { Subject, type Subscription } from 'rxjs';
-import { formatConfig } from '../config/format';
-import type { Entry } from '../entry';
-import { configErrorsOf } from '../errors';
-import { buildPipeline, ingress } from '../pipeline';
-import { fanOut, LOGS_RECEIVER, logsReceiverCapsule, type LogsReceiver } from '../receiver';
-import { t } from '../schema';
-import type { BuiltPipeline, StageSpec } from '../stage';
-import { defineComponent, healthy, unhealthy, type ComponentArgs, type ComponentContext, type Health } from '../runtime/component';
+import { formatConfig } from '../../lib/config/format.js';
+import type { Entry } from '../entry.js';
+import { configErrorsOf } from '../../lib/config/errors.js';
+import { buildPipeline, ingress } from '../pipeline.js';
+import { fanOut, LOGS_RECEIVER, logsReceiverCapsule, type LogsReceiver } from '../receiver.js';
+import { t } from '../schema.js';
+import type { BuiltPipeline, StageSpec } from '../stage.js';
+import { defineComponent, healthy, unhealthy, type ComponentArgs, type ComponentContext, type Health } from '../runtime/component.js';
 
 export interface LogsProcessArgs {
   readonly forward_to: readonly LogsReceiver[];

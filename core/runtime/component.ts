@@ -1,8 +1,8 @@
 import type { Registry } from 'prom-client';
-import type { Block } from '../config/ast';
-import type { ConfigValue, EvalScope } from '../config/evaluate';
-import type { Clock } from '../clock';
-import type { DecodedBlock, BlockSpec } from '../schema';
+import type { Block } from '../../lib/config/ast.js';
+import type { ConfigValue, EvalScope } from '../../lib/config/evaluate.js';
+import type { Clock } from '../clock.js';
+import type { DecodedBlock, BlockSpec } from '../schema.js';
 
 /** A component's health as `/api/v0/components` reports it. */
 export interface Health {

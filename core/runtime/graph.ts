@@ -1,11 +1,11 @@
-import type { Block, Expr, Statement } from '../config/ast';
-import { dottedPath, type ConfigValue, type EvalScope } from '../config/evaluate';
-import { parseConfig } from '../config/parser';
-import { ConfigError, ConfigErrors, configErrorsOf } from '../errors';
-import { blockTitle, decodeBlock } from '../schema';
-import { decodeStageBlocks } from '../stage';
-import { STAGE_IMPORT_BLOCK } from '../stage-modules';
-import { componentDefinition, unhealthy, type Component, type ComponentArgs, type ComponentContext, type ComponentDefinition, type Health } from './component';
+import type { Block, Expr, Statement } from '../../lib/config/ast.js';
+import { dottedPath, type ConfigValue, type EvalScope } from '../../lib/config/evaluate.js';
+import { parseConfig } from '../../lib/config/parser.js';
+import { ConfigError, ConfigErrors, configErrorsOf } from '../../lib/config/errors.js';
+import { blockTitle, decodeBlock } from '../schema.js';
+import { decodeStageBlocks } from '../stage.js';
+import { STAGE_IMPORT_BLOCK } from '../stage-modules.js';
+import { componentDefinition, unhealthy, type Component, type ComponentArgs, type ComponentContext, type ComponentDefinition, type Health } from './component.js';
 
 interface Node {
   readonly id: string;

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import Router from '@koa/router';
 import type { Registry } from 'prom-client';
-import type { ComponentGraph } from './graph';
+import type { ComponentGraph } from './graph.js';
 
 export interface RunServerOptions {
   readonly host: string;

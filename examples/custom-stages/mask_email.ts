@@ -6,11 +6,10 @@
  *
  * Masking twice gives the same text as masking once: an address only starts where no address
  * character (nor `@`) precedes it, and the mask may not hold an `@`, so a masked address never
- * turns into a new one. test/core/testing/mask-email-example.test.ts checks that property and the
+ * turns into a new one. test/testing/mask-email-example.test.ts checks that property and the
  * others with the testing kit.
  */
-// Outside this repository: import { defineStage, FieldError, t, type StageImpl } from 'rivulet';
-import { defineStage, FieldError, t, type StageImpl } from '../../index';
+import { defineStage, FieldError, t, type StageImpl } from 'rivulet';
 
 export interface MaskEmailConfig {
   /** Extracted name whose text is masked; unset means the line. */

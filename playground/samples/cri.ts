@@ -1,4 +1,4 @@
-import { jsonl, type Sample } from './sample';
+import { jsonl, type Sample } from './sample.js';
 
 const pod = { namespace: 'shop', pod: 'checkout-7d9f', container: 'app' };
 

@@ -1,4 +1,4 @@
-import { lines, type Sample } from './sample';
+import { lines, type Sample } from './sample.js';
 
 /** Docker's json-file driver output: the stage unwraps it, health checks are dropped. */
 export const dockerSample: Sample = {

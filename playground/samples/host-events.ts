@@ -1,4 +1,4 @@
-import { jsonl, type Sample } from './sample';
+import { jsonl, type Sample } from './sample.js';
 
 const logon =
   'An account was successfully logged on.\r\n\r\n' +

@@ -1,14 +1,14 @@
-import type { Sample } from '../api';
-import { criSample } from './cri';
-import { dockerSample } from './docker';
-import { GEOIP_CITY_DB, sampleCityDatabase } from './geoip-database';
-import { hostEventsSample } from './host-events';
-import { javaMultilineSample } from './java-multiline';
-import { kubernetesSample } from './kubernetes';
-import { logfmtSample } from './logfmt';
-import { luhnSample } from './luhn';
-import { nginxGeoipSample } from './nginx-geoip';
-import { retentionSample } from './retention';
+import type { Sample } from '../api.js';
+import { criSample } from './cri.js';
+import { dockerSample } from './docker.js';
+import { GEOIP_CITY_DB, sampleCityDatabase } from './geoip-database.js';
+import { hostEventsSample } from './host-events.js';
+import { javaMultilineSample } from './java-multiline.js';
+import { kubernetesSample } from './kubernetes.js';
+import { logfmtSample } from './logfmt.js';
+import { luhnSample } from './luhn.js';
+import { nginxGeoipSample } from './nginx-geoip.js';
+import { retentionSample } from './retention.js';
 
 /** The library as written, in menu order (configs may hold the database placeholder). */
 export const SAMPLES: readonly Sample[] = [

@@ -1,4 +1,4 @@
-import { jsonl, type Sample } from './sample';
+import { jsonl, type Sample } from './sample.js';
 
 const checkout = { namespace: 'shop', app: 'checkout', pod: 'checkout-7d9f' };
 const search = { namespace: 'shop', app: 'search', pod: 'search-5c2a' };

@@ -1,4 +1,4 @@
-import { lines, type Sample } from './sample';
+import { lines, type Sample } from './sample.js';
 
 /** logfmt lines: fields extracted, durations observed in a histogram. */
 export const logfmtSample: Sample = {

@@ -1,4 +1,4 @@
-import { lines, type Sample } from './sample';
+import { lines, type Sample } from './sample.js';
 
 /** Card numbers redacted by their Luhn checksum. */
 export const luhnSample: Sample = {

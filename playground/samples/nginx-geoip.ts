@@ -1,5 +1,5 @@
-import { lines, type Sample } from './sample';
-import { GEOIP_CITY_DB } from './geoip-database';
+import { lines, type Sample } from './sample.js';
+import { GEOIP_CITY_DB } from './geoip-database.js';
 
 /** nginx access logs with client locations from a generated GeoIP database. */
 export const nginxGeoipSample: Sample = {

@@ -1,4 +1,4 @@
-import { jsonl, type Sample } from './sample';
+import { jsonl, type Sample } from './sample.js';
 
 const api = { app: 'api' };
 

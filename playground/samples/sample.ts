@@ -1,4 +1,4 @@
-import type { Sample } from '../api';
+import type { Sample } from '../api.js';
 
 /** One JSONL input entry as written in a sample. */
 export interface SampleEntry {

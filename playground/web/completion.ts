@@ -1,6 +1,6 @@
 import { snippetCompletion, type Completion, type CompletionContext, type CompletionResult } from '@codemirror/autocomplete';
-import { contextAt } from './context';
-import { blockSnippet, describeField, valueSnippet, type HelpIndex } from './help';
+import { contextAt } from './context.js';
+import { blockSnippet, describeField, valueSnippet, type HelpIndex } from './help.js';
 
 /**
  * Completion from the stage registry: `stage.*` blocks where stages may go, the attributes and

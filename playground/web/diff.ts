@@ -1,4 +1,4 @@
-import type { EntryJson } from '../api';
+import type { EntryJson } from '../api.js';
 
 /** One changed part of an entry: a label, metadata pair or extracted value, the line or the timestamp. */
 export interface EntryChange {

@@ -2,12 +2,12 @@ import { lintGutter, setDiagnostics, type Diagnostic } from '@codemirror/lint';
 import { EditorSelection, Prec, type Extension } from '@codemirror/state';
 import { EditorView, keymap } from '@codemirror/view';
 import { basicSetup } from 'codemirror';
-import type { ConfigProblem, InputProblem } from '../api';
-import { configCompletion } from './completion';
-import { offsetOf, wordAt } from './context';
-import type { HelpIndex } from './help';
-import { configHover } from './hover';
-import { blockHighlight, blockSyntax } from './language';
+import type { ConfigProblem, InputProblem } from '../api.js';
+import { configCompletion } from './completion.js';
+import { offsetOf, wordAt } from './context.js';
+import type { HelpIndex } from './help.js';
+import { configHover } from './hover.js';
+import { blockHighlight, blockSyntax } from './language.js';
 
 export interface EditorOptions {
   readonly parent: HTMLElement;

@@ -1,4 +1,4 @@
-import type { BlockHelp, FieldHelp } from '../api';
+import type { BlockHelp, FieldHelp } from '../api.js';
 
 /**
  * Looks up registry help by editing context: the block the cursor is in, what may be written

@@ -1,8 +1,8 @@
 import { hoverTooltip, type Tooltip } from '@codemirror/view';
-import type { BlockHelp, FieldHelp } from '../api';
-import { contextAt, wordAt } from './context';
-import type { HelpIndex } from './help';
-import { describeField } from './help';
+import type { BlockHelp, FieldHelp } from '../api.js';
+import { contextAt, wordAt } from './context.js';
+import type { HelpIndex } from './help.js';
+import { describeField } from './help.js';
 
 /** Hover help over stage names, nested block names and attribute names, from the registry. */
 export function configHover(help: () => HelpIndex | undefined) {

@@ -1,9 +1,9 @@
-import type { CheckResult, ExportResult, RunRequest, RunResult, Sample, SamplesResult, StagesResult } from '../api';
-import { byId, h } from './dom';
-import { configEditor, goTo, inputEditor, markConfigProblems, markInputProblems, setText } from './editors';
-import { HelpIndex } from './help';
-import { renderMetrics, renderOutput, renderTimeline, renderTrace, runSummary, type ViewActions } from './render';
-import { decodeState, encodeState, type SharedState } from './share';
+import type { CheckResult, ExportResult, RunRequest, RunResult, Sample, SamplesResult, StagesResult } from '../api.js';
+import { byId, h } from './dom.js';
+import { configEditor, goTo, inputEditor, markConfigProblems, markInputProblems, setText } from './editors.js';
+import { HelpIndex } from './help.js';
+import { renderMetrics, renderOutput, renderTimeline, renderTrace, runSummary, type ViewActions } from './render.js';
+import { decodeState, encodeState, type SharedState } from './share.js';
 
 const AUTO_RUN_DELAY_MS = 400;
 

@@ -1,6 +1,6 @@
-import type { EntryJson, EntryTrace, Fate, RunResult, StageInfo, TraceStep, Trigger } from '../api';
-import { entryChanges, formatOffset, showValue, type EntryChange } from './diff';
-import { h } from './dom';
+import type { EntryJson, EntryTrace, Fate, RunResult, StageInfo, TraceStep, Trigger } from '../api.js';
+import { entryChanges, formatOffset, showValue, type EntryChange } from './diff.js';
+import { h } from './dom.js';
 
 /** What the views need besides the result: how to select an entry and jump to a stage. */
 export interface ViewActions {

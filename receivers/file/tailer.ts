@@ -10,9 +10,9 @@
  * as it is when its file is rotated away or deleted, since nothing can complete it any more).
  */
 import { open, stat, type FileHandle } from 'node:fs/promises';
-import type { Clock } from '../../core/clock';
-import type { Entry, Labels } from '../../core/entry';
-import type { Positions } from './positions';
+import type { Clock } from '../../core/clock.js';
+import type { Entry, Labels } from '../../core/entry.js';
+import type { Positions } from './positions.js';
 
 const CHUNK_BYTES = 256 * 1024;
 const BATCH_LINES = 1000;

@@ -3,7 +3,7 @@
  * as the client sent them (a `Content-Encoding` is not undone). Fails when the client goes away
  * mid-body or the server's read timeout passes first.
  */
-import { onReadTimeout, readTimeoutError, type HttpRequest } from './server';
+import { onReadTimeout, readTimeoutError, type HttpRequest } from './server.js';
 
 export function readBody(req: HttpRequest): Promise<Buffer> {
   return new Promise<Buffer>((resolve, reject) => new BodyReader(req, resolve, reject));

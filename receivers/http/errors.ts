@@ -8,7 +8,7 @@
  *   (Go's `http.Error`).
  */
 import type { Middleware } from 'koa';
-import type { HttpResponse } from './server';
+import type { HttpResponse } from './server.js';
 
 /** Reason phrases as the reference's HTTP library spells them (they differ from Node's in places). */
 const STATUS_TEXT: Readonly<Record<number, string>> = {

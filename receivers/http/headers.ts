@@ -4,7 +4,7 @@
  * the receivers' hot paths. It also gives Go's view: every value of a repeated header, or its
  * first (Node would keep only the first content-type and join repeats of other headers).
  */
-import type { HttpRequest } from './server';
+import type { HttpRequest } from './server.js';
 
 /** Every value of a header, in order. `name` is lower case. */
 export function headerValues(req: HttpRequest, name: string): string[] {

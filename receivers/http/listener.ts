@@ -3,10 +3,10 @@
  * it when the `http` block changes, closing it on stop, and the health that follows from whether
  * the address could be bound, and the connection gauges that follow the running listener.
  */
-import { healthy, unhealthy, type ComponentContext, type Health } from '../../core/runtime/component';
-import type { ConnectionGauges } from './connection_gauges';
-import { sameHttpConfig, type HttpServerConfig } from './schema';
-import { startHttpServer, type HttpHandler, type RunningHttpServer } from './server';
+import { healthy, unhealthy, type ComponentContext, type Health } from '../../core/runtime/component.js';
+import type { ConnectionGauges } from './connection_gauges.js';
+import { sameHttpConfig, type HttpServerConfig } from './schema.js';
+import { startHttpServer, type HttpHandler, type RunningHttpServer } from './server.js';
 
 export interface ManagedListenerOptions {
   readonly handler: HttpHandler;

@@ -7,10 +7,10 @@
  * defaults (so `http { listen_port = 9999 }` still has the component's conn_limit); `listen_port`
  * may be written as a string; `conn_limit <= 0` means no limit.
  */
-import type { Block, Statement } from '../../core/config/ast';
-import { ConfigError, ConfigErrors, type Position } from '../../core/errors';
-import { t, type NestedBlockSpec } from '../../core/schema';
-import { resolveTls, tlsBlockSpec, type TlsServerConfig } from './tls';
+import type { Block, Statement } from '../../lib/config/ast.js';
+import { ConfigError, ConfigErrors, type Position } from '../../lib/config/errors.js';
+import { t, type NestedBlockSpec } from '../../core/schema.js';
+import { resolveTls, tlsBlockSpec, type TlsServerConfig } from './tls.js';
 
 /** Cleartext HTTP/2 (h2c) settings, from the undocumented `http2` block. */
 export interface Http2Config {

@@ -26,8 +26,8 @@ import {
 } from 'node:http2';
 import { createServer as createNetServer, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
-import type { HttpServerConfig } from './schema';
-import { clientCertPolicy, loadTlsMaterial, tlsFilesStamp } from './tls';
+import type { HttpServerConfig } from './schema.js';
+import { clientCertPolicy, loadTlsMaterial, tlsFilesStamp } from './tls.js';
 
 export type HttpRequest = IncomingMessage | Http2ServerRequest;
 export type HttpResponse = ServerResponse | Http2ServerResponse;

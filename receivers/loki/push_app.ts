@@ -13,14 +13,14 @@
 import { isUtf8 } from 'node:buffer';
 import Koa, { type Context } from 'koa';
 import { Router } from '@koa/router';
-import type { Entry, Labels, MetadataPair } from '../../core/entry';
-import { TENANT_LABEL } from '../../core/entry';
-import { goErrorResponses, httpError } from '../http/errors';
-import type { SourceApiMetrics } from './metrics';
-import { PendingBytes } from './pending';
-import { bodyFormat, decodeContentEncoding, decodePushBody, PushError, type DecodedPush } from './push_body';
-import { readBodyCapped } from './read_body';
-import type { WireEntry } from './wire';
+import type { Entry, Labels, MetadataPair } from '../../core/entry.js';
+import { TENANT_LABEL } from '../../core/entry.js';
+import { goErrorResponses, httpError } from '../http/errors.js';
+import type { SourceApiMetrics } from './metrics.js';
+import { PendingBytes } from './pending.js';
+import { bodyFormat, decodeContentEncoding, decodePushBody, PushError, type DecodedPush } from './push_body.js';
+import { readBodyCapped } from './read_body.js';
+import type { WireEntry } from '../../lib/loki/wire.js';
 
 /** Seconds a client is asked to wait after a 429. */
 export const RETRY_AFTER_SECONDS = 1;

@@ -8,10 +8,10 @@
  * configuration mistake worth naming. Invalid UTF-8 is a 400 rather than a silent U+FFFD.
  */
 import { isUtf8 } from 'node:buffer';
-import type { Labels, MetadataPair } from '../../core/entry';
-import { inflateBody, snappyDecode, TooLargeError } from './compression';
-import { LabelTextError, parseLabelText } from './label_text';
-import { decodePushRequest, WireError, type WireEntry } from './wire';
+import type { Labels, MetadataPair } from '../../core/entry.js';
+import { inflateBody, snappyDecode, TooLargeError } from '../../lib/loki/compression.js';
+import { LabelTextError, parseLabelText } from '../../lib/loki/label_text.js';
+import { decodePushRequest, WireError, type WireEntry } from '../../lib/loki/wire.js';
 
 /** Why a push was refused; doubles as the `reason` label of the rejection counter. */
 export type RejectReason =

@@ -3,8 +3,8 @@
  * before a byte is read; a body that grows past it while streaming (chunked uploads) is refused
  * as soon as it does, so a huge upload never sits in memory.
  */
-import { readDeadline, type HttpRequest } from '../http/server';
-import { PushError } from './push_body';
+import { readDeadline, type HttpRequest } from '../http/server.js';
+import { PushError } from './push_body.js';
 
 /**
  * `admit` is asked about every chunk before it is kept; an error it returns ends the read with

@@ -15,12 +15,12 @@
  */
 import Koa from 'koa';
 import { Router } from '@koa/router';
-import { scopedDeadline, type ProfilesReceiver } from '../../core/profiles';
-import { goErrorResponses, httpError, writeGoError } from '../http/errors';
-import type { HttpHandler, HttpRequest, HttpResponse } from '../http/server';
-import { INGEST_PATH, serveIngest, type Log } from './ingest';
-import { forwardPush } from './push';
-import { createPushHandler } from './push_service';
+import { scopedDeadline, type ProfilesReceiver } from '../../core/profiles.js';
+import { goErrorResponses, httpError, writeGoError } from '../http/errors.js';
+import type { HttpHandler, HttpRequest, HttpResponse } from '../http/server.js';
+import { INGEST_PATH, serveIngest, type Log } from './ingest.js';
+import { forwardPush } from './push.js';
+import { createPushHandler } from './push_service.js';
 
 export const PUSH_PATH = '/push.v1.PusherService/Push';
 

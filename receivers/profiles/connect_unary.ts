@@ -9,11 +9,11 @@
  */
 import { Code, ConnectError } from '@connectrpc/connect';
 import { codeToHttpStatus, errorToJsonBytes, parseTimeout } from '@connectrpc/connect/protocol-connect';
-import { readBody } from '../http/body';
-import { firstHeader } from '../http/headers';
-import type { HttpRequest, HttpResponse } from '../http/server';
-import { decodePush, encodingOf, inflate, unknownEncoding, type PushImplementation } from './push_protocol';
-import { requestAborted } from './request_signal';
+import { readBody } from '../http/body.js';
+import { firstHeader } from '../http/headers.js';
+import type { HttpRequest, HttpResponse } from '../http/server.js';
+import { decodePush, encodingOf, inflate, unknownEncoding, type PushImplementation } from './push_protocol.js';
+import { requestAborted } from './request_signal.js';
 
 export async function serveConnectUnary(req: HttpRequest, res: HttpResponse, binary: boolean, implementation: PushImplementation): Promise<void> {
   const arrived = Date.now();

@@ -22,14 +22,14 @@ import {
   type IngestProfile,
   type ProfileLabels,
   type ProfilesReceiver,
-} from '../../core/profiles';
-import { readBody } from '../http/body';
-import { httpError, statusText, writeGoError } from '../http/errors';
-import { headerValues } from '../http/headers';
-import type { HttpRequest, HttpResponse } from '../http/server';
-import { ensureServiceName } from './labels';
-import { parseLabelSet } from '../../core/profiles-labelset';
-import { requestAborted } from './request_signal';
+} from '../../core/profiles.js';
+import { readBody } from '../http/body.js';
+import { httpError, statusText, writeGoError } from '../http/errors.js';
+import { headerValues } from '../http/headers.js';
+import type { HttpRequest, HttpResponse } from '../http/server.js';
+import { ensureServiceName } from './labels.js';
+import { parseLabelSet } from '../../lib/pyroscope/labelset.js';
+import { requestAborted } from './request_signal.js';
 
 export type Log = (level: 'debug' | 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>) => void;
 

@@ -2,9 +2,9 @@
  * Label rules the receiver applies on both endpoints before forwarding, and the text form its
  * error messages print label sets in.
  */
-import { buildLabels, copyLabel, hasLabel, isBuiltLabelSet, labelValue, type Label, type ProfileLabels } from '../../core/profiles';
-import { quoteGoString } from '../../core/gostring';
-import { isLegacyLabelName } from '../../core/values';
+import { buildLabels, copyLabel, hasLabel, isBuiltLabelSet, labelValue, type Label, type ProfileLabels } from '../../core/profiles.js';
+import { quoteGoString } from '../../lib/go/gostring.js';
+import { isLegacyLabelName } from '../../lib/go/values.js';
 
 /**
  * The reference's service-name rule: without `service_name`, it takes the value of `__name__`;

@@ -9,9 +9,9 @@
  * statuses are not mapped.
  */
 import { Code, ConnectError } from '@connectrpc/connect';
-import { buildLabels, copyLabel, messageOf, type Label, type ProfilesReceiver, type RawSample } from '../../core/profiles';
-import type { PushRequest } from '../../core/proto/gen/push/v1/push_pb';
-import { ensureServiceName, formatLabels } from './labels';
+import { buildLabels, copyLabel, messageOf, type Label, type ProfilesReceiver, type RawSample } from '../../core/profiles.js';
+import type { PushRequest } from '../../lib/pyroscope/gen/push/v1/push_pb.js';
+import { ensureServiceName, formatLabels } from './labels.js';
 
 export function forwardPush(request: PushRequest, receivers: readonly ProfilesReceiver[], signal: AbortSignal): Promise<void> {
   // The label rules run once per series; each receiver then gets its own copy.

@@ -7,8 +7,8 @@
 import { gunzipSync } from 'node:zlib';
 import { fromJsonString } from '@bufbuild/protobuf';
 import { Code, ConnectError } from '@connectrpc/connect';
-import { PushRequestSchema, type PushRequest } from '../../core/proto/gen/push/v1/push_pb';
-import { decodePushBinary } from './push_decode';
+import { PushRequestSchema, type PushRequest } from '../../lib/pyroscope/gen/push/v1/push_pb.js';
+import { decodePushBinary } from './push_decode.js';
 
 /** What the Push implementation learns about one call besides its message. */
 export interface PushCall {

@@ -15,14 +15,14 @@ import { createAsyncIterable, type UniversalHandler } from '@connectrpc/connect/
 import { parseContentType as parseConnectContentType } from '@connectrpc/connect/protocol-connect';
 import { parseContentType as parseGrpcContentType, parseTimeout as parseGrpcTimeout } from '@connectrpc/connect/protocol-grpc';
 import { parseContentType as parseGrpcWebContentType } from '@connectrpc/connect/protocol-grpc-web';
-import { PushResponseSchema, PusherService, type PushRequest } from '../../core/proto/gen/push/v1/push_pb';
-import { readBody } from '../http/body';
-import { firstHeader } from '../http/headers';
-import type { HttpRequest, HttpResponse } from '../http/server';
-import { serveConnectUnary } from './connect_unary';
-import { decodePush, encodingOf, inflate, type PushImplementation } from './push_protocol';
+import { PushResponseSchema, PusherService, type PushRequest } from '../../lib/pyroscope/gen/push/v1/push_pb.js';
+import { readBody } from '../http/body.js';
+import { firstHeader } from '../http/headers.js';
+import type { HttpRequest, HttpResponse } from '../http/server.js';
+import { serveConnectUnary } from './connect_unary.js';
+import { decodePush, encodingOf, inflate, type PushImplementation } from './push_protocol.js';
 
-export type { PushCall, PushImplementation } from './push_protocol';
+export type { PushCall, PushImplementation } from './push_protocol.js';
 
 /** What this module learned about a gRPC call before connect-es sees it. */
 interface Prepared {

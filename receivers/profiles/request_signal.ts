@@ -1,7 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import type { Socket } from 'node:net';
-import { CanceledError } from '../../core/profiles';
-import type { HttpRequest, HttpResponse } from '../http/server';
+import { CanceledError } from '../../core/profiles.js';
+import type { HttpRequest, HttpResponse } from '../http/server.js';
 
 const byConnection = new WeakMap<Socket, AbortSignal>();
 

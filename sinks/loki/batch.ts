@@ -5,10 +5,10 @@
  * compressed with snappy.
  */
 import { Buffer } from 'node:buffer';
-import { TENANT_LABEL, type Entry, type Labels } from '../../core/entry';
-import { snappyEncode } from '../../receivers/loki/compression';
-import { formatLabelText } from '../../receivers/loki/label_text';
-import { encodePushRequest, type WireEntry } from '../../receivers/loki/wire';
+import { TENANT_LABEL, type Entry, type Labels } from '../../core/entry.js';
+import { snappyEncode } from '../../lib/loki/compression.js';
+import { formatLabelText } from '../../lib/loki/label_text.js';
+import { encodePushRequest, type WireEntry } from '../../lib/loki/wire.js';
 
 /** An entry waiting in an endpoint's queue. */
 export interface QueuedEntry {

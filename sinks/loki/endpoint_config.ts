@@ -4,10 +4,10 @@
  * applied.
  */
 import { readFileSync } from 'node:fs';
-import type { Block } from '../../core/config/ast';
-import { ConfigError, ConfigErrors } from '../../core/errors';
-import { t, type NestedBlockSpec } from '../../core/schema';
-import { attributePos, byteSize, durationMs, nestedBlocks } from '../../receivers/loki/config';
+import type { Block } from '../../lib/config/ast.js';
+import { ConfigError, ConfigErrors } from '../../lib/config/errors.js';
+import { t, type NestedBlockSpec } from '../../core/schema.js';
+import { attributePos, byteSize, durationMs, nestedBlocks } from '../../lib/loki/config.js';
 
 export interface EndpointConfig {
   readonly url: string;

@@ -18,13 +18,13 @@
  * and logged.
  */
 import type { SchedulerLike } from 'rxjs';
-import type { Clock } from '../../core/clock';
-import type { Entry, Labels } from '../../core/entry';
-import { Backoff, retryAfterMs } from './backoff';
-import { encodeBatch, entryBytes, tenantOf, type QueuedEntry } from './batch';
-import type { EndpointConfig } from './endpoint_config';
-import type { DropReason, WriteMetrics } from './metrics';
-import type { PushTransport } from './transport';
+import type { Clock } from '../../core/clock.js';
+import type { Entry, Labels } from '../../core/entry.js';
+import { Backoff, retryAfterMs } from './backoff.js';
+import { encodeBatch, entryBytes, tenantOf, type QueuedEntry } from './batch.js';
+import type { EndpointConfig } from './endpoint_config.js';
+import type { DropReason, WriteMetrics } from './metrics.js';
+import type { PushTransport } from './transport.js';
 
 type Log = (level: 'debug' | 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>) => void;
 

@@ -3,7 +3,7 @@
  * a rotated token is picked up without a reload.
  */
 import { readFileSync } from 'node:fs';
-import type { EndpointAuth } from './config';
+import type { EndpointAuth } from './config.js';
 
 function fromFile(file: string): string {
   return readFileSync(file, 'utf8').trim();

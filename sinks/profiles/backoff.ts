@@ -5,7 +5,7 @@
  * loop goes on only while `ongoing()` — so `maxRetries = N` allows N attempts, 0 means no limit.
  */
 
-import type { Clock } from '../../core/clock';
+import type { Clock } from '../../core/clock.js';
 
 /** Where waits and jitter come from; tests pass one that does not really sleep. */
 export interface BackoffClock {

@@ -3,9 +3,9 @@
  * reference's defaults (remote_timeout 10s, backoff 500ms → 5m, 10 attempts, retry on 429) and
  * its HTTP client rules (at most one way to authenticate).
  */
-import type { Block } from '../../core/config/ast';
-import { ConfigError, ConfigErrors } from '../../core/errors';
-import { t, type NestedBlockSpec } from '../../core/schema';
+import type { Block } from '../../lib/config/ast.js';
+import { ConfigError, ConfigErrors } from '../../lib/config/errors.js';
+import { t, type NestedBlockSpec } from '../../core/schema.js';
 
 export type EndpointAuth =
   | { readonly kind: 'none' }

@@ -5,9 +5,9 @@
  */
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { RemoteStatusError, WrappedError } from '../../core/profiles';
-import { authorizationHeader } from './auth';
-import type { EndpointConfig } from './config';
+import { RemoteStatusError, WrappedError } from '../../core/profiles.js';
+import { authorizationHeader } from './auth.js';
+import type { EndpointConfig } from './config.js';
 
 /** How much of an error body is kept for the message. */
 const ERROR_BODY_LIMIT = 2048;

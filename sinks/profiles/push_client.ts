@@ -7,9 +7,9 @@ import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import { createClient, type Client, type Interceptor } from '@connectrpc/connect';
 import { compressionGzip, createConnectTransport } from '@connectrpc/connect-node';
-import { PusherService, type PushRequest } from '../../core/proto/gen/push/v1/push_pb';
-import { authorizationHeader } from './auth';
-import type { EndpointConfig } from './config';
+import { PusherService, type PushRequest } from '../../lib/pyroscope/gen/push/v1/push_pb.js';
+import { authorizationHeader } from './auth.js';
+import type { EndpointConfig } from './config.js';
 
 export class PushClient {
   private readonly agent: HttpAgent;

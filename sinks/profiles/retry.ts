@@ -8,7 +8,7 @@
  */
 import { Code, ConnectError } from '@connectrpc/connect';
 import { codeToString } from '@connectrpc/connect/protocol-connect';
-import { CanceledError, DeadlineExceededError, findError, RemoteStatusError } from '../../core/profiles';
+import { CanceledError, DeadlineExceededError, findError, RemoteStatusError } from '../../core/profiles.js';
 
 const RETRIED_CODES = new Set<Code>([Code.DeadlineExceeded, Code.Unknown, Code.Internal, Code.Unavailable, Code.DataLoss, Code.Aborted]);
 

@@ -3,9 +3,9 @@
  * not repeat, values must be valid UTF-8 and names other than `__name__` must use
  * `[A-Za-z0-9_.]`. The first problem found (in name order) is reported.
  */
-import { validateLabelName } from '../../core/profiles-labelset';
-import { sortLabels, type ProfileLabels } from '../../core/profiles';
-import { isValidUtf8String } from '../../core/values';
+import { validateLabelName } from '../../lib/pyroscope/labelset.js';
+import { sortLabels, type ProfileLabels } from '../../core/profiles.js';
+import { isValidUtf8String } from '../../lib/go/values.js';
 
 export class InvalidLabelsError extends Error {
   constructor(reason: string) {

@@ -13,7 +13,7 @@
  */
 import { posix } from 'node:path';
 import { create } from '@bufbuild/protobuf';
-import { formatLabelSet } from '../../core/profiles-labelset';
+import { formatLabelSet } from '../../lib/pyroscope/labelset.js';
 import {
   buildLabels,
   deadlineOf,
@@ -29,15 +29,15 @@ import {
   type ProfileLabels,
   type ProfilesReceiver,
   type PushSeries,
-} from '../../core/profiles';
-import { PushRequestSchema, type PushRequest } from '../../core/proto/gen/push/v1/push_pb';
-import { Backoff, realBackoffClock, type BackoffClock } from './backoff';
-import type { EndpointConfig, WriteConfig } from './config';
-import { IngestClient } from './ingest_client';
-import type { WriteMetrics } from './metrics';
-import { PushClient } from './push_client';
-import { pushFailure, shouldRetry } from './retry';
-import { validateLabels } from './validate';
+} from '../../core/profiles.js';
+import { PushRequestSchema, type PushRequest } from '../../lib/pyroscope/gen/push/v1/push_pb.js';
+import { Backoff, realBackoffClock, type BackoffClock } from './backoff.js';
+import type { EndpointConfig, WriteConfig } from './config.js';
+import { IngestClient } from './ingest_client.js';
+import type { WriteMetrics } from './metrics.js';
+import { PushClient } from './push_client.js';
+import { pushFailure, shouldRetry } from './retry.js';
+import { validateLabels } from './validate.js';
 
 export interface WriterOptions {
   readonly metrics: WriteMetrics;

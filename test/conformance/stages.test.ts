@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { Entry } from '../../core/entry';
-import { parseRFC3339 } from '../../core/time/rfc3339';
-import { conformanceFiles, loadCases, runCase, type ConformanceCase, type ExpectedEntry } from '../support/conformance';
-import { familiesOf, samplesOfFamilies } from '../support/prometheus-text';
+import type { Entry } from '../../core/entry.js';
+import { parseRFC3339 } from '../../lib/time/rfc3339.js';
+import { conformanceFiles, loadCases, runCase, type ConformanceCase, type ExpectedEntry } from '../support/conformance.js';
+import { familiesOf, samplesOfFamilies } from '../support/prometheus-text.js';
 
 /** Cases we deliberately run differently, each with its reason (none so far). */
 const deviations: Record<string, string> = {};

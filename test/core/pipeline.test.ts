@@ -1,12 +1,12 @@
 import { Registry } from 'prom-client';
 import { from, lastValueFrom, toArray } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../core/clock';
-import type { Entry } from '../../core/entry';
-import { buildPipeline, pipeline } from '../../core/pipeline';
-import { defineStage, unregisterStage } from '../../core/stage';
-import { t } from '../../core/schema';
-import { labelDrop, output, staticLabels } from '../../operators';
+import { ManualClock } from '../../core/clock.js';
+import type { Entry } from '../../core/entry.js';
+import { buildPipeline, pipeline } from '../../core/pipeline.js';
+import { defineStage, unregisterStage } from '../../core/stage.js';
+import { t } from '../../core/schema.js';
+import { labelDrop, output, staticLabels } from '../../operators/index.js';
 import { map } from 'rxjs';
 
 const entry = (line: string, labels: Record<string, string> = {}): Entry => ({

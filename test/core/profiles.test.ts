@@ -16,7 +16,7 @@ import {
   RemoteStatusError,
   scopedDeadline,
   WrappedError,
-} from '../../core/profiles';
+} from '../../core/profiles.js';
 
 const numRuns = Number(process.env.FC_NUM_RUNS ?? 100);
 

@@ -4,13 +4,13 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Registry } from 'prom-client';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../core/clock';
-import { loadStageList } from '../../core/process';
-import { ComponentGraph } from '../../core/runtime/graph';
-import { stageDefinition, unregisterStage, type StageFactory } from '../../core/stage';
-import { loadConfigStageModules, loadStageModules, StageModuleError, stageImportsOf } from '../../core/stage-modules';
-import { runStage } from '../../core/testing';
-import '../../index';
+import { ManualClock } from '../../core/clock.js';
+import { loadStageList } from '../../core/process.js';
+import { ComponentGraph } from '../../core/runtime/graph.js';
+import { stageDefinition, unregisterStage, type StageFactory } from '../../core/stage.js';
+import { loadConfigStageModules, loadStageModules, StageModuleError, stageImportsOf } from '../../core/stage-modules.js';
+import { runStage } from '../../testing/index.js';
+import '../../index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'rivulet-stage-modules-'));
 afterAll(() => {

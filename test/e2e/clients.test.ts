@@ -3,7 +3,7 @@ import { pinoLoki } from 'pino-loki';
 import winston from 'winston';
 import LokiTransport from 'winston-loki';
 import { afterEach, describe, expect, it } from 'vitest';
-import { eventually, recordingReceiver, startSourceApi, type StartedSourceApi } from '../receivers/loki/harness';
+import { eventually, recordingReceiver, startSourceApi, type StartedSourceApi } from '../receivers/loki/harness.js';
 
 const started: StartedSourceApi[] = [];
 afterEach(async () => {

@@ -2,10 +2,10 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { metricValue } from '../receivers/loki/harness';
-import { startFakeLoki, type FakeLoki } from '../sinks/loki/fake_loki';
-import { forwarderConfig } from './configs';
-import { criStream, pushWithRetry, spawnRun, startInProcess, type ChildRun } from './support';
+import { metricValue } from '../receivers/loki/harness.js';
+import { startFakeLoki, type FakeLoki } from '../sinks/loki/fake_loki.js';
+import { forwarderConfig } from './configs.js';
+import { criStream, pushWithRetry, spawnRun, startInProcess, type ChildRun } from './support.js';
 
 const BASE_NS = 1_714_557_600_000_000_000n;
 

@@ -2,9 +2,9 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { formatRFC3339Nano } from '../../core/time/rfc3339';
-import { forwarderConfig, receiverConfig } from './configs';
-import { criStream, echoedEntries, pushWithRetry, startInProcess } from './support';
+import { formatRFC3339Nano } from '../../lib/time/rfc3339.js';
+import { forwarderConfig, receiverConfig } from './configs.js';
+import { criStream, echoedEntries, pushWithRetry, startInProcess } from './support.js';
 
 const TOTAL = Number(process.env.E2E_ENTRIES ?? 100_000);
 const PODS = 20;

@@ -9,12 +9,12 @@ import { dirname, join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { Registry } from 'prom-client';
-import { systemClock } from '../../core/clock';
-import { ComponentGraph } from '../../core/runtime/graph';
-import type { LogsSourceApi } from '../../receivers/logs_source_api';
-import { protoBody } from '../receivers/loki/harness';
-import type { WireStream } from '../../receivers/loki/wire';
-import '../../index';
+import { systemClock } from '../../core/clock.js';
+import { ComponentGraph } from '../../core/runtime/graph.js';
+import type { LogsSourceApi } from '../../receivers/logs_source_api.js';
+import { protoBody } from '../receivers/loki/harness.js';
+import type { WireStream } from '../../lib/loki/wire.js';
+import '../../index.js';
 
 export const PROJECT_ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
 

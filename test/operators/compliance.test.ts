@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { writeMmdb } from '../../core/mmdb-writer';
-import { stageDefinitions, type StageFactory } from '../../core/stage';
-import { criLine, entryStream, jsonLine, logfmtLine, stageCompliance, type ComplianceOptions } from '../../core/testing';
-import * as stages from '../../operators';
+import { writeMmdb } from '../../lib/mmdb-writer.js';
+import { stageDefinitions, type StageFactory } from '../../core/stage.js';
+import { criLine, entryStream, jsonLine, logfmtLine, stageCompliance, type ComplianceOptions } from '../../testing/index.js';
+import * as stages from '../../operators/index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'rivulet-compliance-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

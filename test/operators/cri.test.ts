@@ -2,11 +2,11 @@ import fc from 'fast-check';
 import type { Registry } from 'prom-client';
 import { Registry as PromRegistry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../core/clock';
-import type { Entry } from '../../core/entry';
-import { buildPipeline } from '../../core/pipeline';
-import { cri, parseCriLine } from '../../operators/cri';
-import { entry, runConfig } from '../support/run-stages';
+import { ManualClock } from '../../core/clock.js';
+import type { Entry } from '../../core/entry.js';
+import { buildPipeline } from '../../core/pipeline.js';
+import { cri, parseCriLine } from '../../operators/cri.js';
+import { entry, runConfig } from '../support/run-stages.js';
 
 const NUM_RUNS = Number(process.env.FC_NUM_RUNS ?? 100);
 // Any Unicode scalar, ASCII-heavy; surrogates stand for invalid UTF-8 decoded as U+FFFD.

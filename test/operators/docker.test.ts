@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decodeDockerRecord } from '../../operators/docker';
-import { entry, runConfig } from '../support/run-stages';
+import { decodeDockerRecord } from '../../operators/docker.js';
+import { entry, runConfig } from '../support/run-stages.js';
 
 const NUM_RUNS = Number(process.env.FC_NUM_RUNS ?? 100);
 const BEFORE = 1_700_000_000_000_000_000n;

@@ -1,11 +1,11 @@
 import fc from 'fast-check';
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../core/clock';
-import { buildPipeline, ingress } from '../../core/pipeline';
-import { doesNotTouch, entryStream, neverAddsEntries, preservesOrder } from '../../core/testing';
-import { drop } from '../../operators';
-import { entry, runConfig } from '../support/run-stages';
+import { ManualClock } from '../../core/clock.js';
+import { buildPipeline, ingress } from '../../core/pipeline.js';
+import { doesNotTouch, entryStream, neverAddsEntries, preservesOrder } from '../../testing/index.js';
+import { drop } from '../../operators/index.js';
+import { entry, runConfig } from '../support/run-stages.js';
 
 const NUM_RUNS = Number(process.env.FC_NUM_RUNS ?? 100);
 const NOW = 1_700_000_000_000_000_000n;

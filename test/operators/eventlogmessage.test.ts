@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { eventLogMessage } from '../../operators/eventlogmessage';
-import { entry, runConfig } from '../support/run-stages';
+import { eventLogMessage } from '../../operators/eventlogmessage.js';
+import { entry, runConfig } from '../support/run-stages.js';
 
 const NUM_RUNS = Number(process.env.FC_NUM_RUNS ?? 100);
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { hostEvent } from '../../operators/hostevent';
-import { entry, runConfig } from '../support/run-stages';
+import { hostEvent } from '../../operators/hostevent.js';
+import { entry, runConfig } from '../support/run-stages.js';
 
 const NUM_RUNS = Number(process.env.FC_NUM_RUNS ?? 100);
 const SECURITY_EVENT = 'Credential Manager credentials were read.\r\n\r\nSubject:\r\n\tSecurity ID:\t\tS-1-5-21\r\n\tAccount Name:\t\tBob\r\n\r\nThis event occurs when a user reads credentials.';

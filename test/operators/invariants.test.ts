@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { labelsKey, type Entry } from '../../core/entry';
-import { writeMmdb } from '../../core/mmdb-writer';
-import { stageDefinitions } from '../../core/stage';
+import { labelsKey, type Entry } from '../../core/entry.js';
+import { writeMmdb } from '../../lib/mmdb-writer.js';
+import { stageDefinitions } from '../../core/stage.js';
 import {
   ansiLine,
   criLine,
@@ -22,8 +22,8 @@ import {
   plainText,
   preservesOrder,
   type EntryField,
-} from '../../core/testing';
-import * as stages from '../../operators';
+} from '../../testing/index.js';
+import * as stages from '../../operators/index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'rivulet-invariants-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

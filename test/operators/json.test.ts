@@ -1,12 +1,12 @@
 import fc from 'fast-check';
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../core/clock';
-import type { Entry } from '../../core/entry';
-import { buildPipeline, ingress } from '../../core/pipeline';
-import { json, type JsonConfig } from '../../operators/json';
-import { marshalJsoniter, parseJsonObject } from '../../core/jsoniter';
-import { entry, runConfig } from '../support/run-stages';
+import { ManualClock } from '../../core/clock.js';
+import type { Entry } from '../../core/entry.js';
+import { buildPipeline, ingress } from '../../core/pipeline.js';
+import { json, type JsonConfig } from '../../operators/json.js';
+import { marshalJsoniter, parseJsonObject } from '../../lib/go/jsoniter.js';
+import { entry, runConfig } from '../support/run-stages.js';
 
 const NUM_RUNS = Number(process.env.FC_NUM_RUNS ?? 100);
 const anyChar = fc.oneof(fc.integer({ min: 0, max: 0x7f }), fc.integer({ min: 0, max: 0x10ffff })).map((cp) => (cp >= 0xd800 && cp <= 0xdfff ? '\uFFFD' : String.fromCodePoint(cp)));

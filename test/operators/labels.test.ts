@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { doesNotTouch, entryStream } from '../../core/testing';
-import { labels } from '../../operators';
-import { entry, runConfig } from '../support/run-stages';
+import { doesNotTouch, entryStream } from '../../testing/index.js';
+import { labels } from '../../operators/index.js';
+import { entry, runConfig } from '../support/run-stages.js';
 
 describe('stage.labels', () => {
   it('sets labels from extracted values, an empty source meaning the same name', () => {

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { encodeLogfmt } from '../../core/logfmt';
-import { doesNotTouch, entryStream } from '../../core/testing';
-import { logfmt } from '../../operators';
-import { entry, runConfig } from '../support/run-stages';
+import { encodeLogfmt } from '../../lib/logfmt.js';
+import { doesNotTouch, entryStream } from '../../testing/index.js';
+import { logfmt } from '../../operators/index.js';
+import { entry, runConfig } from '../support/run-stages.js';
 
 const NUM_RUNS = Number(process.env.FC_NUM_RUNS ?? 100);
 const anyChar = fc.oneof(fc.integer({ min: 0, max: 0x7f }), fc.integer({ min: 0, max: 0x10ffff })).map((cp) => (cp >= 0xd800 && cp <= 0xdfff ? '\uFFFD' : String.fromCodePoint(cp)));

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compileRegex } from '../../core/regex';
-import { redactLuhnNumbers, type LuhnOptions } from '../../operators/luhn';
-import { entry, runConfig } from '../support/run-stages';
+import { compileRegex } from '../../lib/regex/index.js';
+import { redactLuhnNumbers, type LuhnOptions } from '../../operators/luhn.js';
+import { entry, runConfig } from '../support/run-stages.js';
 
 const NUM_RUNS = Number(process.env.FC_NUM_RUNS ?? 100);
 const anyChar = fc.oneof(fc.integer({ min: 0, max: 0x7f }), fc.integer({ min: 0, max: 0x10ffff })).map((cp) => (cp >= 0xd800 && cp <= 0xdfff ? '\uFFFD' : String.fromCodePoint(cp)));

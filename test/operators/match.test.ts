@@ -2,13 +2,13 @@ import fc from 'fast-check';
 import { Registry } from 'prom-client';
 import { from, mergeMap, Observable, Subject, toArray } from 'rxjs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../core/clock';
-import type { Entry } from '../../core/entry';
-import { buildPipeline, ingress, pipeline } from '../../core/pipeline';
-import { loadStageList } from '../../core/process';
-import { defineStage, unregisterStage } from '../../core/stage';
-import { match, staticLabels } from '../../operators';
-import { entry, runConfig } from '../support/run-stages';
+import { ManualClock } from '../../core/clock.js';
+import type { Entry } from '../../core/entry.js';
+import { buildPipeline, ingress, pipeline } from '../../core/pipeline.js';
+import { loadStageList } from '../../core/process.js';
+import { defineStage, unregisterStage } from '../../core/stage.js';
+import { match, staticLabels } from '../../operators/index.js';
+import { entry, runConfig } from '../support/run-stages.js';
 
 const NUM_RUNS = Number(process.env.FC_NUM_RUNS ?? 100);
 

@@ -3,11 +3,11 @@ import { Registry } from 'prom-client';
 import { Subject } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';
-import { ManualClock, type Clock } from '../../core/clock';
-import { cloneEntry, labelsKey, type Entry } from '../../core/entry';
-import { buildPipeline } from '../../core/pipeline';
-import { multiline, validateMultiline, type MultilineConfig } from '../../operators/multiline';
-import { entry, runConfig } from '../support/run-stages';
+import { ManualClock, type Clock } from '../../core/clock.js';
+import { cloneEntry, labelsKey, type Entry } from '../../core/entry.js';
+import { buildPipeline } from '../../core/pipeline.js';
+import { multiline, validateMultiline, type MultilineConfig } from '../../operators/multiline.js';
+import { entry, runConfig } from '../support/run-stages.js';
 
 const NUM_RUNS = Number(process.env.FC_NUM_RUNS ?? 50);
 const MS = 1_000_000n;

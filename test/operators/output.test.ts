@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { entry, runConfig } from '../support/run-stages';
+import { entry, runConfig } from '../support/run-stages.js';
 
 describe('stage.output', () => {
   it('replaces the line with the extracted value', () => {

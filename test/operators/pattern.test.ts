@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parsePattern } from '../../core/logql/pattern';
-import { pattern } from '../../operators/pattern';
-import { entry, runConfig } from '../support/run-stages';
+import { parsePattern } from '../../lib/logql/pattern.js';
+import { pattern } from '../../operators/pattern.js';
+import { entry, runConfig } from '../support/run-stages.js';
 
 const NUM_RUNS = Number(process.env.FC_NUM_RUNS ?? 100);
 /** Any UTF-16 text, lone surrogates included. */

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compileRegex } from '../../core/regex';
-import { regex } from '../../operators/regex';
-import { entry, runConfig } from '../support/run-stages';
+import { compileRegex } from '../../lib/regex/index.js';
+import { regex } from '../../operators/regex.js';
+import { entry, runConfig } from '../support/run-stages.js';
 
 const NUM_RUNS = Number(process.env.FC_NUM_RUNS ?? 100);
 /** Any UTF-16 text, lone surrogates included. */

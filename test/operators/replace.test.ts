@@ -1,16 +1,16 @@
 import fc from 'fast-check';
 import { Registry } from 'prom-client';
 import { describe, expect, it, vi } from 'vitest';
-import { ManualClock } from '../../core/clock';
-import { buildPipeline } from '../../core/pipeline';
-import * as templateEngine from '../../core/template';
-import { stringify } from '../../core/values';
-import { replace } from '../../operators/replace';
-import { entry, runConfig } from '../support/run-stages';
+import { ManualClock } from '../../core/clock.js';
+import { buildPipeline } from '../../core/pipeline.js';
+import * as templateEngine from '../../lib/template/index.js';
+import { stringify } from '../../lib/go/values.js';
+import { replace } from '../../operators/replace.js';
+import { entry, runConfig } from '../support/run-stages.js';
 
 // Counts parses so a test can show the replacement is compiled per stage, never per entry.
-vi.mock('../../core/template', async (importOriginal) => {
-  const engine = await importOriginal<typeof import('../../core/template')>();
+vi.mock('../../lib/template/index.js', async (importOriginal) => {
+  const engine = await importOriginal<typeof import('../../lib/template/index.js')>();
   return { ...engine, parseTemplate: vi.fn(engine.parseTemplate) };
 });
 

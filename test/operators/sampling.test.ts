@@ -1,11 +1,11 @@
 import fc from 'fast-check';
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../core/clock';
-import { buildPipeline, ingress } from '../../core/pipeline';
-import { entryStream, neverAddsEntries } from '../../core/testing';
-import { sampling } from '../../operators';
-import { entry, runConfig } from '../support/run-stages';
+import { ManualClock } from '../../core/clock.js';
+import { buildPipeline, ingress } from '../../core/pipeline.js';
+import { entryStream, neverAddsEntries } from '../../testing/index.js';
+import { sampling } from '../../operators/index.js';
+import { entry, runConfig } from '../support/run-stages.js';
 
 const NUM_RUNS = Number(process.env.FC_NUM_RUNS ?? 50);
 

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { doesNotTouch, entryStream, outputWithinBounds } from '../../core/testing';
-import { structuredMetadata } from '../../operators';
-import { entry, runConfig } from '../support/run-stages';
+import { doesNotTouch, entryStream, outputWithinBounds } from '../../testing/index.js';
+import { structuredMetadata } from '../../operators/index.js';
+import { entry, runConfig } from '../support/run-stages.js';
 
 describe('stage.structured_metadata', () => {
   it('moves a named label to metadata and removes it from the labels', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { entry, runConfig } from '../support/run-stages';
+import { entry, runConfig } from '../support/run-stages.js';
 
 describe('stage.structured_metadata_drop', () => {
   it('removes every pair with a listed name and keeps the others in order', () => {

@@ -1,16 +1,16 @@
 import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
-import { ManualClock } from '../../core/clock';
-import type { Entry } from '../../core/entry';
-import { buildPipeline } from '../../core/pipeline';
-import * as templateEngine from '../../core/template';
-import { template } from '../../operators/template';
-import { entry, runConfig } from '../support/run-stages';
+import { ManualClock } from '../../core/clock.js';
+import type { Entry } from '../../core/entry.js';
+import { buildPipeline } from '../../core/pipeline.js';
+import * as templateEngine from '../../lib/template/index.js';
+import { template } from '../../operators/template.js';
+import { entry, runConfig } from '../support/run-stages.js';
 import { Registry } from 'prom-client';
 
 // Counts parses so a test can show the template is compiled per stage, never per entry.
-vi.mock('../../core/template', async (importOriginal) => {
-  const engine = await importOriginal<typeof import('../../core/template')>();
+vi.mock('../../lib/template/index.js', async (importOriginal) => {
+  const engine = await importOriginal<typeof import('../../lib/template/index.js')>();
   return { ...engine, parseTemplate: vi.fn(engine.parseTemplate) };
 });
 

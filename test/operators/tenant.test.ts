@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { entry, runConfig } from '../support/run-stages';
+import { entry, runConfig } from '../support/run-stages.js';
 
 describe('stage.tenant', () => {
   it('sets a fixed tenant in the reserved label', () => {

@@ -1,11 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Entry } from '../../core/entry';
-import { compileTimestampFormat } from '../../core/time';
-import { formatRFC3339Nano, parseRFC3339 } from '../../core/time/rfc3339';
-import { stringify } from '../../core/values';
-import { timestamp, TIMESTAMP_STREAMS_REMEMBERED } from '../../operators/timestamp';
-import { entry, runConfig } from '../support/run-stages';
+import type { Entry } from '../../core/entry.js';
+import { compileTimestampFormat } from '../../lib/time/index.js';
+import { formatRFC3339Nano, parseRFC3339 } from '../../lib/time/rfc3339.js';
+import { stringify } from '../../lib/go/values.js';
+import { timestamp, TIMESTAMP_STREAMS_REMEMBERED } from '../../operators/timestamp.js';
+import { entry, runConfig } from '../support/run-stages.js';
 
 const NUM_RUNS = Number(process.env.FC_NUM_RUNS ?? 100);
 const ns = (rfc3339: string): bigint => parseRFC3339(rfc3339);

@@ -2,10 +2,10 @@ import { Buffer } from 'node:buffer';
 import fc from 'fast-check';
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../core/clock';
-import { buildPipeline, ingress } from '../../core/pipeline';
-import { truncate } from '../../operators';
-import { entry, runConfig } from '../support/run-stages';
+import { ManualClock } from '../../core/clock.js';
+import { buildPipeline, ingress } from '../../core/pipeline.js';
+import { truncate } from '../../operators/index.js';
+import { entry, runConfig } from '../support/run-stages.js';
 
 const NUM_RUNS = Number(process.env.FC_NUM_RUNS ?? 100);
 

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildAssets } from '../../playground/assets';
-import { startPlaygroundServer, type PlaygroundServer } from '../../playground/server';
+import { buildAssets } from '../../playground/assets.js';
+import { startPlaygroundServer, type PlaygroundServer } from '../../playground/server.js';
 
 /**
  * The playground in Debian's chromium: one browser and one server for the whole file. Each view

@@ -2,10 +2,10 @@ import { EventEmitter } from 'node:events';
 import { createServer, type AddressInfo } from 'node:net';
 import { PassThrough, Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { main } from '../../core/cli/main';
-import { playgroundCommand } from '../../core/cli/playground';
-import type { Assets } from '../../playground/assets';
-import { startPlaygroundServer, type PlaygroundServerOptions } from '../../playground/server';
+import { main } from '../../cli/main.js';
+import { playgroundCommand } from '../../cli/playground.js';
+import type { Assets } from '../../playground/assets.js';
+import { startPlaygroundServer, type PlaygroundServerOptions } from '../../playground/server.js';
 
 // The bundle itself is built and driven by the browser tests; here a stand-in page is enough.
 const assets: Assets = new Map([['/index.html', { body: '<!doctype html><title>Rivulet playground</title>', type: 'text/html; charset=utf-8' }]]);

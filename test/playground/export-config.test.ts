@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { exportConfig } from '../../playground/export-config';
+import { exportConfig } from '../../playground/export-config.js';
 
 describe('exportConfig', () => {
   it('wraps bare stages in logs.process "default" with a forward_to, keeping comments', () => {

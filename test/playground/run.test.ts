@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import '../../index';
-import type { RunResult, TraceStep } from '../../playground/api';
-import { checkConfig, MAX_ENTRIES, readInputs, runPlayground, RunRequestError, seededRandom } from '../../playground/run';
+import '../../index.js';
+import type { RunResult, TraceStep } from '../../playground/api.js';
+import { checkConfig, MAX_ENTRIES, readInputs, runPlayground, RunRequestError, seededRandom } from '../../playground/run.js';
 
 const NUM_RUNS = Number(process.env.FC_NUM_RUNS ?? 25);
 const NOW = '2024-05-01T12:00:00Z';

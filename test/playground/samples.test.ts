@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import { main } from '../../core/cli/main';
-import '../../index';
-import type { Sample } from '../../playground/api';
-import { runPlayground, seededRandom } from '../../playground/run';
-import { SAMPLES, sampleLibrary } from '../../playground/samples/index';
+import { main } from '../../cli/main.js';
+import '../../index.js';
+import type { Sample } from '../../playground/api.js';
+import { runPlayground, seededRandom } from '../../playground/run.js';
+import { SAMPLES, sampleLibrary } from '../../playground/samples/index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'rivulet-playground-samples-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -3,9 +3,9 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { BlockHelp, RunResult, SamplesResult, StagesResult } from '../../playground/api';
-import type { Assets } from '../../playground/assets';
-import { startPlaygroundServer, type PlaygroundServer } from '../../playground/server';
+import type { BlockHelp, RunResult, SamplesResult, StagesResult } from '../../playground/api.js';
+import type { Assets } from '../../playground/assets.js';
+import { startPlaygroundServer, type PlaygroundServer } from '../../playground/server.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'rivulet-playground-server-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,8 +1,8 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../core/clock';
-import { pumpLines } from '../../receivers/line_source';
-import { eventually, gate, recordingReceiver } from './loki/harness';
+import { ManualClock } from '../../core/clock.js';
+import { pumpLines } from '../../receivers/line_source.js';
+import { eventually, gate, recordingReceiver } from './loki/harness.js';
 
 describe('pumpLines', () => {
   it('forwards the complete lines of each chunk at once, without waiting for more input', async () => {

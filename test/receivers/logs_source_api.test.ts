@@ -5,10 +5,10 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../core/clock';
-import { logsSourceApiComponent } from '../../receivers/logs_source_api';
-import { snappyEncode } from '../../receivers/loki/compression';
-import { encodePushRequest } from '../../receivers/loki/wire';
+import { ManualClock } from '../../core/clock.js';
+import { logsSourceApiComponent } from '../../receivers/logs_source_api.js';
+import { snappyEncode } from '../../lib/loki/compression.js';
+import { encodePushRequest } from '../../lib/loki/wire.js';
 import {
   componentArgs,
   entryOf,
@@ -24,7 +24,7 @@ import {
   startSourceApi,
   testContext,
   type StartedSourceApi,
-} from './loki/harness';
+} from './loki/harness.js';
 
 const started: StartedSourceApi[] = [];
 async function start(...args: Parameters<typeof startSourceApi>): Promise<StartedSourceApi> {

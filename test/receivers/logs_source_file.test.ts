@@ -2,9 +2,9 @@ import { appendFileSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, ren
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConfigErrors } from '../../core/errors';
-import { LogsSourceFile, logsSourceFileComponent } from '../../receivers/logs_source_file';
-import { componentArgs, eventually, gate, recordingReceiver, testContext, type RecordingReceiver } from './loki/harness';
+import { ConfigErrors } from '../../lib/config/errors.js';
+import { LogsSourceFile, logsSourceFileComponent } from '../../receivers/logs_source_file.js';
+import { componentArgs, eventually, gate, recordingReceiver, testContext, type RecordingReceiver } from './loki/harness.js';
 
 const root = mkdtempSync(join(tmpdir(), 'rivulet-file-source-'));
 let dirCount = 0;

@@ -1,14 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ManualClock, type Clock } from '../../core/clock';
-import type { Entry } from '../../core/entry';
-import { ConfigErrors } from '../../core/errors';
-import type { LogsReceiver } from '../../core/receiver';
-import { decodePushRequest } from '../../receivers/loki/wire';
-import { snappyDecode } from '../../receivers/loki/compression';
-import { LogsWrite, logsWriteComponent, type LogsWriteTestHooks } from '../../sinks/logs_write';
-import type { PushRequest, PushResult } from '../../sinks/loki/transport';
-import { componentArgs, entryOf, eventually, metricValue, testContext, type TestContext } from '../receivers/loki/harness';
-import { startFakeLoki, type FakeLoki } from './loki/fake_loki';
+import { ManualClock, type Clock } from '../../core/clock.js';
+import type { Entry } from '../../core/entry.js';
+import { ConfigErrors } from '../../lib/config/errors.js';
+import type { LogsReceiver } from '../../core/receiver.js';
+import { decodePushRequest } from '../../lib/loki/wire.js';
+import { snappyDecode } from '../../lib/loki/compression.js';
+import { LogsWrite, logsWriteComponent, type LogsWriteTestHooks } from '../../sinks/logs_write.js';
+import type { PushRequest, PushResult } from '../../sinks/loki/transport.js';
+import { componentArgs, entryOf, eventually, metricValue, testContext, type TestContext } from '../receivers/loki/harness.js';
+import { startFakeLoki, type FakeLoki } from './loki/fake_loki.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {

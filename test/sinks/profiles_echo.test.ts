@@ -2,12 +2,12 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parseConfig } from '../../core/config/parser';
-import type { Block } from '../../core/config/ast';
-import { labelsFromObject, scopedDeadline, type ProfilesReceiver } from '../../core/profiles';
-import { decodeBlock } from '../../core/schema';
-import { profilesEchoComponent } from '../../sinks/profiles_echo';
-import { testContext } from '../receivers/profiles/harness';
+import { parseConfig } from '../../lib/config/parser.js';
+import type { Block } from '../../lib/config/ast.js';
+import { labelsFromObject, scopedDeadline, type ProfilesReceiver } from '../../core/profiles.js';
+import { decodeBlock } from '../../core/schema.js';
+import { profilesEchoComponent } from '../../sinks/profiles_echo.js';
+import { testContext } from '../receivers/profiles/harness.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'rivulet-echo-test-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

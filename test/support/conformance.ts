@@ -2,12 +2,12 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Registry } from 'prom-client';
-import { ManualClock } from '../../core/clock';
-import type { Entry } from '../../core/entry';
-import { ConfigError, ConfigErrors } from '../../core/errors';
-import { loadStageList, startProcessRun } from '../../core/process';
-import { parseRFC3339 } from '../../core/time/rfc3339';
-import '../../operators';
+import { ManualClock } from '../../core/clock.js';
+import type { Entry } from '../../core/entry.js';
+import { ConfigError, ConfigErrors } from '../../lib/config/errors.js';
+import { loadStageList, startProcessRun } from '../../core/process.js';
+import { parseRFC3339 } from '../../lib/time/rfc3339.js';
+import '../../operators/index.js';
 
 /** One conformance case as stored in test/fixtures/conformance/stages/<stage>.json. */
 export interface ConformanceCase {

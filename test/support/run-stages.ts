@@ -1,8 +1,8 @@
 import { Registry } from 'prom-client';
-import { ManualClock } from '../../core/clock';
-import type { Entry } from '../../core/entry';
-import { loadStageList, startProcessRun } from '../../core/process';
-import '../../operators';
+import { ManualClock } from '../../core/clock.js';
+import type { Entry } from '../../core/entry.js';
+import { loadStageList, startProcessRun } from '../../core/process.js';
+import '../../operators/index.js';
 
 export interface RunResult {
   readonly entries: Entry[];

@@ -1,13 +1,13 @@
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../core/clock';
-import type { Entry } from '../../../core/entry';
-import type { LogsReceiver } from '../../../core/receiver';
-import { ComponentGraph } from '../../../core/runtime/graph';
-import { makeCapsule } from '../../../core/config/evaluate';
-import { defineComponent, healthy } from '../../../core/runtime/component';
-import { t } from '../../../core/schema';
-import '../../../index';
+import { ManualClock } from '../../../core/clock.js';
+import type { Entry } from '../../../core/entry.js';
+import type { LogsReceiver } from '../../../core/receiver.js';
+import { ComponentGraph } from '../../../core/runtime/graph.js';
+import { makeCapsule } from '../../../lib/config/evaluate.js';
+import { defineComponent, healthy } from '../../../core/runtime/component.js';
+import { t } from '../../../core/schema.js';
+import '../../../index.js';
 
 /** A sink component that records what it receives, for observing logs.process from outside. */
 const received: string[] = [];

@@ -1,12 +1,12 @@
 import { Registry } from 'prom-client';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../core/clock';
-import type { Entry } from '../../../core/entry';
-import { ConfigErrors } from '../../../core/errors';
-import { LOGS_RECEIVER, type LogsReceiver } from '../../../core/receiver';
-import { ComponentGraph } from '../../../core/runtime/graph';
-import '../../../index';
+import { ManualClock } from '../../../core/clock.js';
+import type { Entry } from '../../../core/entry.js';
+import { ConfigErrors } from '../../../lib/config/errors.js';
+import { LOGS_RECEIVER, type LogsReceiver } from '../../../core/receiver.js';
+import { ComponentGraph } from '../../../core/runtime/graph.js';
+import '../../../index.js';
 
 function newGraph() {
   const stdout = new PassThrough();

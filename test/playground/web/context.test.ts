@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { contextAt, offsetOf, wordAt } from '../../../playground/web/context';
+import { contextAt, offsetOf, wordAt } from '../../../playground/web/context.js';
 
 /** The context at the `|` marker. */
 function at(textWithCursor: string) {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decodeState, encodeState } from '../../../playground/web/share';
+import { decodeState, encodeState } from '../../../playground/web/share.js';
 
 const NUM_RUNS = Number(process.env.FC_NUM_RUNS ?? 30);
 /** ASCII plus a few characters that test UTF-8 and JSON escaping. */

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { expandBraces, globFiles, matchPath, matchSegment } from '../../../receivers/file/glob';
+import { expandBraces, globFiles, matchPath, matchSegment } from '../../../receivers/file/glob.js';
 
 const numRuns = Number(process.env.FC_NUM_RUNS ?? 200);
 

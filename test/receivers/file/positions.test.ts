@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { Positions } from '../../../receivers/file/positions';
+import { Positions } from '../../../receivers/file/positions.js';
 
 describe('positions file', () => {
   it('saves offsets with device and inode and loads them back', async () => {

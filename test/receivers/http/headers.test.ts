@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { firstHeader, headerValues } from '../../../receivers/http/headers';
-import type { HttpRequest } from '../../../receivers/http/server';
+import { firstHeader, headerValues } from '../../../receivers/http/headers.js';
+import type { HttpRequest } from '../../../receivers/http/server.js';
 
 const request = (rawHeaders: string[]) => ({ rawHeaders }) as unknown as HttpRequest;
 

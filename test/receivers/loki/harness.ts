@@ -6,17 +6,17 @@
 import { request as httpRequest, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http';
 import { PassThrough } from 'node:stream';
 import { Registry } from 'prom-client';
-import { systemClock, type Clock } from '../../../core/clock';
-import type { Block } from '../../../core/config/ast';
-import type { EvalScope } from '../../../core/config/evaluate';
-import { parseConfig } from '../../../core/config/parser';
-import type { Entry } from '../../../core/entry';
-import { logsReceiverCapsule, type LogsReceiver } from '../../../core/receiver';
-import type { ComponentArgs, ComponentContext, ComponentDefinition } from '../../../core/runtime/component';
-import { decodeBlock } from '../../../core/schema';
-import { logsSourceApiComponent, type LogsSourceApi } from '../../../receivers/logs_source_api';
-import { snappyEncode } from '../../../receivers/loki/compression';
-import { encodePushRequest, type WireStream } from '../../../receivers/loki/wire';
+import { systemClock, type Clock } from '../../../core/clock.js';
+import type { Block } from '../../../lib/config/ast.js';
+import type { EvalScope } from '../../../lib/config/evaluate.js';
+import { parseConfig } from '../../../lib/config/parser.js';
+import type { Entry } from '../../../core/entry.js';
+import { logsReceiverCapsule, type LogsReceiver } from '../../../core/receiver.js';
+import type { ComponentArgs, ComponentContext, ComponentDefinition } from '../../../core/runtime/component.js';
+import { decodeBlock } from '../../../core/schema.js';
+import { logsSourceApiComponent, type LogsSourceApi } from '../../../receivers/logs_source_api.js';
+import { snappyEncode } from '../../../lib/loki/compression.js';
+import { encodePushRequest, type WireStream } from '../../../lib/loki/wire.js';
 
 export interface RecordingReceiver extends LogsReceiver {
   readonly entries: Entry[];

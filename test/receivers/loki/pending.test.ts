@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { PendingBytes } from '../../../receivers/loki/pending';
+import { PendingBytes } from '../../../receivers/loki/pending.js';
 
 const numRuns = Number(process.env.FC_NUM_RUNS ?? 200);
 

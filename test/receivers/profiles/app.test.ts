@@ -5,12 +5,12 @@
  */
 import { create, toBinary } from '@bufbuild/protobuf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RemoteStatusError, labelsToObject, type ProfilesReceiver } from '../../../core/profiles';
-import { PushRequestSchema } from '../../../core/proto/gen/push/v1/push_pb';
-import { resolveHttpConfig } from '../../../receivers/http/schema';
-import { startHttpServer, type RunningHttpServer } from '../../../receivers/http/server';
-import { createProfilesHandler } from '../../../receivers/profiles/app';
-import { rawRequest, recordingReceiver, type RawResponse, type RecordingReceiver } from './harness';
+import { RemoteStatusError, labelsToObject, type ProfilesReceiver } from '../../../core/profiles.js';
+import { PushRequestSchema } from '../../../lib/pyroscope/gen/push/v1/push_pb.js';
+import { resolveHttpConfig } from '../../../receivers/http/schema.js';
+import { startHttpServer, type RunningHttpServer } from '../../../receivers/http/server.js';
+import { createProfilesHandler } from '../../../receivers/profiles/app.js';
+import { rawRequest, recordingReceiver, type RawResponse, type RecordingReceiver } from './harness.js';
 
 /** What the next calls of every receiver do: succeed, or fail with this error. */
 let failWith: (() => Error) | undefined;

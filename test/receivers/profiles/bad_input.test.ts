@@ -1,8 +1,8 @@
 import { connect, type Socket } from 'node:net';
 import { create, toBinary } from '@bufbuild/protobuf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PushRequestSchema } from '../../../core/proto/gen/push/v1/push_pb';
-import { grpcFrame, rawRequest, recordingReceiver, startReceiveHttp, type RecordingReceiver, type StartedReceiver } from './harness';
+import { PushRequestSchema } from '../../../lib/pyroscope/gen/push/v1/push_pb.js';
+import { grpcFrame, rawRequest, recordingReceiver, startReceiveHttp, type RecordingReceiver, type StartedReceiver } from './harness.js';
 
 let receiver: RecordingReceiver;
 let server: StartedReceiver;

@@ -10,11 +10,11 @@ import { join } from 'node:path';
 import { createClient } from '@connectrpc/connect';
 import { createConnectTransport } from '@connectrpc/connect-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PusherService } from '../../../core/proto/gen/push/v1/push_pb';
-import { ComponentGraph } from '../../../core/runtime/graph';
-import type { ProfilesReceiveHttp } from '../../../receivers/profiles_receive_http';
-import '../../../index';
-import { freePort, pprofBytes, rawRequest, testContext } from './harness';
+import { PusherService } from '../../../lib/pyroscope/gen/push/v1/push_pb.js';
+import { ComponentGraph } from '../../../core/runtime/graph.js';
+import type { ProfilesReceiveHttp } from '../../../receivers/profiles_receive_http.js';
+import '../../../index.js';
+import { freePort, pprofBytes, rawRequest, testContext } from './harness.js';
 
 let graph: ComponentGraph;
 let entryUrl: string;

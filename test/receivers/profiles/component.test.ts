@@ -6,11 +6,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCommand } from '../../../core/cli/run';
-import { ComponentGraph } from '../../../core/runtime/graph';
-import type { ProfilesReceiveHttp } from '../../../receivers/profiles_receive_http';
-import '../../../index';
-import { freePort, rawRequest, testContext } from './harness';
+import { runCommand } from '../../../cli/run.js';
+import { ComponentGraph } from '../../../core/runtime/graph.js';
+import type { ProfilesReceiveHttp } from '../../../receivers/profiles_receive_http.js';
+import '../../../index.js';
+import { freePort, rawRequest, testContext } from './harness.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'rivulet-profiles-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

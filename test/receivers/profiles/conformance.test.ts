@@ -9,8 +9,8 @@ import { Agent, get } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { create, toBinary, toJsonString } from '@bufbuild/protobuf';
 import { afterEach, describe, expect, it } from 'vitest';
-import { PushRequestSchema, type PushRequest } from '../../../core/proto/gen/push/v1/push_pb';
-import { freePort, grpcFrame, randomBytes, rawRequest, recordingReceiver, startReceiveHttp, type RecordingReceiver, type StartedReceiver } from './harness';
+import { PushRequestSchema, type PushRequest } from '../../../lib/pyroscope/gen/push/v1/push_pb.js';
+import { freePort, grpcFrame, randomBytes, rawRequest, recordingReceiver, startReceiveHttp, type RecordingReceiver, type StartedReceiver } from './harness.js';
 
 interface FixtureCase {
   name: string;

@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { rawRequest, recordingReceiver, startReceiveHttp, type StartedReceiver } from './harness';
+import { rawRequest, recordingReceiver, startReceiveHttp, type StartedReceiver } from './harness.js';
 
 let running: StartedReceiver[] = [];
 afterEach(async () => {

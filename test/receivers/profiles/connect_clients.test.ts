@@ -3,8 +3,8 @@ import { createClient, type Transport } from '@connectrpc/connect';
 import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } from '@connectrpc/connect-node';
 import { Profile } from 'pprof-format';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PusherService } from '../../../core/proto/gen/push/v1/push_pb';
-import { pprofBytes, recordingReceiver, startReceiveHttp, type RecordingReceiver, type StartedReceiver } from './harness';
+import { PusherService } from '../../../lib/pyroscope/gen/push/v1/push_pb.js';
+import { pprofBytes, recordingReceiver, startReceiveHttp, type RecordingReceiver, type StartedReceiver } from './harness.js';
 
 let receiver: RecordingReceiver;
 let server: StartedReceiver;

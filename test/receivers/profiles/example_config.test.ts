@@ -2,11 +2,11 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import type { Block } from '../../../core/config/ast';
-import { parseConfig } from '../../../core/config/parser';
-import { ComponentGraph } from '../../../core/runtime/graph';
-import '../../../index';
-import { testContext } from './harness';
+import type { Block } from '../../../lib/config/ast.js';
+import { parseConfig } from '../../../lib/config/parser.js';
+import { ComponentGraph } from '../../../core/runtime/graph.js';
+import '../../../index.js';
+import { testContext } from './harness.js';
 
 const file = join(dirname(fileURLToPath(import.meta.url)), '../../../examples/default.alloy');
 

@@ -9,10 +9,10 @@ import { PassThrough } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { Profile, ValueType, Sample, Function as PprofFunction, Location, Line, StringTable } from 'pprof-format';
 import { Registry } from 'prom-client';
-import { systemClock } from '../../../core/clock';
-import { parseConfig } from '../../../core/config/parser';
-import type { Block } from '../../../core/config/ast';
-import type { EvalScope } from '../../../core/config/evaluate';
+import { systemClock } from '../../../core/clock.js';
+import { parseConfig } from '../../../lib/config/parser.js';
+import type { Block } from '../../../lib/config/ast.js';
+import type { EvalScope } from '../../../lib/config/evaluate.js';
 import {
   deadlineOf,
   labelsToObject,
@@ -20,10 +20,10 @@ import {
   type IngestProfile,
   type ProfilesReceiver,
   type PushSeries,
-} from '../../../core/profiles';
-import type { ComponentContext } from '../../../core/runtime/component';
-import { decodeBlock } from '../../../core/schema';
-import { profilesReceiveHttpComponent, type ProfilesReceiveHttp } from '../../../receivers/profiles_receive_http';
+} from '../../../core/profiles.js';
+import type { ComponentContext } from '../../../core/runtime/component.js';
+import { decodeBlock } from '../../../core/schema.js';
+import { profilesReceiveHttpComponent, type ProfilesReceiveHttp } from '../../../receivers/profiles_receive_http.js';
 
 export interface RecordedAppend {
   readonly labels: Record<string, string>;

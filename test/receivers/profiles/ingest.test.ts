@@ -2,8 +2,8 @@ import { gzipSync } from 'node:zlib';
 import { request } from 'node:http';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { RemoteStatusError, WrappedError } from '../../../core/profiles';
-import { randomBytes, rawRequest, recordingReceiver, startReceiveHttp, type RecordingReceiver, type StartedReceiver } from './harness';
+import { RemoteStatusError, WrappedError } from '../../../core/profiles.js';
+import { randomBytes, rawRequest, recordingReceiver, startReceiveHttp, type RecordingReceiver, type StartedReceiver } from './harness.js';
 
 let running: StartedReceiver[] = [];
 afterEach(async () => {

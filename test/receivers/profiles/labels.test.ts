@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Label } from '../../../core/profiles';
-import { ensureServiceName, formatLabels } from '../../../receivers/profiles/labels';
+import type { Label } from '../../../core/profiles.js';
+import { ensureServiceName, formatLabels } from '../../../receivers/profiles/labels.js';
 
 const numRuns = Number(process.env.FC_NUM_RUNS ?? 100);
 

@@ -11,8 +11,8 @@ import { join } from 'node:path';
 import { createClient } from '@connectrpc/connect';
 import { createConnectTransport } from '@connectrpc/connect-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PusherService } from '../../../core/proto/gen/push/v1/push_pb';
-import { freePort, rawRequest, recordingReceiver, startReceiveHttp, type RecordingReceiver, type StartedReceiver } from './harness';
+import { PusherService } from '../../../lib/pyroscope/gen/push/v1/push_pb.js';
+import { freePort, rawRequest, recordingReceiver, startReceiveHttp, type RecordingReceiver, type StartedReceiver } from './harness.js';
 
 let dir: string;
 let nginx: ChildProcess | undefined;

@@ -7,8 +7,8 @@ import { create, equals, fromBinary, toBinary } from '@bufbuild/protobuf';
 import { BinaryWriter, WireType } from '@bufbuild/protobuf/wire';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { PushRequestSchema, type PushRequest } from '../../../core/proto/gen/push/v1/push_pb';
-import { decodePushBinary } from '../../../receivers/profiles/push_decode';
+import { PushRequestSchema, type PushRequest } from '../../../lib/pyroscope/gen/push/v1/push_pb.js';
+import { decodePushBinary } from '../../../receivers/profiles/push_decode.js';
 
 const numRuns = Number(process.env.FC_NUM_RUNS ?? 100);
 

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { Profile } from 'pprof-format';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordingReceiver, startReceiveHttp, type RecordingReceiver, type StartedReceiver } from './harness';
+import { recordingReceiver, startReceiveHttp, type RecordingReceiver, type StartedReceiver } from './harness.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const client = join(here, '../../fixtures/profiles/pyroscope-client.cjs');

@@ -6,10 +6,10 @@ import { join } from 'node:path';
 import { createClient } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigErrors } from '../../../core/errors';
-import { PusherService } from '../../../core/proto/gen/push/v1/push_pb';
-import { profilesReceiveHttpComponent } from '../../../receivers/profiles_receive_http';
-import { componentArgs, recordingReceiver, startReceiveHttp, testContext, type StartedReceiver } from './harness';
+import { ConfigErrors } from '../../../lib/config/errors.js';
+import { PusherService } from '../../../lib/pyroscope/gen/push/v1/push_pb.js';
+import { profilesReceiveHttpComponent } from '../../../receivers/profiles_receive_http.js';
+import { componentArgs, recordingReceiver, startReceiveHttp, testContext, type StartedReceiver } from './harness.js';
 
 let dir: string;
 const file = (name: string) => join(dir, name);

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Backoff, retryAfterMs } from '../../../sinks/loki/backoff';
+import { Backoff, retryAfterMs } from '../../../sinks/loki/backoff.js';
 
 const numRuns = Number(process.env.FC_NUM_RUNS ?? 200);
 

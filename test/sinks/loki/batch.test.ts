@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Entry } from '../../../core/entry';
-import { snappyDecode } from '../../../receivers/loki/compression';
-import { parseLabelText } from '../../../receivers/loki/label_text';
-import { decodePushRequest } from '../../../receivers/loki/wire';
-import { encodeBatch, entryBytes, tenantOf, type QueuedEntry } from '../../../sinks/loki/batch';
+import type { Entry } from '../../../core/entry.js';
+import { snappyDecode } from '../../../lib/loki/compression.js';
+import { parseLabelText } from '../../../lib/loki/label_text.js';
+import { decodePushRequest } from '../../../lib/loki/wire.js';
+import { encodeBatch, entryBytes, tenantOf, type QueuedEntry } from '../../../sinks/loki/batch.js';
 
 const numRuns = Number(process.env.FC_NUM_RUNS ?? 100);
 

@@ -5,7 +5,7 @@
  */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { decodePushBody, type PushedStream } from '../../../receivers/loki/push_body';
+import { decodePushBody, type PushedStream } from '../../../receivers/loki/push_body.js';
 
 export interface RecordedPush {
   readonly headers: IncomingHttpHeaders;

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../core/clock';
-import { Backoff, backoffClockFrom, type BackoffClock } from '../../../sinks/profiles/backoff';
+import { ManualClock } from '../../../core/clock.js';
+import { Backoff, backoffClockFrom, type BackoffClock } from '../../../sinks/profiles/backoff.js';
 
 const numRuns = Number(process.env.FC_NUM_RUNS ?? 100);
 

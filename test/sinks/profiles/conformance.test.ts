@@ -8,14 +8,14 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Code, ConnectError } from '@connectrpc/connect';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseLabelSet } from '../../../core/profiles-labelset';
-import { labelsFromObject, RemoteStatusError, sortLabels, type IngestProfile, type Label } from '../../../core/profiles';
-import { ConfigErrors } from '../../../core/errors';
-import { resolveWriteConfig } from '../../../sinks/profiles/config';
-import { shouldRetry } from '../../../sinks/profiles/retry';
-import { profilesWriteComponent } from '../../../sinks/profiles_write';
-import { testContext } from '../../receivers/profiles/harness';
-import { decodeWrite, instantClock, noSignal, startIngestServer, startPushServer, USER_AGENT, writerFor, type DownstreamServer } from './harness';
+import { parseLabelSet } from '../../../lib/pyroscope/labelset.js';
+import { labelsFromObject, RemoteStatusError, sortLabels, type IngestProfile, type Label } from '../../../core/profiles.js';
+import { ConfigErrors } from '../../../lib/config/errors.js';
+import { resolveWriteConfig } from '../../../sinks/profiles/config.js';
+import { shouldRetry } from '../../../sinks/profiles/retry.js';
+import { profilesWriteComponent } from '../../../sinks/profiles_write.js';
+import { testContext } from '../../receivers/profiles/harness.js';
+import { decodeWrite, instantClock, noSignal, startIngestServer, startPushServer, USER_AGENT, writerFor, type DownstreamServer } from './harness.js';
 
 interface FixtureCase {
   name: string;
@@ -46,7 +46,7 @@ function endpointBlock(url: string, extra = ''): string {
 const fanOutEndpoint = (url: string, retries = 1) =>
   endpointBlock(url, `headers = { "X-Test-Header" = "test" }\n  min_backoff_period = "100ms"\n  max_backoff_period = "200ms"\n  max_backoff_retries = ${retries}`);
 
-async function failing(): Promise<DownstreamServer<import('./harness').PushCall>> {
+async function failing(): Promise<DownstreamServer<import('./harness.js').PushCall>> {
   return track(
     await startPushServer(() => {
       throw new ConnectError('test', Code.Unknown);
@@ -124,7 +124,7 @@ const run: Record<string, () => Promise<void>> = {
     const server = track(await startPushServer());
     const ctx = testContext('profiles.write.test');
     const component = profilesWriteComponent.build(decodeWrite(''), ctx);
-    const receiver = (component.exports.receiver as unknown as { value: import('../../../core/profiles').ProfilesReceiver }).value;
+    const receiver = (component.exports.receiver as unknown as { value: import('../../../core/profiles.js').ProfilesReceiver }).value;
     const series = { labels: labelsFromObject({ __name__: 'test' }), samples: [{ id: '', rawProfile: Buffer.from('pprofraw') }] };
     await receiver.append(series, noSignal);
     expect(server.calls).toHaveLength(0);

@@ -9,15 +9,15 @@ import type { AddressInfo } from 'node:net';
 import { ConnectError } from '@connectrpc/connect';
 import { connectNodeAdapter } from '@connectrpc/connect-node';
 import { Registry } from 'prom-client';
-import { parseConfig } from '../../../core/config/parser';
-import type { Block } from '../../../core/config/ast';
-import { PusherService, type PushRequest } from '../../../core/proto/gen/push/v1/push_pb';
-import { decodeBlock } from '../../../core/schema';
-import type { BackoffClock } from '../../../sinks/profiles/backoff';
-import { resolveWriteConfig } from '../../../sinks/profiles/config';
-import { WriteMetrics } from '../../../sinks/profiles/metrics';
-import { ProfilesWriter } from '../../../sinks/profiles/writer';
-import { profilesWriteComponent, USER_AGENT } from '../../../sinks/profiles_write';
+import { parseConfig } from '../../../lib/config/parser.js';
+import type { Block } from '../../../lib/config/ast.js';
+import { PusherService, type PushRequest } from '../../../lib/pyroscope/gen/push/v1/push_pb.js';
+import { decodeBlock } from '../../../core/schema.js';
+import type { BackoffClock } from '../../../sinks/profiles/backoff.js';
+import { resolveWriteConfig } from '../../../sinks/profiles/config.js';
+import { WriteMetrics } from '../../../sinks/profiles/metrics.js';
+import { ProfilesWriter } from '../../../sinks/profiles/writer.js';
+import { profilesWriteComponent, USER_AGENT } from '../../../sinks/profiles_write.js';
 
 export { USER_AGENT };
 

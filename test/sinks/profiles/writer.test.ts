@@ -3,9 +3,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { CanceledError, labelsFromObject, scopedDeadline, type IngestProfile } from '../../../core/profiles';
-import { freePort } from '../../receivers/profiles/harness';
-import { instantClock, noSignal, startIngestServer, startPushServer, writerFor, type DownstreamServer } from './harness';
+import { CanceledError, labelsFromObject, scopedDeadline, type IngestProfile } from '../../../core/profiles.js';
+import { freePort } from '../../receivers/profiles/harness.js';
+import { instantClock, noSignal, startIngestServer, startPushServer, writerFor, type DownstreamServer } from './harness.js';
 
 let servers: Array<DownstreamServer<unknown>> = [];
 afterEach(async () => {

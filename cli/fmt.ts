@@ -1,0 +1,23 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { formatConfig } from '../lib/config/format.js';
+import { parseConfig } from '../lib/config/parser.js';
+import { configErrorsOf } from '../lib/config/errors.js';
+import { parseArgs, UsageError } from './args.js';
+import type { Io } from './io.js';
+
+/** `rivulet fmt CONFIG [--write]`: prints (or rewrites the file in) canonical form. */
+export async function fmtCommand(argv: readonly string[], io: Io): Promise<number> {
+  const args = parseArgs(argv, ['write'], []);
+  const file = args.positional[0];
+  if (!file || args.positional.length > 1) throw new UsageError('fmt needs exactly one CONFIG file');
+  let formatted: string;
+  try {
+    formatted = formatConfig(parseConfig(readFileSync(file, 'utf8'), file));
+  } catch (err) {
+    for (const e of configErrorsOf(err)) io.stderr.write(e.message + '\n');
+    return 2;
+  }
+  if (args.flags.has('write')) writeFileSync(file, formatted);
+  else io.stdout.write(formatted);
+  return 0;
+}

@@ -1,0 +1,93 @@
+import { readFileSync } from 'node:fs';
+import { systemClock } from '../core/clock.js';
+import { configErrorsOf } from '../lib/config/errors.js';
+import { processRegistry } from '../core/metrics.js';
+import { ComponentGraph } from '../core/runtime/graph.js';
+import { startRunServer } from '../core/runtime/server.js';
+import { loadConfigStageModules } from '../core/stage-modules.js';
+import { parseArgs, UsageError } from './args.js';
+import { loadFlagStageModules, readConfigWithStageModules, STAGES_FLAG } from './stage-modules.js';
+import type { Io } from './io.js';
+
+export const DEFAULT_LISTEN_ADDR = '127.0.0.1:12345';
+
+/** Splits `HOST:PORT` (`[::1]:80` for IPv6). */
+export function parseListenAddr(value: string): { host: string; port: number } {
+  const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d+)$/.exec(value);
+  if (!m) throw new UsageError(`invalid listen address ${JSON.stringify(value)}, expected HOST:PORT`);
+  const port = Number(m[3]);
+  if (port > 65535) throw new UsageError(`invalid port ${port} in listen address ${JSON.stringify(value)}`);
+  return { host: m[1] ?? (m[2] || '0.0.0.0'), port };
+}
+
+/**
+ * `rivulet run CONFIG [--server.http.listen-addr HOST:PORT] [--stages PATH]...`: loads custom
+ * stage modules, builds every component, serves the run server, reloads on SIGHUP and POST
+ * /-/reload (loading modules newly named in `stages.import` blocks), and on SIGINT/SIGTERM stops
+ * components so stateful stages flush and pending output drains, then resolves 0.
+ */
+export async function runCommand(argv: readonly string[], io: Io, signals: NodeJS.EventEmitter = process): Promise<number> {
+  const args = parseArgs(argv, [], ['server.http.listen-addr'], [STAGES_FLAG]);
+  const file = args.positional[0];
+  if (!file || args.positional.length > 1) throw new UsageError('run needs exactly one CONFIG file');
+  const { host, port } = parseListenAddr((args.flags.get('server.http.listen-addr') as string | undefined) ?? DEFAULT_LISTEN_ADDR);
+  if (!(await loadFlagStageModules(args, io))) return 2;
+  const initialText = await readConfigWithStageModules(file, io);
+  if (initialText === undefined) return 2;
+  const registry = processRegistry();
+  const clock = systemClock();
+  const log = (level: string, message: string, fields?: Record<string, unknown>) => {
+    if (level === 'debug' && !process.env.RIVULET_DEBUG) return;
+    io.stderr.write(`level=${level} msg=${JSON.stringify(message)}${fields ? ' ' + Object.entries(fields).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(' ') : ''}\n`);
+  };
+  const graph = new ComponentGraph((id) => ({
+    id,
+    clock,
+    registry,
+    stdout: io.stdout,
+    log: (level, message, fields) => log(level, message, { component: id, ...fields }),
+  }));
+  try {
+    graph.load(initialText, file);
+  } catch (err) {
+    for (const e of configErrorsOf(err)) io.stderr.write(e.message + '\n');
+    return 2;
+  }
+  const reload = async (): Promise<string[]> => {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (err) {
+      return [`${file}: ${(err as Error).message}`];
+    }
+    let errors: string[];
+    try {
+      await loadConfigStageModules(text, file);
+      errors = (await graph.reload(text, file)).map((e) => e.message);
+    } catch (err) {
+      errors = configErrorsOf(err).map((e) => e.message);
+    }
+    log(errors.length > 0 ? 'error' : 'info', errors.length > 0 ? 'config reload failed' : 'config reloaded', errors.length > 0 ? { errors } : undefined);
+    return errors;
+  };
+  const server = await startRunServer({ host, port, registry, graph, reload });
+  log('info', 'now listening for http traffic', { addr: server.url });
+  await graph.start();
+
+  await new Promise<void>((resolve) => {
+    const onHup = () => void reload();
+    const onStop = () => {
+      signals.off('SIGHUP', onHup);
+      signals.off('SIGINT', onStop);
+      signals.off('SIGTERM', onStop);
+      resolve();
+    };
+    signals.on('SIGHUP', onHup);
+    signals.on('SIGINT', onStop);
+    signals.on('SIGTERM', onStop);
+  });
+  log('info', 'shutting down');
+  await graph.stop();
+  await server.close();
+  return 0;
+}

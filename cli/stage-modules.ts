@@ -1,0 +1,38 @@
+import { readFileSync } from 'node:fs';
+import { configErrorsOf } from '../lib/config/errors.js';
+import { loadConfigStageModules, loadStageModules, StageModuleError } from '../core/stage-modules.js';
+import type { ParsedArgs } from './args.js';
+import type { Io } from './io.js';
+
+/** The repeatable flag that names custom stage modules on `run`, `validate`, `process`, `playground`. */
+export const STAGES_FLAG = 'stages';
+
+/**
+ * Loads the modules given with `--stages PATH` (relative to the working directory). Returns
+ * false after printing `rivulet: stage module "PATH": reason` when one fails.
+ */
+export async function loadFlagStageModules(args: ParsedArgs, io: Io): Promise<boolean> {
+  try {
+    await loadStageModules(args.lists.get(STAGES_FLAG) ?? [], process.cwd());
+    return true;
+  } catch (err) {
+    if (!(err instanceof StageModuleError)) throw err;
+    io.stderr.write(`rivulet: ${err.message}\n`);
+    return false;
+  }
+}
+
+/**
+ * Reads a config file and loads the stage modules its `stages.import` blocks name. Returns the
+ * text, or undefined after printing every problem as `FILE:LINE:COL: message`.
+ */
+export async function readConfigWithStageModules(file: string, io: Io): Promise<string | undefined> {
+  const text = readFileSync(file, 'utf8');
+  try {
+    await loadConfigStageModules(text, file);
+    return text;
+  } catch (err) {
+    for (const e of configErrorsOf(err)) io.stderr.write(e.message + '\n');
+    return undefined;
+  }
+}

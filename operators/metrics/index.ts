@@ -1,0 +1,268 @@
+/**
+ * stage.metrics — updates custom counters, gauges and histograms from each entry; entries pass
+ * unchanged. Reference quirks kept: series labels are the entry's current label set minus `__…`
+ * and invalid names, one series per full label set; a `match_all` counter counts every entry
+ * without reading `source` (with `count_entry_bytes` it adds the line's UTF-8 bytes instead); the
+ * `value` filter compares the stringified source and skips unconvertible values; numeric actions
+ * skip values that do not convert to a float (Go float syntax, then a Go duration in seconds);
+ * `count_entry_bytes` needs `match_all` AND `action = "add"` although the reference's message says
+ * "or"; an empty `prefix` means the default; idle series are exported one last time at a scrape,
+ * then removed; metrics sharing a `name` within one stage: the last definition is the one updated.
+ * Where the reference crashes, this stage skips the update instead: a negative counter add, a
+ * histogram series with an entry label named `le`; it rejects bad histogram buckets up front.
+ */
+import { Buffer } from 'node:buffer';
+import { DEFAULT_BUCKETS, EntrySeries, histogramBounds, registerCustomMetric, type CustomMetric, type CustomMetricType, type SeriesRef } from './custom-metrics.js';
+import type { Entry } from '../../core/entry.js';
+import { ConfigError } from '../../lib/config/errors.js';
+import { defineStage, type BuildContext, type StageImpl } from '../../core/stage.js';
+import { t, type FieldSpec } from '../../core/schema.js';
+import { stringify, toFloat } from '../../lib/go/values.js';
+
+interface MetricCommonConfig {
+  readonly name: string;
+  readonly description: string;
+  /** Extracted key to read; empty means `name`. */
+  readonly source: string;
+  /** Empty means `logs_process_custom_`. */
+  readonly prefix: string;
+  /** Nanoseconds; at least one second. */
+  readonly max_idle_duration: bigint;
+  /** When set, only entries whose stringified source equals it update the metric. */
+  readonly value: string;
+}
+
+export interface CounterMetricConfig extends MetricCommonConfig {
+  readonly action: 'inc' | 'add';
+  readonly match_all: boolean;
+  readonly count_entry_bytes: boolean;
+}
+
+export interface GaugeMetricConfig extends MetricCommonConfig {
+  readonly action: 'set' | 'inc' | 'dec' | 'add' | 'sub';
+}
+
+export interface HistogramMetricConfig extends MetricCommonConfig {
+  readonly buckets: readonly number[];
+}
+
+export interface MetricsConfig {
+  readonly 'metric.counter': readonly CounterMetricConfig[];
+  readonly 'metric.gauge': readonly GaugeMetricConfig[];
+  readonly 'metric.histogram': readonly HistogramMetricConfig[];
+}
+
+const DEFAULT_PREFIX = 'logs_process_custom_';
+const MIN_IDLE_NS = 1_000_000_000n;
+const COUNTER_ACTIONS = ['inc', 'add'];
+const GAUGE_ACTIONS = ['set', 'inc', 'dec', 'add', 'sub'];
+
+const commonFields: Record<string, FieldSpec> = {
+  name: { kind: t.string, required: true, doc: 'Metric name, after the prefix.' },
+  description: { kind: t.string, default: '', doc: 'Help text.' },
+  source: { kind: t.string, default: '', doc: 'Extracted key to read; empty means the metric name.' },
+  prefix: { kind: t.string, default: DEFAULT_PREFIX, doc: 'Prefix of the metric name; empty means the default.' },
+  max_idle_duration: { kind: t.duration, default: 300_000_000_000n, doc: 'Series not updated for this long are removed (at least `1s`).' },
+  value: { kind: t.string, default: '', doc: 'Only entries whose source equals this value update the metric.' },
+};
+
+export const metrics = defineStage<MetricsConfig>({
+  name: 'metrics',
+  doc: 'Updates custom counters, gauges and histograms from extracted values; entries pass unchanged.',
+  fields: {},
+  blocks: {
+    'metric.counter': {
+      doc: 'A counter.',
+      multiple: true,
+      fields: {
+        ...commonFields,
+        action: { kind: t.string, required: true, doc: '`inc` adds 1, `add` adds the source value.' },
+        match_all: { kind: t.bool, default: false, doc: 'Counts every entry without reading the source.' },
+        count_entry_bytes: { kind: t.bool, default: false, doc: 'With `match_all` and `add`: adds the line size in bytes.' },
+      },
+    },
+    'metric.gauge': {
+      doc: 'A gauge.',
+      multiple: true,
+      fields: {
+        ...commonFields,
+        action: { kind: t.string, required: true, doc: '`set`, `inc`, `dec`, `add` or `sub`.' },
+      },
+    },
+    'metric.histogram': {
+      doc: 'A histogram.',
+      multiple: true,
+      fields: {
+        ...commonFields,
+        buckets: { kind: t.list(t.number), required: true, doc: 'Bucket upper bounds, increasing; empty means the defaults.' },
+      },
+    },
+  },
+  validate: validateMetrics,
+  build: buildMetrics,
+});
+
+export function validateMetrics(config: MetricsConfig): void {
+  for (const counter of config['metric.counter']) validateCounter(counter);
+  for (const gauge of config['metric.gauge']) validateGauge(gauge);
+  for (const histogram of config['metric.histogram']) validateHistogram(histogram);
+}
+
+function failure(kind: string, config: MetricCommonConfig) {
+  return (reason: string): never => {
+    throw new ConfigError(`metric.${kind} ${JSON.stringify(config.name)}: ${reason}`);
+  };
+}
+
+function validateCommon(config: MetricCommonConfig, fail: (reason: string) => never): void {
+  if (config.max_idle_duration < MIN_IDLE_NS) fail('max_idle_duration must be greater or equal than 1s');
+}
+
+function validateCounter(config: CounterMetricConfig): void {
+  const fail = failure('counter', config);
+  validateCommon(config, fail);
+  if (!COUNTER_ACTIONS.includes(config.action)) fail(`the counter action must be either "inc" or "add", got ${JSON.stringify(config.action)}`);
+  if (config.match_all && config.value !== '') fail('a counter supports either match_all or a value, not both');
+  if (config.count_entry_bytes && (!config.match_all || config.action !== 'add')) fail('count_entry_bytes needs match_all = true and action = "add"');
+}
+
+function validateGauge(config: GaugeMetricConfig): void {
+  const fail = failure('gauge', config);
+  validateCommon(config, fail);
+  if (!GAUGE_ACTIONS.includes(config.action)) fail(`the gauge action must be one of "set", "inc", "dec", "add" or "sub", got ${JSON.stringify(config.action)}`);
+}
+
+function validateHistogram(config: HistogramMetricConfig): void {
+  const fail = failure('histogram', config);
+  validateCommon(config, fail);
+  const bounds = histogramBounds(config.buckets);
+  if (typeof bounds === 'string') fail(bounds);
+}
+
+/** Updates one metric from one entry. */
+type MetricUpdate = (entry: Entry, series: SeriesRef) => void;
+
+interface Definition {
+  readonly config: MetricCommonConfig;
+  readonly type: CustomMetricType;
+  readonly buckets?: readonly number[];
+  readonly update: (metric: CustomMetric, ctx: BuildContext) => MetricUpdate;
+}
+
+function buildMetrics(config: MetricsConfig, ctx: BuildContext): StageImpl {
+  // Keyed by `name` like the reference's own table: a later definition of a name replaces the
+  // earlier one. (The reference still registers the earlier one, but it never gets a series, so
+  // leaving it out exports the same samples.)
+  const definitions = new Map<string, Definition>();
+  for (const counter of config['metric.counter']) definitions.set(counter.name, { config: counter, type: 'counter', update: counterUpdate(counter) });
+  for (const gauge of config['metric.gauge']) definitions.set(gauge.name, { config: gauge, type: 'gauge', update: gaugeUpdate(gauge) });
+  for (const histogram of config['metric.histogram']) {
+    const bounds = histogramBounds(histogram.buckets);
+    const buckets = typeof bounds === 'string' ? DEFAULT_BUCKETS : bounds;
+    definitions.set(histogram.name, { config: histogram, type: 'histogram', buckets, update: histogramUpdate(histogram) });
+  }
+
+  const registered: CustomMetric[] = [];
+  const updates: MetricUpdate[] = [];
+  try {
+    for (const def of definitions.values()) {
+      const metric = registerCustomMetric(ctx.metrics.registry, {
+        name: (def.config.prefix || DEFAULT_PREFIX) + def.config.name,
+        help: def.config.description,
+        type: def.type,
+        buckets: def.buckets,
+        maxIdleNs: def.config.max_idle_duration,
+        clock: ctx.clock,
+      });
+      registered.push(metric);
+      updates.push(def.update(metric, ctx));
+    }
+  } catch (err) {
+    for (const metric of registered) metric.dispose();
+    throw err;
+  }
+
+  const series = new EntrySeries(ctx.clock);
+  return {
+    kind: 'map',
+    process: (entry) => {
+      series.reset(entry.labels);
+      for (const update of updates) update(entry, series);
+      return entry;
+    },
+    dispose: () => {
+      for (const metric of registered) metric.dispose();
+    },
+  };
+}
+
+const SKIP = Symbol('skip');
+
+/** The source value when the entry has it and it passes the `value` filter, else SKIP. */
+function filteredSource(config: MetricCommonConfig): (entry: Entry) => unknown {
+  const source = config.source || config.name;
+  const wanted = config.value;
+  return (entry) => {
+    if (!Object.hasOwn(entry.extracted, source)) return SKIP;
+    const value = entry.extracted[source];
+    if (wanted !== '' && stringify(value) !== wanted) return SKIP;
+    return value;
+  };
+}
+
+function counterUpdate(config: CounterMetricConfig) {
+  return (metric: CustomMetric, ctx: BuildContext): MetricUpdate => {
+    if (config.match_all) {
+      if (config.count_entry_bytes) return (entry, series) => metric.add(series, Buffer.byteLength(entry.line, 'utf8'));
+      return (_entry, series) => metric.add(series, 1);
+    }
+    const read = filteredSource(config);
+    if (config.action === 'inc') {
+      return (entry, series) => {
+        if (read(entry) !== SKIP) metric.add(series, 1);
+      };
+    }
+    return (entry, series) => {
+      const found = read(entry);
+      const amount = found === SKIP ? undefined : toFloat(found);
+      if (amount === undefined) return;
+      if (amount < 0) {
+        ctx.debug('counter add skipped: negative value', { metric: metric.options.name, value: amount });
+        return;
+      }
+      metric.add(series, amount);
+    };
+  };
+}
+
+function gaugeUpdate(config: GaugeMetricConfig) {
+  return (metric: CustomMetric): MetricUpdate => {
+    const read = filteredSource(config);
+    const { action } = config;
+    if (action === 'inc' || action === 'dec') {
+      const delta = action === 'inc' ? 1 : -1;
+      return (entry, series) => {
+        if (read(entry) !== SKIP) metric.add(series, delta);
+      };
+    }
+    return (entry, series) => {
+      const found = read(entry);
+      const amount = found === SKIP ? undefined : toFloat(found);
+      if (amount === undefined) return;
+      if (action === 'set') metric.set(series, amount);
+      else metric.add(series, action === 'add' ? amount : -amount);
+    };
+  };
+}
+
+function histogramUpdate(config: HistogramMetricConfig) {
+  return (metric: CustomMetric, ctx: BuildContext): MetricUpdate => {
+    const read = filteredSource(config);
+    return (entry, series) => {
+      const found = read(entry);
+      const amount = found === SKIP ? undefined : toFloat(found);
+      if (amount === undefined) return;
+      if (!metric.observe(series, amount)) ctx.debug('histogram observation skipped: the entry has a label named "le"', { metric: metric.options.name });
+    };
+  };
+}

@@ -1,0 +1,18 @@
+/** Test helpers: render a template with the reference's function map. */
+import { parseTemplate, referenceFuncs, type FuncMap } from '../../../lib/template/index.js';
+
+/** Renders `template` with `data` (default: no data) and the reference's functions. */
+export function render(template: string, data: unknown = {}, funcs: FuncMap = referenceFuncs): string {
+  return parseTemplate(template, { name: 'tpl', funcs }).execute(data);
+}
+
+/** The error message a render fails with (fails the test when it renders). */
+export function renderError(template: string, data: unknown = {}, funcs: FuncMap = referenceFuncs): string {
+  try {
+    const out = parseTemplate(template, { name: 'tpl', funcs }).execute(data);
+    throw new Error(`expected an error, rendered ${JSON.stringify(out)}`);
+  } catch (err) {
+    if ((err as Error).message.startsWith('expected an error')) throw err;
+    return (err as Error).message;
+  }
+}
