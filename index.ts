@@ -7,13 +7,25 @@
 export * from './core/entry.js';
 export * from './core/clock.js';
 export * from './lib/config/errors.js';
-export { defineStage, stageDefinitions, unregisterStage, type StageDefinition, type StageImpl, type BuildContext, type StageOperator } from './core/stage.js';
+export {
+  defineStage,
+  stageDefinitions,
+  unregisterStage,
+  type StageDefinition,
+  type StageImpl,
+  type BuildContext,
+  type StageOperator,
+} from './core/stage.js';
 export { loadStageModules, loadConfigStageModules } from './core/stage-modules.js';
 export { pipeline, buildPipeline, type PipelineOptions } from './core/pipeline.js';
 export { loadStageList, startProcessRun } from './core/process.js';
 export { defineComponent } from './core/runtime/component.js';
 export { ComponentGraph } from './core/runtime/graph.js';
 export { t, type FieldSpec, type FieldType } from './core/schema.js';
+export {
+  ensureLinearTimeFallback as enableLinearTimeRegex,
+  linearTimeFallbackEnabled as linearTimeRegexEnabled,
+} from './lib/regex/index.js';
 export * from './operators/index.js';
 export * from './receivers/index.js';
 export * from './sinks/index.js';

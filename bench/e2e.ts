@@ -42,7 +42,13 @@ function workload(): Workload {
       const entries = [];
       for (let seq = from; seq < from + perPodPerPush; seq++) {
         const level = seq % 10 === 0 ? 'warn' : 'info';
-        const body = JSON.stringify({ level, msg: `GET /api/v1/items/${seq} 200`, duration_ms: seq % 250, trace_id: `t${seq % 97}`, user: `u${seq % 13}` });
+        const body = JSON.stringify({
+          level,
+          msg: `GET /api/v1/items/${seq} 200`,
+          duration_ms: seq % 250,
+          trace_id: `t${seq % 97}`,
+          user: `u${seq % 13}`,
+        });
         const line = `2024-05-01T10:00:00.${String(seq).padStart(9, '0')}Z stdout F ${body}`;
         lineBytes += Buffer.byteLength(line);
         entries.push({ timestampNs: BASE_NS + BigInt(seq), line, structuredMetadata: [] });
@@ -94,7 +100,11 @@ async function drive(url: string, load: Workload, delivered: () => number): Prom
   const client = async () => {
     for (let i = next++; i < load.bodies.length; i = next++) {
       for (;;) {
-        const res = await fetch(`${url}/loki/api/v1/push`, { method: 'POST', headers: { 'Content-Type': 'application/x-protobuf' }, body: load.bodies[i] as Uint8Array<ArrayBuffer> });
+        const res = await fetch(`${url}/loki/api/v1/push`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/x-protobuf' },
+          body: load.bodies[i] as Uint8Array<ArrayBuffer>,
+        });
         await res.arrayBuffer();
         if (res.status === 204) break;
         if (res.status !== 429) throw new Error(`push answered ${res.status}`);
@@ -129,8 +139,20 @@ export async function benchE2e(): Promise<BenchRow[]> {
   sink.server.close();
 
   return [
-    compared('push → k8s process → write, loopback (log line bytes)', mib / pipelineSeconds, 'MiB/s', 'raw forward of the same bodies', mib / rawSeconds),
-    compared('push → k8s process → write, loopback', load.entries / pipelineSeconds, 'entries/s', 'raw forward of the same bodies', load.entries / rawSeconds),
+    compared(
+      'push → k8s process → write, loopback (log line bytes)',
+      mib / pipelineSeconds,
+      'MiB/s',
+      'raw forward of the same bodies',
+      mib / rawSeconds,
+    ),
+    compared(
+      'push → k8s process → write, loopback',
+      load.entries / pipelineSeconds,
+      'entries/s',
+      'raw forward of the same bodies',
+      load.entries / rawSeconds,
+    ),
     { name: 'peak RSS after e2e bench', value: peakRssMiB(), unit: 'MiB' },
   ];
 }

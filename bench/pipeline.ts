@@ -4,7 +4,16 @@ import { ManualClock } from '../core/clock.js';
 import type { Entry } from '../core/entry.js';
 import { buildPipeline, ingress } from '../core/pipeline.js';
 import type { StageSpec } from '../core/stage.js';
-import { labelDrop, labelKeep, labels, output, staticLabels, structuredMetadata, structuredMetadataDrop, tenant } from '../operators/index.js';
+import {
+  labelDrop,
+  labelKeep,
+  labels,
+  output,
+  staticLabels,
+  structuredMetadata,
+  structuredMetadataDrop,
+  tenant,
+} from '../operators/index.js';
 import { compared, peakRssMiB, rate } from './harness.js';
 import type { BenchRow } from './types.js';
 

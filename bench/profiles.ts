@@ -77,10 +77,23 @@ function acceptingReceiver(): ProfilesReceiver & { count: number } {
 async function startReceiver(receivers: ProfilesReceiver[]): Promise<ProfilesReceiveHttp> {
   const text = `profiles.receive_http "bench" {\n  http {\n    listen_address = "127.0.0.1"\n    listen_port = 0\n  }\n  forward_to = [r0, r1]\n}\n`;
   const block = parseConfig(text, 'bench.alloy').body[0] as Block;
-  const scope = { env: () => undefined, resolve: (path: string[]) => (path[0] === 'r0' || path[0] === 'r1' ? profilesReceiverCapsule(receivers[Number(path[0][1])]!) : undefined) };
+  const scope = {
+    env: () => undefined,
+    resolve: (path: string[]) =>
+      path[0] === 'r0' || path[0] === 'r1' ? profilesReceiverCapsule(receivers[Number(path[0][1])]!) : undefined,
+  };
   const decoded = decodeBlock(block, profilesReceiveHttpComponent, scope, []);
-  const ctx = { id: 'profiles.receive_http.bench', clock: systemClock(), registry: new Registry(), stdout: new PassThrough(), log: () => {} };
-  const component = profilesReceiveHttpComponent.build({ values: decoded.values, block, decoded, scope, path: [] }, ctx) as unknown as ProfilesReceiveHttp;
+  const ctx = {
+    id: 'profiles.receive_http.bench',
+    clock: systemClock(),
+    registry: new Registry(),
+    stdout: new PassThrough(),
+    log: () => {},
+  };
+  const component = profilesReceiveHttpComponent.build(
+    { values: decoded.values, block, decoded, scope, path: [] },
+    ctx,
+  ) as unknown as ProfilesReceiveHttp;
   await component.start();
   return component;
 }
@@ -110,7 +123,10 @@ interface Load {
 function clientSetup(dir: string, name: string, payload: Buffer): string {
   writeFileSync(join(dir, `${name}.bin`), payload);
   const setup = join(dir, `${name}.cjs`);
-  writeFileSync(setup, `const body = require('node:fs').readFileSync(${JSON.stringify(join(dir, `${name}.bin`))});\nmodule.exports = (client) => client.setBody(body);\n`);
+  writeFileSync(
+    setup,
+    `const body = require('node:fs').readFileSync(${JSON.stringify(join(dir, `${name}.bin`))});\nmodule.exports = (client) => client.setBody(body);\n`,
+  );
   return setup;
 }
 
@@ -134,7 +150,8 @@ async function versus(subject: (seconds: number) => Promise<Load>, baseline: (se
     const first = await (subjectFirst ? subject : baseline)(SECONDS);
     const second = await (subjectFirst ? baseline : subject)(SECONDS);
     const pair: [Load, Load] = subjectFirst ? [first, second] : [second, first];
-    if (pair[0].errors > 0 || pair[1].errors > 0) throw new Error(`failed requests: ${pair[0].errors} (subject), ${pair[1].errors} (baseline)`);
+    if (pair[0].errors > 0 || pair[1].errors > 0)
+      throw new Error(`failed requests: ${pair[0].errors} (subject), ${pair[1].errors} (baseline)`);
     rounds.push(pair);
   }
   rounds.sort((x, y) => x[0].requestsPerSecond / x[1].requestsPerSecond - y[0].requestsPerSecond / y[1].requestsPerSecond);
@@ -144,7 +161,10 @@ async function versus(subject: (seconds: number) => Promise<Load>, baseline: (se
 export async function benchProfiles(): Promise<BenchRow[]> {
   const payload = body();
   const push = Buffer.from(
-    toBinary(PushRequestSchema, create(PushRequestSchema, { series: [{ labels: [{ name: 'service_name', value: 'bench' }], samples: [{ rawProfile: payload }] }] })),
+    toBinary(
+      PushRequestSchema,
+      create(PushRequestSchema, { series: [{ labels: [{ name: 'service_name', value: 'bench' }], samples: [{ rawProfile: payload }] }] }),
+    ),
   );
   const dir = mkdtempSync(join(tmpdir(), 'rivulet-bench-'));
   const ingestBody = clientSetup(dir, 'ingest', payload);
@@ -168,10 +188,34 @@ export async function benchProfiles(): Promise<BenchRow[]> {
     if (receivers.some((r) => r.count === 0)) throw new Error('the receivers got nothing');
     const mib = (rps: number, bytes: number) => (rps * bytes) / MIB;
     return [
-      compared('receive_http /ingest, 10 KiB pprof → 2 receivers', ingest.requestsPerSecond, 'req/s', 'bare node:http', baseline.requestsPerSecond),
-      compared('receive_http /ingest, 10 KiB pprof → 2 receivers', mib(ingest.requestsPerSecond, payload.length), 'MiB/s', 'bare node:http', mib(baseline.requestsPerSecond, payload.length)),
-      compared('receive_http Connect Push, 10 KiB pprof → 2 receivers', pushed.requestsPerSecond, 'req/s', 'bare node:http', pushBaseline.requestsPerSecond),
-      compared('receive_http Connect Push, 10 KiB pprof → 2 receivers', mib(pushed.requestsPerSecond, push.length), 'MiB/s', 'bare node:http', mib(pushBaseline.requestsPerSecond, push.length)),
+      compared(
+        'receive_http /ingest, 10 KiB pprof → 2 receivers',
+        ingest.requestsPerSecond,
+        'req/s',
+        'bare node:http',
+        baseline.requestsPerSecond,
+      ),
+      compared(
+        'receive_http /ingest, 10 KiB pprof → 2 receivers',
+        mib(ingest.requestsPerSecond, payload.length),
+        'MiB/s',
+        'bare node:http',
+        mib(baseline.requestsPerSecond, payload.length),
+      ),
+      compared(
+        'receive_http Connect Push, 10 KiB pprof → 2 receivers',
+        pushed.requestsPerSecond,
+        'req/s',
+        'bare node:http',
+        pushBaseline.requestsPerSecond,
+      ),
+      compared(
+        'receive_http Connect Push, 10 KiB pprof → 2 receivers',
+        mib(pushed.requestsPerSecond, push.length),
+        'MiB/s',
+        'bare node:http',
+        mib(pushBaseline.requestsPerSecond, push.length),
+      ),
     ];
   } finally {
     await component.stop();

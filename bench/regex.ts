@@ -66,12 +66,36 @@ export async function benchRegex(): Promise<BenchRow[]> {
   const raw = new RegExp(APACHE_COMBINED.replace(/\(\?P</g, '(?<'));
   const native = new RE2(APACHE_COMBINED, 'u');
 
-  const rawRate = rate(lines.length, everyLine(lines, (l) => raw.exec(l)), 5);
-  const oursRate = rate(lines.length, everyLine(lines, (l) => ours.exec(l)), 5);
-  const re2Rate = rate(lines.length, everyLine(lines, (l) => native.exec(l)), 2);
-  const oursGroups = rate(lines.length, everyLine(lines, (l) => ours.exec(l)?.groups ?? null), 5);
-  const oursTest = rate(lines.length, everyLine(lines, (l) => (ours.test(l) ? l : null)), 5);
-  const rawTest = rate(lines.length, everyLine(lines, (l) => (raw.test(l) ? l : null)), 5);
+  const rawRate = rate(
+    lines.length,
+    everyLine(lines, (l) => raw.exec(l)),
+    5,
+  );
+  const oursRate = rate(
+    lines.length,
+    everyLine(lines, (l) => ours.exec(l)),
+    5,
+  );
+  const re2Rate = rate(
+    lines.length,
+    everyLine(lines, (l) => native.exec(l)),
+    2,
+  );
+  const oursGroups = rate(
+    lines.length,
+    everyLine(lines, (l) => ours.exec(l)?.groups ?? null),
+    5,
+  );
+  const oursTest = rate(
+    lines.length,
+    everyLine(lines, (l) => (ours.test(l) ? l : null)),
+    5,
+  );
+  const rawTest = rate(
+    lines.length,
+    everyLine(lines, (l) => (raw.test(l) ? l : null)),
+    5,
+  );
 
   return [
     compared(`compileRegex(apache).exec [engine ${ours.engine}]`, oursRate, 'lines/s', 'RegExp.exec', rawRate),
@@ -89,7 +113,11 @@ export async function benchRegex(): Promise<BenchRow[]> {
  */
 export async function benchRegexPipeline(): Promise<BenchRow[]> {
   const lines = apacheLines(LINES);
-  const stages = (regexStage: StageOperator) => [regexStage.spec, labels({ values: { method: '', status: '' } }).spec, output({ source: 'path' }).spec];
+  const stages = (regexStage: StageOperator) => [
+    regexStage.spec,
+    labels({ values: { method: '', status: '' } }).spec,
+    output({ source: 'path' }).spec,
+  ];
   const options = { clock: new ManualClock(0n), registry: new Registry() };
   const fast = buildPipeline(stages(regex({ expression: APACHE_COMBINED })), options).process!;
   const slow = buildPipeline(stages(re2OnlyRegex({ expression: APACHE_COMBINED })), options).process!;

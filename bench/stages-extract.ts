@@ -78,7 +78,9 @@ function accessLines(count: number): string[] {
   for (let i = 0; i < count; i++) {
     const ip = next() < 0.05 ? `203.0.113.${i & 255}` : `10.${Math.floor(next() * 256)}.${i & 255}.${(i * 7) & 255}`;
     const status = pick([200, 200, 200, 304, 404, 500]);
-    lines.push(`${ip} - frank [25/Jan/2024:14:00:${String(i % 60).padStart(2, '0')} -0500] "${pick(METHODS)} ${pick(PATHS)} HTTP/1.1" ${status} ${Math.floor(next() * 50000)} "https://example.com/" "${pick(AGENTS)}"`);
+    lines.push(
+      `${ip} - frank [25/Jan/2024:14:00:${String(i % 60).padStart(2, '0')} -0500] "${pick(METHODS)} ${pick(PATHS)} HTTP/1.1" ${status} ${Math.floor(next() * 50000)} "https://example.com/" "${pick(AGENTS)}"`,
+    );
   }
   return lines;
 }
@@ -132,7 +134,10 @@ function measure(load: Workload, perEntry: (entry: Entry) => void): number {
 /** Two rows for a stage: entries/s and MiB/s, each beside the baseline's. */
 function rows(name: string, load: Workload, value: number, baselineName: string, baseline: number): BenchRow[] {
   const mib = (perSecond: number) => (perSecond * load.bytes) / (1024 * 1024);
-  return [compared(name, value, 'entries/s', baselineName, baseline), compared(`${name} (throughput)`, mib(value), 'MiB/s', baselineName, mib(baseline))];
+  return [
+    compared(name, value, 'entries/s', baselineName, baseline),
+    compared(`${name} (throughput)`, mib(value), 'MiB/s', baselineName, mib(baseline)),
+  ];
 }
 
 let sink = 0;
@@ -170,7 +175,10 @@ export async function benchExtractStages(): Promise<BenchRow[]> {
     writeFileSync(dbPath, dbBytes);
 
     const lines = accessLines(4_096);
-    const access = workload(lines.map((l) => entryOf(l)), (e) => e.line);
+    const access = workload(
+      lines.map((l) => entryOf(l)),
+      (e) => e.line,
+    );
     const out: BenchRow[] = [];
 
     // regex: the stage against a raw V8 RegExp with the same groups (no stage, no entry work).
@@ -187,13 +195,22 @@ export async function benchExtractStages(): Promise<BenchRow[]> {
     out.push(...rows('stage.regex (combined log format)', access, regexRate, 'raw RegExp.exec, no entry', v8));
     out.push(...benchStage('stage.pattern (combined log format)', pattern({ pattern: COMBINED_PATTERN }).spec, access));
 
-    const security = workload(securityEvents(1_024).map((m) => entryOf(m, { message: m })), (e) => e.line);
+    const security = workload(
+      securityEvents(1_024).map((m) => entryOf(m, { message: m })),
+      (e) => e.line,
+    );
     out.push(...benchStage('stage.hostevent (security logon event)', hostEvent({}).spec, security));
-    const sysmon = workload(sysmonEvents(1_024).map((m) => entryOf(m, { message: m })), (e) => e.line);
+    const sysmon = workload(
+      sysmonEvents(1_024).map((m) => entryOf(m, { message: m })),
+      (e) => e.line,
+    );
     out.push(...benchStage('stage.eventlogmessage (sysmon network event)', eventLogMessage({}).spec, sysmon));
 
     // geoip: the stage against the reader's lookup alone on the same addresses.
-    const withIp = workload(lines.map((l) => entryOf(l, { ip: l.slice(0, l.indexOf(' ')) })), (e) => e.line);
+    const withIp = workload(
+      lines.map((l) => entryOf(l, { ip: l.slice(0, l.indexOf(' ')) })),
+      (e) => e.line,
+    );
     const reader = new Reader(dbBytes);
     const lookupOnly = measure(withIp, (e) => {
       if (reader.get(e.extracted.ip as string)) sink++;

@@ -37,12 +37,12 @@ function serviceEntries(count: number): Entry[] {
     const level = pick(LEVELS);
     const duration = Math.round(next() * 2000) / 1000;
     const bytes = Math.floor(next() * 64_000);
-    const line = `ts=2024-01-25T14:00:${String(i % 60).padStart(2, '0')}Z level=${level} app=${app} msg="request served" path=/api/v1/items/${i % 997} status=${level === 'error' ? 500 : 200} duration=${duration}s bytes=${bytes} trace_id=${(i * 2654435761 >>> 0).toString(16).padStart(8, '0')}`;
+    const line = `ts=2024-01-25T14:00:${String(i % 60).padStart(2, '0')}Z level=${level} app=${app} msg="request served" path=/api/v1/items/${i % 997} status=${level === 'error' ? 500 : 200} duration=${duration}s bytes=${bytes} trace_id=${((i * 2654435761) >>> 0).toString(16).padStart(8, '0')}`;
     entries.push({
       labels: { job: 'services', app, namespace: 'prod', pod: `${app}-${i % 5}` },
       line,
       timestamp: 1_700_000_000_000_000_000n + BigInt(i),
-      structuredMetadata: [{ name: 'trace_id', value: (i * 2654435761 >>> 0).toString(16) }],
+      structuredMetadata: [{ name: 'trace_id', value: ((i * 2654435761) >>> 0).toString(16) }],
       extracted: { level, duration: `${duration}s`, bytes },
     });
   }
@@ -64,7 +64,11 @@ function measure(inputs: readonly Entry[], run: (entry: Entry) => Entry | null):
 }
 
 function built(specs: readonly StageSpec[]): (entry: Entry) => Entry | null {
-  const pipeline = buildPipeline(specs, { clock: new ManualClock(1_700_000_000_000_000_000n), registry: new Registry(), random: random(3) });
+  const pipeline = buildPipeline(specs, {
+    clock: new ManualClock(1_700_000_000_000_000_000n),
+    registry: new Registry(),
+    random: random(3),
+  });
   if (!pipeline.process) throw new Error('expected a per-entry pipeline');
   return pipeline.process;
 }
@@ -74,7 +78,9 @@ function matchBlocks(count: number): string {
   const blocks: string[] = [];
   for (let k = 0; k < count; k++) {
     const app = k === 0 ? 'checkout' : `app-${k}`;
-    blocks.push(`stage.match {\n  selector = "{app=\\"${app}\\", namespace=~\\"prod|staging\\"} |= \\"status=500\\""\n  stage.static_labels {\n    values = { alert = "block-${k}" }\n  }\n}`);
+    blocks.push(
+      `stage.match {\n  selector = "{app=\\"${app}\\", namespace=~\\"prod|staging\\"} |= \\"status=500\\""\n  stage.static_labels {\n    values = { alert = "block-${k}" }\n  }\n}`,
+    );
   }
   return blocks.join('\n');
 }
@@ -83,7 +89,10 @@ const FLOW_CONFIGS: ReadonlyArray<readonly [name: string, config: string]> = [
   ['stage.drop (longer_than + expression)', 'stage.drop {\n  longer_than = "150B"\n  expression = "level=debug"\n}'],
   ['stage.drop (source + value)', 'stage.drop {\n  source = "level"\n  value = "debug"\n}'],
   ['stage.sampling (rate 0.5)', 'stage.sampling { rate = 0.5 }'],
-  ['stage.truncate (line 96B + labels 8B)', 'stage.truncate {\n  rule {\n    limit = "96B"\n    suffix = "…"\n  }\n  rule {\n    limit = "8B"\n    source_type = "label"\n  }\n}'],
+  [
+    'stage.truncate (line 96B + labels 8B)',
+    'stage.truncate {\n  rule {\n    limit = "96B"\n    suffix = "…"\n  }\n  rule {\n    limit = "8B"\n    source_type = "label"\n  }\n}',
+  ],
   [
     'stage.metrics (3 metrics: counter, gauge, histogram)',
     'stage.metrics {\n  metric.counter {\n    name = "lines_total"\n    match_all = true\n    action = "inc"\n  }\n  metric.gauge {\n    name = "last_bytes"\n    source = "bytes"\n    action = "set"\n  }\n  metric.histogram {\n    name = "duration_seconds"\n    source = "duration"\n    buckets = [0.1, 0.5, 1, 2]\n  }\n}',
@@ -111,7 +120,11 @@ export async function benchFlowStages(): Promise<BenchRow[]> {
   }
   // The slope between 10 and 500 blocks: what one more (mostly non-matching) block costs an entry.
   const [[fewBlocks, fewRate], [manyBlocks, manyRate]] = [blockRates[1]!, blockRates[2]!];
-  out.push({ name: 'stage.match cost per additional block', value: ((1 / manyRate - 1 / fewRate) / (manyBlocks - fewBlocks)) * 1e9, unit: 'ns/entry/block' });
+  out.push({
+    name: 'stage.match cost per additional block',
+    value: ((1 / manyRate - 1 / fewRate) / (manyBlocks - fewBlocks)) * 1e9,
+    unit: 'ns/entry/block',
+  });
 
   if (sink === 0) throw new Error('no output');
   out.push({ name: 'peak RSS after flow-stage bench', value: peakRssMiB(), unit: 'MiB' });

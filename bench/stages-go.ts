@@ -44,7 +44,14 @@ function accessEntries(count: number): Entry[] {
     const seconds = 1_700_000_000 + i * 3 + Math.floor(next() * 3);
     const nanos = Math.floor(next() * 1e9);
     const date = new Date(seconds * 1000);
-    const [y, mo, d, h, mi, s] = [date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate(), date.getUTCHours(), date.getUTCMinutes(), date.getUTCSeconds()];
+    const [y, mo, d, h, mi, s] = [
+      date.getUTCFullYear(),
+      date.getUTCMonth(),
+      date.getUTCDate(),
+      date.getUTCHours(),
+      date.getUTCMinutes(),
+      date.getUTCSeconds(),
+    ];
     const user = pick(USERS);
     const method = pick(METHODS);
     const path = `/api/v1/items/${i % 997}?page=${i % 7}`;
@@ -94,20 +101,38 @@ function built(specs: readonly StageSpec[]): (entry: Entry) => Entry | null {
 const quoted = (text: string) => JSON.stringify(text);
 
 const TEMPLATE_CONFIGS: ReadonlyArray<readonly [name: string, config: string]> = [
-  ['stage.template render (.Value | ToUpper)', `stage.template {\n  source = "method"\n  template = ${quoted('{{ .Value | ToUpper }}')}\n}`],
+  [
+    'stage.template render (.Value | ToUpper)',
+    `stage.template {\n  source = "method"\n  template = ${quoted('{{ .Value | ToUpper }}')}\n}`,
+  ],
   [
     'stage.template render (if/eq, 3 keys, printf)',
     `stage.template {\n  source = "summary"\n  template = ${quoted('{{ if eq .status "200" }}ok{{ else }}fail{{ end }} {{ .method }} {{ printf "%.20s" .path }} by {{ .user }}')}\n}`,
   ],
-  ['stage.template render (Hash .Value "salt")', `stage.template {\n  source = "user"\n  template = ${quoted('{{ Hash .Value "salt" }}')}\n}`],
-  ['stage.replace render (mask one group per line)', `stage.replace {\n  expression = ${quoted('password=(\\S+)')}\n  replace = "*****"\n}`],
-  ['stage.replace render (template per group, 3 groups)', `stage.replace {\n  expression = ${quoted('"(\\S+) (\\S+) (HTTP/[0-9.]+)"')}\n  replace = ${quoted('{{ .Value | ToLower }}')}\n}`],
+  [
+    'stage.template render (Hash .Value "salt")',
+    `stage.template {\n  source = "user"\n  template = ${quoted('{{ Hash .Value "salt" }}')}\n}`,
+  ],
+  [
+    'stage.replace render (mask one group per line)',
+    `stage.replace {\n  expression = ${quoted('password=(\\S+)')}\n  replace = "*****"\n}`,
+  ],
+  [
+    'stage.replace render (template per group, 3 groups)',
+    `stage.replace {\n  expression = ${quoted('"(\\S+) (\\S+) (HTTP/[0-9.]+)"')}\n  replace = ${quoted('{{ .Value | ToLower }}')}\n}`,
+  ],
 ];
 
 const TIMESTAMP_CONFIGS: ReadonlyArray<readonly [name: string, config: string]> = [
   ['stage.timestamp parse (RFC3339Nano)', 'stage.timestamp {\n  source = "rfc3339"\n  format = "RFC3339Nano"\n}'],
-  ['stage.timestamp parse (02/Jan/2006:15:04:05 -0700)', 'stage.timestamp {\n  source = "access_time"\n  format = "02/Jan/2006:15:04:05 -0700"\n}'],
-  ['stage.timestamp parse (no year, America/New_York)', 'stage.timestamp {\n  source = "syslog_time"\n  format = "Jan _2 15:04:05"\n  location = "America/New_York"\n}'],
+  [
+    'stage.timestamp parse (02/Jan/2006:15:04:05 -0700)',
+    'stage.timestamp {\n  source = "access_time"\n  format = "02/Jan/2006:15:04:05 -0700"\n}',
+  ],
+  [
+    'stage.timestamp parse (no year, America/New_York)',
+    'stage.timestamp {\n  source = "syslog_time"\n  format = "Jan _2 15:04:05"\n  location = "America/New_York"\n}',
+  ],
   ['stage.timestamp parse (Unix with fraction)', 'stage.timestamp {\n  source = "unix"\n  format = "Unix"\n}'],
   [
     'stage.timestamp parse (2 failing fallbacks first)',

@@ -71,7 +71,12 @@ interface Workload {
   readonly baseline: { readonly name: string; readonly run: (line: string) => unknown };
 }
 
-const podLabels = (i: number) => ({ namespace: 'prod', pod: `api-${i % 20}`, container: 'api', filename: `/var/log/pods/api-${i % 20}/0.log` });
+const podLabels = (i: number) => ({
+  namespace: 'prod',
+  pod: `api-${i % 20}`,
+  container: 'api',
+  filename: `/var/log/pods/api-${i % 20}/0.log`,
+});
 const bareLoop = { name: 'bare per-entry loop', run: (line: string) => line.length };
 const jsonParse = { name: 'JSON.parse of the line', run: (line: string) => JSON.parse(line) as unknown };
 
@@ -82,7 +87,9 @@ function workloads(): Workload[] {
     {
       name: 'stage.docker',
       stages: [docker({})],
-      lines: range((i) => JSON.stringify({ log: `${appLogfmt(i)}\n`, stream: i % 5 === 0 ? 'stderr' : 'stdout', time: '2024-01-02T03:04:05.123456789Z' })),
+      lines: range((i) =>
+        JSON.stringify({ log: `${appLogfmt(i)}\n`, stream: i % 5 === 0 ? 'stderr' : 'stdout', time: '2024-01-02T03:04:05.123456789Z' }),
+      ),
       labels: podLabels,
       baseline: jsonParse,
     },
@@ -93,10 +100,28 @@ function workloads(): Workload[] {
       labels: podLabels,
       baseline: jsonParse,
     },
-    { name: 'stage.logfmt (4 keys)', stages: [logfmt({ mapping: { level: '', msg: '', status: '', duration: '' } })], lines: range(appLogfmt), labels: podLabels, baseline: bareLoop },
+    {
+      name: 'stage.logfmt (4 keys)',
+      stages: [logfmt({ mapping: { level: '', msg: '', status: '', duration: '' } })],
+      lines: range(appLogfmt),
+      labels: podLabels,
+      baseline: bareLoop,
+    },
     { name: 'stage.decolorize', stages: [decolorize({})], lines: range(colored), labels: podLabels, baseline: bareLoop },
-    { name: 'stage.pack (3 labels)', stages: [pack({ labels: ['pod', 'container', 'namespace'], ingest_timestamp: false })], lines: range(appLogfmt), labels: podLabels, baseline: bareLoop },
-    { name: 'stage.luhn (delimiters " -")', stages: [luhn({ delimiters: ' -' })], lines: range(withCards), labels: podLabels, baseline: bareLoop },
+    {
+      name: 'stage.pack (3 labels)',
+      stages: [pack({ labels: ['pod', 'container', 'namespace'], ingest_timestamp: false })],
+      lines: range(appLogfmt),
+      labels: podLabels,
+      baseline: bareLoop,
+    },
+    {
+      name: 'stage.luhn (delimiters " -")',
+      stages: [luhn({ delimiters: ' -' })],
+      lines: range(withCards),
+      labels: podLabels,
+      baseline: bareLoop,
+    },
   ];
 }
 
@@ -128,7 +153,11 @@ function measure(specs: StageSpec[], lines: readonly string[], labelsOf: (i: num
   return perSecond;
 }
 
-function measureBaseline(run: (line: string) => unknown, lines: readonly string[], labelsOf: (i: number) => Record<string, string>): number {
+function measureBaseline(
+  run: (line: string) => unknown,
+  lines: readonly string[],
+  labelsOf: (i: number) => Record<string, string>,
+): number {
   let sink = 0;
   const perSecond = rate(lines.length, () => {
     for (let i = 0; i < lines.length; i++) {
@@ -163,17 +192,42 @@ export async function benchParseStages(): Promise<BenchRow[]> {
   }
 
   const k8sLines = criLines(ENTRIES);
-  const k8s = [cri({}), json({ expressions: { level: '', msg: '', trace_id: '' } }), labels({ values: { level: '' } }), output({ source: 'msg' })].map((s) => s.spec);
+  const k8s = [
+    cri({}),
+    json({ expressions: { level: '', msg: '', trace_id: '' } }),
+    labels({ values: { level: '' } }),
+    output({ source: 'msg' }),
+  ].map((s) => s.spec);
   const k8sRate = measure(k8s, k8sLines, podLabels);
   const k8sBase = measureBaseline(bareLoop.run, k8sLines, podLabels);
   rows.push(compared('pipeline: Kubernetes cri → json → labels → output', k8sRate, 'entries/s', bareLoop.name, k8sBase));
-  rows.push(compared('pipeline: Kubernetes cri → json → labels → output', k8sRate * mibPerEntry(k8sLines), 'MiB/s', bareLoop.name, k8sBase * mibPerEntry(k8sLines)));
+  rows.push(
+    compared(
+      'pipeline: Kubernetes cri → json → labels → output',
+      k8sRate * mibPerEntry(k8sLines),
+      'MiB/s',
+      bareLoop.name,
+      k8sBase * mibPerEntry(k8sLines),
+    ),
+  );
 
   const appLines = Array.from({ length: ENTRIES }, (_, i) => appLogfmt(i));
-  const app = [logfmt({ mapping: { level: '', status: '', msg: '' } }), labels({ values: { level: '' } }), drop({ source: 'level', value: 'debug' })].map((s) => s.spec);
+  const app = [
+    logfmt({ mapping: { level: '', status: '', msg: '' } }),
+    labels({ values: { level: '' } }),
+    drop({ source: 'level', value: 'debug' }),
+  ].map((s) => s.spec);
   const appRate = measure(app, appLines, podLabels);
   const appBase = measureBaseline(bareLoop.run, appLines, podLabels);
   rows.push(compared('pipeline: app logs logfmt → labels → drop', appRate, 'entries/s', bareLoop.name, appBase));
-  rows.push(compared('pipeline: app logs logfmt → labels → drop', appRate * mibPerEntry(appLines), 'MiB/s', bareLoop.name, appBase * mibPerEntry(appLines)));
+  rows.push(
+    compared(
+      'pipeline: app logs logfmt → labels → drop',
+      appRate * mibPerEntry(appLines),
+      'MiB/s',
+      bareLoop.name,
+      appBase * mibPerEntry(appLines),
+    ),
+  );
   return rows;
 }

@@ -64,9 +64,12 @@ function javaLogLines(blocks: number): Entry[] {
   for (let b = 0; b < blocks; b++) {
     const labels = { job: 'orders', namespace: 'prod', pod: `orders-${b % 8}` };
     const time = `2024-01-25 14:${String(Math.floor(b / 60) % 60).padStart(2, '0')}:${String(b % 60).padStart(2, '0')}.${String(b % 1000).padStart(3, '0')}`;
-    const push = (line: string) => entries.push({ labels, line, timestamp: START_NS + BigInt(entries.length), structuredMetadata: [], extracted: {} });
+    const push = (line: string) =>
+      entries.push({ labels, line, timestamp: START_NS + BigInt(entries.length), structuredMetadata: [], extracted: {} });
     if (next() < 0.75) {
-      push(`${time} INFO  [http-nio-8080-exec-${b % 16}] c.e.orders.OrderController - order ${b} accepted in ${Math.floor(next() * 90)} ms`);
+      push(
+        `${time} INFO  [http-nio-8080-exec-${b % 16}] c.e.orders.OrderController - order ${b} accepted in ${Math.floor(next() * 90)} ms`,
+      );
       continue;
     }
     push(`${time} ERROR [http-nio-8080-exec-${b % 16}] c.e.orders.OrderController - request ${b} failed`);
@@ -88,7 +91,11 @@ let sink = 0;
  * entries/s of `push` and of `baseline` over the inputs (cycled), measured in alternation so a
  * busy machine slows both alike; each figure is the best of three.
  */
-function measurePair(inputs: readonly Entry[], push: (entry: Entry) => void, baseline: (entry: Entry) => void): [value: number, baseline: number] {
+function measurePair(
+  inputs: readonly Entry[],
+  push: (entry: Entry) => void,
+  baseline: (entry: Entry) => void,
+): [value: number, baseline: number] {
   const stepOf = (fn: (entry: Entry) => void) => (i: number) => fn(ingress(inputs[i % inputs.length]!));
   const [step, baseStep] = [stepOf(push), stepOf(baseline)];
   calibrate(step); // warm-up, so the first measurement of the run is not the JIT's
@@ -97,12 +104,26 @@ function measurePair(inputs: readonly Entry[], push: (entry: Entry) => void, bas
   let best = 0;
   let baseBest = 0;
   for (let r = 0; r < 3; r++) {
-    best = Math.max(best, rate(count, () => {
-      for (let i = 0; i < count; i++) step(i);
-    }, 1));
-    baseBest = Math.max(baseBest, rate(baseCount, () => {
-      for (let i = 0; i < baseCount; i++) baseStep(i);
-    }, 1));
+    best = Math.max(
+      best,
+      rate(
+        count,
+        () => {
+          for (let i = 0; i < count; i++) step(i);
+        },
+        1,
+      ),
+    );
+    baseBest = Math.max(
+      baseBest,
+      rate(
+        baseCount,
+        () => {
+          for (let i = 0; i < baseCount; i++) baseStep(i);
+        },
+        1,
+      ),
+    );
   }
   return [best, baseBest];
 }
@@ -129,14 +150,24 @@ function perEntry(specs: readonly StageSpec[], clock: Clock = systemClock()): (e
 
 function rows(name: string, meanBytes: number, value: number, baselineName: string, baseline: number): BenchRow[] {
   const mib = (perSecond: number) => (perSecond * meanBytes) / (1024 * 1024);
-  return [compared(name, value, 'entries/s', baselineName, baseline), compared(`${name} (throughput)`, mib(value), 'MiB/s', baselineName, mib(baseline))];
+  return [
+    compared(name, value, 'entries/s', baselineName, baseline),
+    compared(`${name} (throughput)`, mib(value), 'MiB/s', baselineName, mib(baseline)),
+  ];
 }
 
 const meanLineBytes = (entries: readonly Entry[]) => entries.reduce((sum, e) => sum + Buffer.byteLength(e.line), 0) / entries.length;
 
 /** A distinct, flat ~120-byte line per index, as a reader would produce. */
 function uniqueLine(i: number): string {
-  return ['ts=2024-01-25T14:00:00Z', 'level=info', `request_id=${(i * 2654435761) >>> 0}`, 'msg="order accepted"', `path=/api/v1/orders/${i}`, 'status=200 duration=12ms'].join(' ');
+  return [
+    'ts=2024-01-25T14:00:00Z',
+    'level=info',
+    `request_id=${(i * 2654435761) >>> 0}`,
+    'msg="order accepted"',
+    `path=/api/v1/orders/${i}`,
+    'status=200 duration=12ms',
+  ].join(' ');
 }
 
 export async function benchTimeStages(): Promise<BenchRow[]> {
@@ -147,25 +178,42 @@ export async function benchTimeStages(): Promise<BenchRow[]> {
   const javaBytes = meanLineBytes(java);
   // On a manual clock no block goes idle: each is flushed by its stream's next start line.
   const javaFirstline = '^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}';
-  const [multilineRate, emptyRx] = measurePair(java, through([multiline({ firstline: javaFirstline }).spec], new ManualClock(START_NS)), through([]));
+  const [multilineRate, emptyRx] = measurePair(
+    java,
+    through([multiline({ firstline: javaFirstline }).spec], new ManualClock(START_NS)),
+    through([]),
+  );
   out.push(...rows('stage.multiline (Java stack traces, 8 streams)', javaBytes, multilineRate, 'empty pipeline (RxJS)', emptyRx));
 
   // Throughput: limit never hitting its limit, so the figure is the stage's own cost.
-  const services = Array.from({ length: 4_096 }, (_, i): Entry => ({
-    labels: { job: 'services', app: `app-${i % 1000}`, namespace: 'prod' },
-    line: uniqueLine(i),
-    timestamp: START_NS + BigInt(i),
-    structuredMetadata: [],
-    extracted: {},
-  }));
+  const services = Array.from(
+    { length: 4_096 },
+    (_, i): Entry => ({
+      labels: { job: 'services', app: `app-${i % 1000}`, namespace: 'prod' },
+      line: uniqueLine(i),
+      timestamp: START_NS + BigInt(i),
+      structuredMetadata: [],
+      extracted: {},
+    }),
+  );
   const serviceBytes = meanLineBytes(services);
   const limitRows = (name: string, stage: (entry: Entry) => void, baseline: (entry: Entry) => void, baselineName: string) => {
     const [value, base] = measurePair(services, stage, baseline);
     out.push(...rows(name, serviceBytes, value, baselineName, base));
   };
   limitRows('stage.limit drop = true', perEntry([limit({ rate: 1e12, burst: 1000, drop: true }).spec]), perEntry([]), 'bare pipeline');
-  limitRows('stage.limit by_label_name (1000 values)', perEntry([limit({ rate: 1e12, burst: 1000, drop: true, by_label_name: 'app' }).spec]), perEntry([]), 'bare pipeline');
-  limitRows('stage.limit drop = false (under the rate)', through([limit({ rate: 1e12, burst: 1000 }).spec]), through([]), 'empty pipeline (RxJS)');
+  limitRows(
+    'stage.limit by_label_name (1000 values)',
+    perEntry([limit({ rate: 1e12, burst: 1000, drop: true, by_label_name: 'app' }).spec]),
+    perEntry([]),
+    'bare pipeline',
+  );
+  limitRows(
+    'stage.limit drop = false (under the rate)',
+    through([limit({ rate: 1e12, burst: 1000 }).spec]),
+    through([]),
+    'empty pipeline (RxJS)',
+  );
 
   // Memory: 100k streams each holding a 3-line block, then all gone idle.
   {
@@ -178,7 +226,15 @@ export async function benchTimeStages(): Promise<BenchRow[]> {
       const labels = { job: 'batch', pod: `worker-${i}` };
       push(ingress({ labels, line: `START job ${i}`, timestamp: START_NS, structuredMetadata: [], extracted: {} }));
       push(ingress({ labels, line: uniqueLine(i), timestamp: START_NS, structuredMetadata: [], extracted: {} }));
-      push(ingress({ labels, line: '\tat com.example.Worker.run(Worker.java:42)', timestamp: START_NS, structuredMetadata: [], extracted: {} }));
+      push(
+        ingress({
+          labels,
+          line: '\tat com.example.Worker.run(Worker.java:42)',
+          timestamp: START_NS,
+          structuredMetadata: [],
+          extracted: {},
+        }),
+      );
     }
     const seconds = Number(process.hrtime.bigint() - start) / 1e9;
     out.push({ name: 'stage.multiline 100k streams: lines in', value: (3 * streams) / seconds, unit: 'entries/s' });
@@ -192,26 +248,54 @@ export async function benchTimeStages(): Promise<BenchRow[]> {
   // Memory: 100k label values through by_label_name (buckets kept: at most 2 × max_distinct_labels).
   for (const maxDistinct of [10_000, 100_000]) {
     const before = retainedHeapMiB();
-    const push = perEntry([limit({ rate: 10, burst: 10, drop: true, by_label_name: 'tenant', max_distinct_labels: maxDistinct }).spec], new ManualClock(START_NS));
+    const push = perEntry(
+      [limit({ rate: 10, burst: 10, drop: true, by_label_name: 'tenant', max_distinct_labels: maxDistinct }).spec],
+      new ManualClock(START_NS),
+    );
     const values = 100_000;
     const start = process.hrtime.bigint();
-    for (let i = 0; i < values; i++) push(ingress({ labels: { tenant: `tenant-${i}` }, line: 'x', timestamp: START_NS, structuredMetadata: [], extracted: {} }));
+    for (let i = 0; i < values; i++)
+      push(ingress({ labels: { tenant: `tenant-${i}` }, line: 'x', timestamp: START_NS, structuredMetadata: [], extracted: {} }));
     const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-    out.push({ name: `stage.limit by_label_name 100k values, max_distinct_labels ${maxDistinct}`, value: values / seconds, unit: 'entries/s' });
-    out.push({ name: `stage.limit by_label_name 100k values, max_distinct_labels ${maxDistinct}: retained heap`, value: retainedHeapMiB() - before, unit: 'MiB' });
+    out.push({
+      name: `stage.limit by_label_name 100k values, max_distinct_labels ${maxDistinct}`,
+      value: values / seconds,
+      unit: 'entries/s',
+    });
+    out.push({
+      name: `stage.limit by_label_name 100k values, max_distinct_labels ${maxDistinct}: retained heap`,
+      value: retainedHeapMiB() - before,
+      unit: 'MiB',
+    });
   }
   out.push({ name: 'peak RSS after by_label_name 100k values', value: peakRssMiB(), unit: 'MiB' });
 
   // Memory: 1M entries pushed into a waiting limit (rate 1/s), with the stage's bound and unbounded.
   const million = 1_000_000;
-  const heldEntry = (i: number): Entry => ingress({ labels: { job: 'services', app: `app-${i % 50}` }, line: uniqueLine(i), timestamp: START_NS + BigInt(i), structuredMetadata: [], extracted: {} });
+  const heldEntry = (i: number): Entry =>
+    ingress({
+      labels: { job: 'services', app: `app-${i % 50}` },
+      line: uniqueLine(i),
+      timestamp: START_NS + BigInt(i),
+      structuredMetadata: [],
+      extracted: {},
+    });
   {
     const clock = new ManualClock(START_NS);
     const registry = new Registry();
     const before = retainedHeapMiB();
-    const ctx: BuildContext = { clock, metrics: processMetrics(registry), random: Math.random, buildNested: () => buildPipeline([]), debug: () => {} };
+    const ctx: BuildContext = {
+      clock,
+      metrics: processMetrics(registry),
+      random: Math.random,
+      buildNested: () => buildPipeline([]),
+      debug: () => {},
+    };
     // Built directly (not through a pipeline) to read how many entries it holds.
-    const stage = limit.definition.build({ rate: 1, burst: 1, drop: false, by_label_name: '', max_distinct_labels: 10_000 }, ctx) as unknown as WaitingLimitImpl;
+    const stage = limit.definition.build(
+      { rate: 1, burst: 1, drop: false, by_label_name: '', max_distinct_labels: 10_000 },
+      ctx,
+    ) as unknown as WaitingLimitImpl;
     const input = new Subject<Entry>();
     const sub = stage.operator(input).subscribe((e) => (sink += e.line.length));
     const start = process.hrtime.bigint();

@@ -20,10 +20,7 @@ function instants(count: number, spanDays: number): bigint[] {
   };
   const start = 1_704_067_200_000_000_000n;
   const span = spanDays * 86_400;
-  return Array.from(
-    { length: count },
-    () => start + BigInt(Math.floor(next() * span)) * 1_000_000_000n + BigInt(Math.floor(next() * 1e9)),
-  );
+  return Array.from({ length: count }, () => start + BigInt(Math.floor(next() * span)) * 1_000_000_000n + BigInt(Math.floor(next() * 1e9)));
 }
 
 function parseAll(values: readonly string[], parse: (v: string) => unknown): () => void {
@@ -53,28 +50,40 @@ export async function benchTime(): Promise<BenchRow[]> {
   const rows: BenchRow[] = [
     compared(
       'time: parse RFC3339Nano',
-      rate(COUNT, parseAll(rfc3339Values, (v) => rfc3339.parse(v, NOW))),
+      rate(
+        COUNT,
+        parseAll(rfc3339Values, (v) => rfc3339.parse(v, NOW)),
+      ),
       'values/s',
       'Date.parse (ms precision)',
       baseline,
     ),
     compared(
       `time: parse layout ${accessLayout}`,
-      rate(COUNT, parseAll(accessValues, (v) => access.parse(v, NOW))),
+      rate(
+        COUNT,
+        parseAll(accessValues, (v) => access.parse(v, NOW)),
+      ),
       'values/s',
       'Date.parse on RFC3339',
       baseline,
     ),
     compared(
       `time: parse ${zonedLayout} in America/New_York (1 month)`,
-      rate(COUNT, parseAll(zonedValues, (v) => zoned.parse(v, NOW))),
+      rate(
+        COUNT,
+        parseAll(zonedValues, (v) => zoned.parse(v, NOW)),
+      ),
       'values/s',
       'Date.parse on RFC3339',
       baseline,
     ),
     compared(
       `time: parse ${zonedLayout} in America/New_York (10 years)`,
-      rate(COUNT, parseAll(zonedDecadeValues, (v) => zoned.parse(v, NOW))),
+      rate(
+        COUNT,
+        parseAll(zonedDecadeValues, (v) => zoned.parse(v, NOW)),
+      ),
       'values/s',
       'Date.parse on RFC3339',
       baseline,

@@ -11,7 +11,12 @@ export interface ParsedArgs {
 
 export class UsageError extends Error {}
 
-export function parseArgs(argv: readonly string[], booleanFlags: readonly string[], valueFlags: readonly string[], listFlags: readonly string[] = []): ParsedArgs {
+export function parseArgs(
+  argv: readonly string[],
+  booleanFlags: readonly string[],
+  valueFlags: readonly string[],
+  listFlags: readonly string[] = [],
+): ParsedArgs {
   const positional: string[] = [];
   const flags = new Map<string, string | true>();
   const lists = new Map<string, string[]>(listFlags.map((name) => [name, []]));

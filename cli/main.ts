@@ -26,7 +26,10 @@ stages to register first. A config can name modules itself: stages.import "NAME"
 `;
 
 /** Runs one CLI command and returns its exit code. Usage errors exit 1. */
-export async function main(argv: readonly string[], io: Io = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr }): Promise<number> {
+export async function main(
+  argv: readonly string[],
+  io: Io = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr },
+): Promise<number> {
   // Set before any user pattern is compiled so V8 falls back to its linear-time engine.
   ensureLinearTimeFallback();
   const [command, ...rest] = argv;

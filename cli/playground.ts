@@ -25,7 +25,8 @@ export async function playgroundCommand(
   if (args.positional.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(args.positional[0])}`);
   const portFlag = (args.flags.get('port') as string | undefined) ?? '8580';
   const port = Number(portFlag);
-  if (!/^\d+$/.test(portFlag) || port > 65535) throw new UsageError(`--port must be a number from 0 to 65535, got ${JSON.stringify(portFlag)}`);
+  if (!/^\d+$/.test(portFlag) || port > 65535)
+    throw new UsageError(`--port must be a number from 0 to 65535, got ${JSON.stringify(portFlag)}`);
   if (!(await loadFlagStageModules(args, io))) return 2;
   let server: PlaygroundServer;
   try {

@@ -86,7 +86,10 @@ export async function processCommand(argv: readonly string[], io: Io): Promise<n
     if (input === 'jsonl' && line.trim() === '') continue;
     let entry: Entry;
     try {
-      entry = input === 'text' ? { labels: {}, line, timestamp: clock.nowNs(), structuredMetadata: [], extracted: {} } : parseInputEntry(line, clock);
+      entry =
+        input === 'text'
+          ? { labels: {}, line, timestamp: clock.nowNs(), structuredMetadata: [], extracted: {} }
+          : parseInputEntry(line, clock);
     } catch (err) {
       io.stderr.write(`stdin:${lineNumber}: ${(err as Error).message}\n`);
       continue;

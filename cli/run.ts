@@ -38,7 +38,16 @@ export async function runCommand(argv: readonly string[], io: Io, signals: NodeJ
   const clock = systemClock();
   const log = (level: string, message: string, fields?: Record<string, unknown>) => {
     if (level === 'debug' && !process.env.RIVULET_DEBUG) return;
-    io.stderr.write(`level=${level} msg=${JSON.stringify(message)}${fields ? ' ' + Object.entries(fields).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(' ') : ''}\n`);
+    io.stderr.write(
+      `level=${level} msg=${JSON.stringify(message)}${
+        fields
+          ? ' ' +
+            Object.entries(fields)
+              .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+              .join(' ')
+          : ''
+      }\n`,
+    );
   };
   const graph = new ComponentGraph((id) => ({
     id,
@@ -67,7 +76,11 @@ export async function runCommand(argv: readonly string[], io: Io, signals: NodeJ
     } catch (err) {
       errors = configErrorsOf(err).map((e) => e.message);
     }
-    log(errors.length > 0 ? 'error' : 'info', errors.length > 0 ? 'config reload failed' : 'config reloaded', errors.length > 0 ? { errors } : undefined);
+    log(
+      errors.length > 0 ? 'error' : 'info',
+      errors.length > 0 ? 'config reload failed' : 'config reloaded',
+      errors.length > 0 ? { errors } : undefined,
+    );
     return errors;
   };
   const server = await startRunServer({ host, port, registry, graph, reload });

@@ -27,7 +27,7 @@ function contextFor(options: PipelineOptions): BuildContext {
     random: options.random ?? Math.random,
     trace: options.trace,
     debug: options.debug ?? (() => {}),
-    buildNested: (stages, path) => buildStages(stages, ctx, path),
+    buildNested: (stages) => buildStages(stages, ctx),
   };
   return ctx;
 }
@@ -43,7 +43,7 @@ export function sharedRegistry(): Registry {
  * Builds stages into one operator. Each run of adjacent per-entry stages becomes a single fused
  * function, so entries cross an RxJS boundary only where a stage really is an operator.
  */
-export function buildStages(specs: readonly StageSpec[], ctx: BuildContext, path: readonly string[]): BuiltPipeline {
+export function buildStages(specs: readonly StageSpec[], ctx: BuildContext): BuiltPipeline {
   const built: StageImpl[] = [];
   try {
     for (const spec of specs) built.push(buildOne(spec, ctx));
@@ -93,7 +93,8 @@ function buildOne(spec: StageSpec, ctx: BuildContext): StageImpl {
     return spec.def.build(spec.config, ctx);
   } catch (err) {
     if (err instanceof ConfigError && spec.block) throw placeError(err, spec.block, spec.decoded, spec.path);
-    if (err instanceof ConfigError && !err.pos) throw new ConfigError(err.reason, undefined, err.blockPath.length > 0 ? err.blockPath : spec.path);
+    if (err instanceof ConfigError && !err.pos)
+      throw new ConfigError(err.reason, undefined, err.blockPath.length > 0 ? err.blockPath : spec.path);
     throw err;
   }
 }
@@ -145,7 +146,11 @@ function traced(fn: EntryFn, path: readonly string[], trace: PipelineTracer): En
   };
 }
 
-function tracedOperator(op: OperatorFunction<Entry, Entry>, path: readonly string[], trace: PipelineTracer): OperatorFunction<Entry, Entry> {
+function tracedOperator(
+  op: OperatorFunction<Entry, Entry>,
+  path: readonly string[],
+  trace: PipelineTracer,
+): OperatorFunction<Entry, Entry> {
   return (source) =>
     op(
       new Observable<Entry>((subscriber) =>
@@ -158,17 +163,18 @@ function tracedOperator(op: OperatorFunction<Entry, Entry>, path: readonly strin
           complete: () => subscriber.complete(),
         }),
       ),
-    ).pipe((out) =>
-      new Observable<Entry>((subscriber) =>
-        out.subscribe({
-          next(entry) {
-            trace.stage({ path, before: null, after: cloneEntry(entry) });
-            subscriber.next(entry);
-          },
-          error: (err) => subscriber.error(err),
-          complete: () => subscriber.complete(),
-        }),
-      ),
+    ).pipe(
+      (out) =>
+        new Observable<Entry>((subscriber) =>
+          out.subscribe({
+            next(entry) {
+              trace.stage({ path, before: null, after: cloneEntry(entry) });
+              subscriber.next(entry);
+            },
+            error: (err) => subscriber.error(err),
+            complete: () => subscriber.complete(),
+          }),
+        ),
     );
 }
 
@@ -195,7 +201,6 @@ export function pipeline(stages: readonly StageOperator[], options: PipelineOpti
       const built = buildStages(
         stages.map((s) => s.spec),
         ctx,
-        [],
       );
       const seeded = new Observable<Entry>((inner) =>
         source.subscribe({
@@ -214,7 +219,7 @@ export function pipeline(stages: readonly StageOperator[], options: PipelineOpti
 
 /** Builds stage specs with options (used by components, the CLI and the playground). */
 export function buildPipeline(specs: readonly StageSpec[], options: PipelineOptions = {}): BuiltPipeline {
-  return buildStages(specs, contextFor(options), []);
+  return buildStages(specs, contextFor(options));
 }
 
-setDefaultBuilder(() => (stages, path) => buildStages(stages, contextFor({}), path));
+setDefaultBuilder(() => (stages) => buildStages(stages, contextFor({})));

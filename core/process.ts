@@ -22,7 +22,12 @@ export function loadStageList(text: string, file: string, scope: EvalScope = sta
   // `stages.import` blocks name custom stage modules, loaded before the list is read.
   const blocks = ast.body.filter((s): s is Block => s.kind === 'block' && s.name !== STAGE_IMPORT_BLOCK);
   const attrs = ast.body.filter((s) => s.kind === 'attribute');
-  if (attrs.length > 0) throw new ConfigErrors(attrs.map((a) => new ConfigError(`unexpected attribute "${a.name}" at the top level; expected stage blocks or one logs.process block`, a.pos)));
+  if (attrs.length > 0)
+    throw new ConfigErrors(
+      attrs.map(
+        (a) => new ConfigError(`unexpected attribute "${a.name}" at the top level; expected stage blocks or one logs.process block`, a.pos),
+      ),
+    );
   const processBlocks = blocks.filter((b) => b.name === 'logs.process');
   if (processBlocks.length > 0) {
     if (blocks.length !== 1) {
@@ -33,8 +38,10 @@ export function loadStageList(text: string, file: string, scope: EvalScope = sta
     const path = [blockTitle(block)];
     const errors: ConfigError[] = [];
     for (const stmt of block.body) {
-      if (stmt.kind === 'attribute' && stmt.name !== 'forward_to') errors.push(new ConfigError(`unrecognized attribute name "${stmt.name}"`, stmt.pos, path));
-      if (stmt.kind === 'block' && !stmt.name.startsWith('stage.')) errors.push(new ConfigError(`unrecognized block name "${stmt.name}"`, stmt.pos, path));
+      if (stmt.kind === 'attribute' && stmt.name !== 'forward_to')
+        errors.push(new ConfigError(`unrecognized attribute name "${stmt.name}"`, stmt.pos, path));
+      if (stmt.kind === 'block' && !stmt.name.startsWith('stage.'))
+        errors.push(new ConfigError(`unrecognized block name "${stmt.name}"`, stmt.pos, path));
     }
     if (errors.length > 0) throw new ConfigErrors(errors);
     return decodeStageBlocks(

@@ -240,7 +240,11 @@ export function applyDefaults(spec: BlockSpec, config: Record<string, unknown>, 
     }
   }
   for (const key of Object.keys(config)) {
-    if (!(key in spec.fields) && !(spec.blocks && Object.values(spec.blocks).some((b, i) => (b.key ?? Object.keys(spec.blocks!)[i]) === key)) && !(spec.stages && key === 'stages')) {
+    if (
+      !(key in spec.fields) &&
+      !(spec.blocks && Object.values(spec.blocks).some((b, i) => (b.key ?? Object.keys(spec.blocks!)[i]) === key)) &&
+      !(spec.stages && key === 'stages')
+    ) {
       throw new ConfigError(`unrecognized attribute name "${key}"`, undefined, path);
     }
   }

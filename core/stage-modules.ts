@@ -133,7 +133,8 @@ function asStageDefinition(value: unknown): StageDefinition<any> | undefined {
   if (typeof value === 'function' && 'definition' in value) return asStageDefinition((value as { definition: unknown }).definition);
   if (value === null || typeof value !== 'object') return undefined;
   const candidate = value as Partial<StageDefinition<any>>;
-  if (typeof candidate.name === 'string' && typeof candidate.build === 'function' && typeof candidate.fields === 'object') return candidate as StageDefinition<any>;
+  if (typeof candidate.name === 'string' && typeof candidate.build === 'function' && typeof candidate.fields === 'object')
+    return candidate as StageDefinition<any>;
   return undefined;
 }
 
@@ -161,7 +162,9 @@ export function stageImportsOf(text: string, file: string): StageImport[] {
     }
     const earlier = seen.get(stmt.label);
     if (earlier) {
-      errors.push(new ConfigError(`${blockTitle(stmt)} already declared at ${earlier.pos.file}:${earlier.pos.line}:${earlier.pos.col}`, stmt.pos));
+      errors.push(
+        new ConfigError(`${blockTitle(stmt)} already declared at ${earlier.pos.file}:${earlier.pos.line}:${earlier.pos.col}`, stmt.pos),
+      );
       continue;
     }
     seen.set(stmt.label, stmt);

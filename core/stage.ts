@@ -140,7 +140,10 @@ function specFromObject(def: StageDefinition<any>, config: Record<string, unknow
 
 function normalizeNested(config: Record<string, unknown>): Record<string, unknown> {
   if (!Array.isArray(config.stages)) return config;
-  return { ...config, stages: (config.stages as unknown[]).map((s) => (typeof s === 'function' && 'spec' in s ? (s as StageOperator).spec : s)) };
+  return {
+    ...config,
+    stages: (config.stages as unknown[]).map((s) => (typeof s === 'function' && 'spec' in s ? (s as StageOperator).spec : s)),
+  };
 }
 
 /** Decodes a `stage.<name>` block into a spec, with positioned errors. Nested stages recurse. */
@@ -148,8 +151,10 @@ export function decodeStageBlock(stage: StageBlock, scope: EvalScope): StageSpec
   const { block, path } = stage;
   const name = block.name.slice('stage.'.length);
   const def = registry.get(name);
-  if (!def || block.name.split('.').length !== 2) throw new ConfigError(`unrecognized block name "${block.name}"`, block.pos, path.slice(0, -1));
-  if (block.label !== undefined) throw new ConfigError(`block "${block.name}" does not support specifying labels`, block.pos, path.slice(0, -1));
+  if (!def || block.name.split('.').length !== 2)
+    throw new ConfigError(`unrecognized block name "${block.name}"`, block.pos, path.slice(0, -1));
+  if (block.label !== undefined)
+    throw new ConfigError(`block "${block.name}" does not support specifying labels`, block.pos, path.slice(0, -1));
   const decoded = decodeBlock(block, def, scope, path);
   const config = decoded.values;
   if (def.stages) config.stages = decodeStageBlocks(decoded.stageBlocks, scope);
@@ -174,7 +179,13 @@ export function decodeStageBlocks(stages: readonly StageBlock[], scope: EvalScop
   return specs;
 }
 
-function validateSpec(def: StageDefinition<any>, config: Record<string, unknown>, block: Block, decoded: DecodedBlock, path: readonly string[]): void {
+function validateSpec(
+  def: StageDefinition<any>,
+  config: Record<string, unknown>,
+  block: Block,
+  decoded: DecodedBlock,
+  path: readonly string[],
+): void {
   try {
     def.validate?.(config);
   } catch (err) {

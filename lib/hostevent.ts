@@ -23,7 +23,10 @@ export interface EventFieldOptions {
  * entry unchanged; a source that is not convertible to text (null, list, map) drops the entry,
  * without counting it anywhere, as the reference does. Numbers and booleans are read as text.
  */
-export function eventMessageStep<E extends { readonly extracted: Extracted }>(source: string, parse: (message: string, extracted: Extracted) => void): (entry: E) => E | null {
+export function eventMessageStep<E extends { readonly extracted: Extracted }>(
+  source: string,
+  parse: (message: string, extracted: Extracted) => void,
+): (entry: E) => E | null {
   return (entry) => {
     const { extracted } = entry;
     if (!Object.hasOwn(extracted, source)) return entry;

@@ -62,7 +62,10 @@ class GoDialectInterpreter extends EngineInterpreter {
   constructor() {
     super();
     const table = this.runtime._functionTable;
-    table.to_string = { ...(table.to_string as FunctionEntry), _func: ([value]: Value[]) => (typeof value === 'string' ? value : goJsonMarshal(value)) };
+    table.to_string = {
+      ...(table.to_string as FunctionEntry),
+      _func: ([value]: Value[]) => (typeof value === 'string' ? value : goJsonMarshal(value)),
+    };
     table.to_number = { ...(table.to_number as FunctionEntry), _func: ([value]: Value[]) => goToNumber(value) };
   }
 
@@ -70,7 +73,7 @@ class GoDialectInterpreter extends EngineInterpreter {
     switch (node.type) {
       case 'Field': {
         if (value === null || typeof value !== 'object' || Array.isArray(value)) return null;
-        return Object.prototype.hasOwnProperty.call(value, node.name) ? ((value as Record<string, Value>)[node.name] ?? null) : null;
+        return Object.hasOwn(value, node.name) ? ((value as Record<string, Value>)[node.name] ?? null) : null;
       }
       case 'Arithmetic': {
         const left = this.visit(node.left, value);
@@ -141,9 +144,8 @@ function fieldPath(node: Expression): string[] | undefined {
 function readPath(data: unknown, path: readonly string[]): unknown {
   let value = data;
   for (const name of path) {
-    if (value === null || typeof value !== 'object' || Array.isArray(value) || !Object.prototype.hasOwnProperty.call(value, name)) return null;
+    if (value === null || typeof value !== 'object' || Array.isArray(value) || !Object.hasOwn(value, name)) return null;
     value = (value as Record<string, unknown>)[name];
   }
   return value ?? null;
 }
-

@@ -71,7 +71,9 @@ export function writeMmdb(networks: readonly MmdbNetwork[], options: MmdbOptions
   for (const { network, data: value } of networks) {
     const { bits, prefix } = networkBits(network, ipVersion);
     // Identical records share one copy in the data section.
-    const key = JSON.stringify(value, (_k, v) => (typeof v === 'bigint' ? `${v}n` : v instanceof MmdbTyped ? { [v.type]: String(v.value) } : v));
+    const key = JSON.stringify(value, (_k, v) =>
+      typeof v === 'bigint' ? `${v}n` : v instanceof MmdbTyped ? { [v.type]: String(v.value) } : v,
+    );
     let offset = offsets.get(key);
     if (offset === undefined) {
       offset = data.writeRecord(value);
@@ -141,7 +143,10 @@ function ipv6Bytes(address: string): number[] {
   const [head = '', tail] = text.split('::');
   const headGroups = head === '' ? [] : head.split(':');
   const tailGroups = tail === undefined || tail === '' ? [] : tail.split(':');
-  const groups = tail === undefined ? headGroups : [...headGroups, ...new Array<string>(8 - headGroups.length - tailGroups.length).fill('0'), ...tailGroups];
+  const groups =
+    tail === undefined
+      ? headGroups
+      : [...headGroups, ...new Array<string>(8 - headGroups.length - tailGroups.length).fill('0'), ...tailGroups];
   return groups.flatMap((g) => {
     const n = parseInt(g, 16);
     return [n >> 8, n & 0xff];
@@ -189,7 +194,21 @@ function writeNode(tree: Buffer, index: number, recordSize: number, left: number
   }
 }
 
-const TYPE = { pointer: 1, utf8: 2, double: 3, bytes: 4, uint16: 5, uint32: 6, map: 7, int32: 8, uint64: 9, uint128: 10, array: 11, bool: 14, float: 15 } as const;
+const TYPE = {
+  pointer: 1,
+  utf8: 2,
+  double: 3,
+  bytes: 4,
+  uint16: 5,
+  uint32: 6,
+  map: 7,
+  int32: 8,
+  uint64: 9,
+  uint128: 10,
+  array: 11,
+  bool: 14,
+  float: 15,
+} as const;
 
 /** Encodes values into one data section, remembering where each map key was first written. */
 class DataWriter {

@@ -37,8 +37,16 @@ export const cri = defineStage<CriConfig>({
   doc: 'Parses CRI-format lines (time, stream, flag, content) and joins partial lines.',
   fields: {
     max_partial_lines: { kind: t.int, default: 100, doc: 'How many label sets may hold partial lines before all of them are flushed.' },
-    max_partial_line_size: { kind: t.int, default: 0, doc: 'Maximum size in bytes of a joined line; only with `max_partial_line_size_truncate`.' },
-    max_partial_line_size_truncate: { kind: t.bool, default: false, doc: 'Cuts partial and joined lines to `max_partial_line_size` bytes.' },
+    max_partial_line_size: {
+      kind: t.int,
+      default: 0,
+      doc: 'Maximum size in bytes of a joined line; only with `max_partial_line_size_truncate`.',
+    },
+    max_partial_line_size_truncate: {
+      kind: t.bool,
+      default: false,
+      doc: 'Cuts partial and joined lines to `max_partial_line_size` bytes.',
+    },
   },
   validate: validateCri,
   build: buildCri,
@@ -92,7 +100,11 @@ function firstWhitespace(s: string): number {
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
     if (c === 0x20 || (c >= 0x09 && c <= 0x0d) || c === 0x85 || c === 0xa0) return i;
-    if (c >= 0x1680 && (c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000)) return i;
+    if (
+      c >= 0x1680 &&
+      (c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000)
+    )
+      return i;
   }
   return -1;
 }

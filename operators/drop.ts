@@ -58,7 +58,8 @@ export function validateDrop(config: DropConfig): void {
   if (config.value !== '' && config.expression !== '') {
     throw new ConfigError('drop stage config error, `value` and `expression` cannot both be defined at the same time');
   }
-  if (config.value !== '' && config.source === '') throw new FieldError('value', 'drop stage config must contain `source` if `value` is specified');
+  if (config.value !== '' && config.source === '')
+    throw new FieldError('value', 'drop stage config must contain `source` if `value` is specified');
   if (config.expression !== '') compileExpression(config.expression);
 }
 

@@ -25,8 +25,16 @@ export const eventLogMessage = defineStage<EventLogMessageConfig>({
   deprecated: 'use stage.hostevent',
   fields: {
     source: { kind: t.string, default: 'message', doc: 'Extracted name holding the message; must match `[a-zA-Z_][a-zA-Z0-9_]*`.' },
-    drop_invalid_labels: { kind: t.bool, default: false, doc: 'Skip fields whose key is not a valid label name instead of replacing invalid characters with `_`.' },
-    overwrite_existing: { kind: t.bool, default: false, doc: 'Overwrite an existing extracted value of the same name instead of storing under `<key>_extracted`.' },
+    drop_invalid_labels: {
+      kind: t.bool,
+      default: false,
+      doc: 'Skip fields whose key is not a valid label name instead of replacing invalid characters with `_`.',
+    },
+    overwrite_existing: {
+      kind: t.bool,
+      default: false,
+      doc: 'Overwrite an existing extracted value of the same name instead of storing under `<key>_extracted`.',
+    },
   },
   validate: validateEventLogMessage,
   build: buildEventLogMessage,

@@ -25,8 +25,16 @@ export const hostEvent = defineStage<HostEventConfig>({
   doc: 'Extracts the description and the key: value fields of a host event log message.',
   fields: {
     source: { kind: t.string, default: 'message', doc: 'Extracted name holding the message.' },
-    drop_invalid_labels: { kind: t.bool, default: false, doc: 'Skip fields whose key is not a valid label name instead of replacing invalid characters with `_`.' },
-    overwrite_existing: { kind: t.bool, default: false, doc: 'Overwrite an existing extracted value of the same name instead of storing under `<key>_extracted`.' },
+    drop_invalid_labels: {
+      kind: t.bool,
+      default: false,
+      doc: 'Skip fields whose key is not a valid label name instead of replacing invalid characters with `_`.',
+    },
+    overwrite_existing: {
+      kind: t.bool,
+      default: false,
+      doc: 'Overwrite an existing extracted value of the same name instead of storing under `<key>_extracted`.',
+    },
   },
   validate: validateHostEvent,
   build: buildHostEvent,

@@ -28,7 +28,6 @@ import { compileJmesPath, type JmesPath } from '../lib/jmespath.js';
 import { marshalJsoniter, parseJsonObject } from '../lib/go/jsoniter.js';
 import { defineStage, type BuildContext, type StageImpl } from '../core/stage.js';
 import { t } from '../core/schema.js';
-import { stringify } from '../lib/go/values.js';
 
 export interface JsonConfig {
   /** Extracted name → JMESPath expression; `""` means the name itself. */
@@ -44,7 +43,11 @@ export const json = defineStage<JsonConfig>({
   name: 'json',
   doc: 'Parses the line or an extracted value as JSON and extracts values with JMESPath expressions.',
   fields: {
-    expressions: { kind: t.map(t.string), default: {}, doc: 'Extracted name → JMESPath expression. An empty expression means the name itself.' },
+    expressions: {
+      kind: t.map(t.string),
+      default: {},
+      doc: 'Extracted name → JMESPath expression. An empty expression means the name itself.',
+    },
     regex: { kind: t.string, default: '', doc: 'Top-level keys whose names match (unanchored RE2) are extracted under their own names.' },
     source: { kind: t.string, doc: 'Extracted name to parse. Unset means the line.' },
     drop_malformed: { kind: t.bool, default: false, doc: 'Drops entries whose input is not a JSON object.' },

@@ -35,10 +35,14 @@ export const labels = defineStage<LabelsConfig>({
 export function validateLabels(config: LabelsConfig): void {
   for (const [name, source] of Object.entries(config.values)) {
     if (!isValidLabelName(name)) throw new FieldError('values', `invalid label name: ${JSON.stringify(name)}`);
-    if (source !== null && typeof source !== 'string') throw new FieldError('values', `value of ${JSON.stringify(name)} must be a string or null`);
+    if (source !== null && typeof source !== 'string')
+      throw new FieldError('values', `value of ${JSON.stringify(name)} must be a string or null`);
   }
   if (config.source_type !== 'extracted' && config.source_type !== 'structured_metadata') {
-    throw new FieldError('source_type', `invalid source_type ${JSON.stringify(config.source_type)}, expected "extracted" or "structured_metadata"`);
+    throw new FieldError(
+      'source_type',
+      `invalid source_type ${JSON.stringify(config.source_type)}, expected "extracted" or "structured_metadata"`,
+    );
   }
 }
 

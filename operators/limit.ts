@@ -72,7 +72,11 @@ export const limit = defineStage<LimitConfig>({
     rate: { kind: t.number, required: true, doc: 'Tokens added per second (entries per second on average).' },
     burst: { kind: t.int, required: true, doc: 'Bucket size: how many entries may pass at once after a quiet period.' },
     drop: { kind: t.bool, default: false, doc: 'Drop entries over the limit instead of holding them until a token is available.' },
-    by_label_name: { kind: t.string, default: '', doc: 'Limit each value of this label separately; entries without it are not limited. Needs `drop = true`.' },
+    by_label_name: {
+      kind: t.string,
+      default: '',
+      doc: 'Limit each value of this label separately; entries without it are not limited. Needs `drop = true`.',
+    },
     max_distinct_labels: { kind: t.int, default: MIN_DISTINCT_LABELS, doc: 'Label values tracked with `by_label_name` (at least 10000).' },
   },
   validate: validateLimit,
@@ -103,7 +107,9 @@ function buildLimit(config: LimitConfig, ctx: BuildContext): StageImpl {
 
   if (config.by_label_name !== '') {
     const name = config.by_label_name;
-    const buckets = new GenerationalBuckets(Math.max(config.max_distinct_labels, MIN_DISTINCT_LABELS), newBucket, () => droppedLinesByLabel.reset());
+    const buckets = new GenerationalBuckets(Math.max(config.max_distinct_labels, MIN_DISTINCT_LABELS), newBucket, () =>
+      droppedLinesByLabel.reset(),
+    );
     return {
       kind: 'map',
       process: (entry) => {
@@ -262,7 +268,6 @@ class GenerationalBuckets {
 
 // ---------------------------------------------------------------------------------------------
 // Wait mode: a bounded FIFO released on the scheduler
-
 
 export interface HoldOptions {
   /** Entries held at most per subscription; further entries are refused. */

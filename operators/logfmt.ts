@@ -54,7 +54,6 @@ export function validateLogfmt(config: LogfmtConfig): void {
   if (config.regex !== '') compileFieldRegex('regex', config.regex);
 }
 
-
 function buildLogfmt(config: LogfmtConfig, ctx: BuildContext): StageImpl {
   const nameByKey = new Map<string, string>();
   for (const [name, key] of Object.entries(config.mapping)) nameByKey.set(key || name, name);
@@ -67,7 +66,7 @@ function buildLogfmt(config: LogfmtConfig, ctx: BuildContext): StageImpl {
       const { extracted } = entry;
       let input = entry.line;
       if (source !== '') {
-        if (!Object.prototype.hasOwnProperty.call(extracted, source)) return entry;
+        if (!Object.hasOwn(extracted, source)) return entry;
         const text = stringify(extracted[source]);
         if (text === undefined) return entry;
         input = text;
@@ -77,7 +76,7 @@ function buildLogfmt(config: LogfmtConfig, ctx: BuildContext): StageImpl {
         const text = value ?? '';
         const name = nameByKey.get(key);
         if (name !== undefined) setOwn(extracted, name, text);
-        if (keyRegex && keyRegex.test(key)) setOwn(extracted, key, text);
+        if (keyRegex?.test(key)) setOwn(extracted, key, text);
       }
       if (error) ctx.debug('logfmt: decoding stopped early', { error: error.message });
       return entry;

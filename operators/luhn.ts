@@ -55,7 +55,6 @@ export function validateLuhn(config: LuhnConfig): void {
   if (config.skip_regex !== '') compileFieldRegex('skip_regex', config.skip_regex);
 }
 
-
 /** How `redactLuhnNumbers` scans. */
 export interface LuhnOptions {
   readonly replacement: string;
@@ -88,7 +87,12 @@ export function redactLuhnNumbers(input: string, options: LuhnOptions): string {
 
   const flush = (runEnd: number): void => {
     if (asciiOnly && digits.length >= minLength && fitsInt64(digits) && passesLuhn(digits)) {
-      skipSpans ??= skip ? skip.findAll(input).filter((m) => m.end > m.index).map((m) => [m.index, m.end] as const) : [];
+      skipSpans ??= skip
+        ? skip
+            .findAll(input)
+            .filter((m) => m.end > m.index)
+            .map((m) => [m.index, m.end] as const)
+        : [];
       const protectedRun = skipSpans.some(([start, end]) => start <= runStart && digitsEnd <= end);
       if (!protectedRun) {
         out += input.slice(copied, runStart) + replacement + trailingDelimiter;
@@ -174,7 +178,7 @@ function buildLuhn(config: LuhnConfig): StageImpl {
     process: (entry) => {
       let input = entry.line;
       if (source !== undefined) {
-        if (!Object.prototype.hasOwnProperty.call(entry.extracted, source)) return entry;
+        if (!Object.hasOwn(entry.extracted, source)) return entry;
         const value = entry.extracted[source];
         if (typeof value !== 'string') return entry;
         input = value;

@@ -39,7 +39,11 @@ export const match = defineStage<MatchConfig>({
   fields: {
     selector: { kind: t.string, required: true, doc: 'Stream selector plus line filters: `{app="api"} |= "error"`.' },
     action: { kind: t.string, default: 'keep', doc: '`keep` runs the nested stages on matching entries; `drop` drops them.' },
-    drop_counter_reason: { kind: t.string, default: DEFAULT_REASON, doc: '`reason` label of `logs_process_dropped_lines_total` for `drop`.' },
+    drop_counter_reason: {
+      kind: t.string,
+      default: DEFAULT_REASON,
+      doc: '`reason` label of `logs_process_dropped_lines_total` for `drop`.',
+    },
     pipeline_name: { kind: t.string, default: '', doc: 'Name of the nested pipeline (informational).' },
   },
   stages: true,
@@ -97,7 +101,12 @@ function buildMatch(config: MatchConfig, ctx: BuildContext): StageImpl {
       dispose: () => nested.dispose(),
     };
   }
-  return { kind: 'operator', operator: (source) => routeThrough(source, matches, nested), dispose: () => nested.dispose(), pending: () => nested.pending() };
+  return {
+    kind: 'operator',
+    operator: (source) => routeThrough(source, matches, nested),
+    dispose: () => nested.dispose(),
+    pending: () => nested.pending(),
+  };
 }
 
 /**

@@ -48,7 +48,11 @@ export const multiline = defineStage<MultilineConfig>({
   doc: 'Merges lines into blocks: a line matching `firstline` starts a block, following lines join it.',
   fields: {
     firstline: { kind: t.string, required: true, doc: 'RE2 expression that identifies the first line of a block.' },
-    max_lines: { kind: t.int, default: 128, doc: 'Maximum lines per block; a full block is sent on and a new one starts. 0 means no limit.' },
+    max_lines: {
+      kind: t.int,
+      default: 128,
+      doc: 'Maximum lines per block; a full block is sent on and a new one starts. 0 means no limit.',
+    },
     max_wait_time: { kind: t.duration, default: 3_000_000_000n, doc: 'A block whose stream gets no line for this long is sent on.' },
     trim_newlines: { kind: t.bool, default: true, doc: 'Removes trailing `\\r` and `\\n` from each line before joining.' },
   },
@@ -95,7 +99,6 @@ export interface MultilineOptions {
   /** Drives the idle timer and tells the time (`now()`). */
   readonly scheduler: SchedulerLike;
 }
-
 
 /** One stream's block in progress. */
 interface StreamBlock {

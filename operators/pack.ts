@@ -76,7 +76,7 @@ function buildPack(config: PackConfig, ctx: BuildContext): StageImpl {
       const { extracted, labels } = entry;
       const packed: Array<[string, string]> = [];
       for (const name of names) {
-        if (!Object.prototype.hasOwnProperty.call(extracted, name)) continue;
+        if (!Object.hasOwn(extracted, name)) continue;
         const value = stringify(extracted[name]);
         if (value === undefined) continue;
         packed.push([name, value]);

@@ -25,7 +25,11 @@ export const pattern = defineStage<PatternConfig>({
   name: 'pattern',
   doc: 'Extracts the named captures of a LogQL pattern from the line or an extracted value.',
   fields: {
-    pattern: { kind: t.string, required: true, doc: 'LogQL pattern: `<name>` captures, `<_>` skips, anything else is literal. At least one capture must be named.' },
+    pattern: {
+      kind: t.string,
+      required: true,
+      doc: 'LogQL pattern: `<name>` captures, `<_>` skips, anything else is literal. At least one capture must be named.',
+    },
     source: { kind: t.string, doc: 'Extracted name to parse instead of the line. Must not be empty when set.' },
     labels_from_groups: { kind: t.bool, default: false, doc: 'Also set each named capture as a label, overriding an existing one.' },
   },

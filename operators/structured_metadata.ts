@@ -32,7 +32,8 @@ export const structuredMetadata = defineStage<StructuredMetadataConfig>({
 export function validateStructuredMetadata(config: StructuredMetadataConfig): void {
   for (const [name, source] of Object.entries(config.values)) {
     if (!isValidLabelName(name)) throw new FieldError('values', `invalid label name: ${JSON.stringify(name)}`);
-    if (source !== null && typeof source !== 'string') throw new FieldError('values', `value of ${JSON.stringify(name)} must be a string or null`);
+    if (source !== null && typeof source !== 'string')
+      throw new FieldError('values', `value of ${JSON.stringify(name)} must be a string or null`);
   }
   if (config.regex !== '') compileFieldRegex('regex', config.regex);
 }

@@ -48,10 +48,18 @@ export const timestamp = defineStage<TimestampConfig>({
   doc: 'Sets the entry timestamp from an extracted value, parsed with a Go layout, a shorthand or a Unix format.',
   fields: {
     source: { kind: t.string, required: true, doc: 'Extracted name whose value is parsed.' },
-    format: { kind: t.string, required: true, doc: 'Go layout (reference time `Mon Jan 2 15:04:05 MST 2006`), a shorthand such as `RFC3339`, or `Unix`, `UnixMs`, `UnixUs`, `UnixNs`.' },
+    format: {
+      kind: t.string,
+      required: true,
+      doc: 'Go layout (reference time `Mon Jan 2 15:04:05 MST 2006`), a shorthand such as `RFC3339`, or `Unix`, `UnixMs`, `UnixUs`, `UnixNs`.',
+    },
     fallback_formats: { kind: t.list(t.string), default: [], doc: 'Formats tried in order when `format` fails.' },
     location: { kind: t.string, doc: 'IANA time zone for custom layouts; shorthands and Unix formats ignore it.' },
-    action_on_failure: { kind: t.string, default: 'fudge', doc: '`fudge` (the stream\'s last timestamp + 1 ns) or `skip` (keep the timestamp) when parsing fails.' },
+    action_on_failure: {
+      kind: t.string,
+      default: 'fudge',
+      doc: "`fudge` (the stream's last timestamp + 1 ns) or `skip` (keep the timestamp) when parsing fails.",
+    },
     action_on_duplicate_timestamp: {
       kind: t.string,
       default: 'fudge',
@@ -131,7 +139,9 @@ function buildTimestamp(config: TimestampConfig, ctx: BuildContext): StageImpl {
 
 /** `format`, then each fallback; when all fail, the first format's error is the one reported. */
 function compileParser(config: TimestampConfig): (value: string, nowNs: bigint) => bigint {
-  const parsers: TimestampParser[] = [config.format, ...config.fallback_formats].map((format) => compileTimestampFormat(format, config.location));
+  const parsers: TimestampParser[] = [config.format, ...config.fallback_formats].map((format) =>
+    compileTimestampFormat(format, config.location),
+  );
   if (parsers.length === 1) {
     const only = parsers[0]!;
     return (value, nowNs) => only.parse(value, nowNs);
@@ -150,12 +160,7 @@ function compileParser(config: TimestampConfig): (value: string, nowNs: bigint) 
 }
 
 /** The parsed instant, or undefined (after a debug log) when the source is unusable. */
-function parseSource(
-  raw: unknown,
-  source: string,
-  parse: (value: string, nowNs: bigint) => bigint,
-  ctx: BuildContext,
-): bigint | undefined {
+function parseSource(raw: unknown, source: string, parse: (value: string, nowNs: bigint) => bigint, ctx: BuildContext): bigint | undefined {
   if (raw === undefined) {
     ctx.debug('extracted data did not contain a timestamp', { source });
     return undefined;

@@ -69,7 +69,8 @@ function effectiveLimit(rule: TruncateRuleConfig, index: number): number {
   const fail = (reason: string): never => {
     throw new ConfigError(`rule ${index + 1}: ${reason}`);
   };
-  if (!SOURCE_TYPES.includes(rule.source_type)) fail(`invalid truncate source_type ${JSON.stringify(rule.source_type)}, expected one of ${SOURCE_TYPES.join(', ')}`);
+  if (!SOURCE_TYPES.includes(rule.source_type))
+    fail(`invalid truncate source_type ${JSON.stringify(rule.source_type)}, expected one of ${SOURCE_TYPES.join(', ')}`);
   let limit = 0n;
   try {
     limit = parseBase2Bytes(rule.limit);
@@ -89,7 +90,9 @@ function effectiveLimit(rule: TruncateRuleConfig, index: number): number {
 const FIELD_KINDS: readonly TruncateSourceType[] = ['extracted', 'label', 'line', 'structured_metadata'];
 
 /** The sorted, comma-joined kinds for every set of kinds, indexed by bit mask. */
-const KIND_LISTS: readonly string[] = Array.from({ length: 1 << FIELD_KINDS.length }, (_, mask) => FIELD_KINDS.filter((_kind, bit) => mask & (1 << bit)).join(','));
+const KIND_LISTS: readonly string[] = Array.from({ length: 1 << FIELD_KINDS.length }, (_, mask) =>
+  FIELD_KINDS.filter((_kind, bit) => mask & (1 << bit)).join(','),
+);
 
 /** A compiled rule: its field kind (index into FIELD_KINDS) and a function returning how many values it cut. */
 interface Rule {

@@ -98,7 +98,9 @@ export type Fate =
  */
 export interface EntryTrace {
   readonly id: number;
-  readonly origin: { readonly kind: 'input'; readonly input: number; readonly line: number } | { readonly kind: 'emitted'; readonly stage: number; readonly from: number };
+  readonly origin:
+    | { readonly kind: 'input'; readonly input: number; readonly line: number }
+    | { readonly kind: 'emitted'; readonly stage: number; readonly from: number };
   readonly atMs: number;
   readonly steps: TraceStep[];
   fate: Fate;

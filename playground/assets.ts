@@ -69,10 +69,13 @@ async function bundleInMemory(webRoot: string): Promise<Assets> {
     logLevel: 'warn',
     build: { write: false, outDir: 'dist', emptyOutDir: false, sourcemap: false, reportCompressedSize: false, chunkSizeWarningLimit: 2048 },
   });
-  const outputs = (Array.isArray(result) ? result : [result]) as Array<{ output: Array<{ type: 'chunk'; fileName: string; code: string } | { type: 'asset'; fileName: string; source: string | Uint8Array }> }>;
+  const outputs = (Array.isArray(result) ? result : [result]) as Array<{
+    output: Array<{ type: 'chunk'; fileName: string; code: string } | { type: 'asset'; fileName: string; source: string | Uint8Array }>;
+  }>;
   const assets = new Map<string, Asset>();
   for (const out of outputs) {
-    for (const file of out.output) assets.set(`/${file.fileName}`, { body: file.type === 'chunk' ? file.code : file.source, type: typeOf(file.fileName) });
+    for (const file of out.output)
+      assets.set(`/${file.fileName}`, { body: file.type === 'chunk' ? file.code : file.source, type: typeOf(file.fileName) });
   }
   if (!assets.has('/index.html')) throw new Error('playground build produced no index.html');
   return assets;

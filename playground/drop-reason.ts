@@ -35,7 +35,8 @@ function dropConditions(c: Record<string, unknown>): string[] {
   if (c.value) out.push(`${what} is ${JSON.stringify(c.value)}`);
   else if (c.expression) out.push(`${what} matches ${JSON.stringify(c.expression)}`);
   else if (source !== '') out.push(`${source} is present`);
-  if (typeof c.older_than === 'bigint' && c.older_than > 0n) out.push(`the timestamp is older than ${formatGoDuration(c.older_than)} before now`);
+  if (typeof c.older_than === 'bigint' && c.older_than > 0n)
+    out.push(`the timestamp is older than ${formatGoDuration(c.older_than)} before now`);
   if (c.longer_than && c.longer_than !== '0') out.push(`the line is longer than ${c.longer_than as string}`);
   return out;
 }

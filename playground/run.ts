@@ -147,7 +147,8 @@ export function readInputs(request: RunRequest): { inputs: PendingInput[]; probl
     const line = i + 1;
     if (request.inputFormat === 'jsonl' && text.trim() === '') return;
     if (inputs.length === MAX_ENTRIES) {
-      if (!problems.some((p) => p.message.startsWith('only the first'))) problems.push({ line, message: `only the first ${MAX_ENTRIES} entries are run; this one and the rest are skipped` });
+      if (!problems.some((p) => p.message.startsWith('only the first')))
+        problems.push({ line, message: `only the first ${MAX_ENTRIES} entries are run; this one and the rest are skipped` });
       return;
     }
     let arrival: unknown = request.arrivals?.[inputs.length];

@@ -135,10 +135,18 @@ function runRequestOf(ctx: Context, body: Record<string, unknown>): RunRequest {
   const now = body.now ?? undefined;
   if (now !== undefined && typeof now !== 'string') ctx.throw(400, 'now must be an RFC 3339 string');
   const arrivals = body.arrivals ?? undefined;
-  if (arrivals !== undefined && (!Array.isArray(arrivals) || arrivals.some((a) => a !== null && typeof a !== 'number'))) ctx.throw(400, 'arrivals must be a list of numbers');
+  if (arrivals !== undefined && (!Array.isArray(arrivals) || arrivals.some((a) => a !== null && typeof a !== 'number')))
+    ctx.throw(400, 'arrivals must be a list of numbers');
   const seed = body.seed ?? undefined;
   if (seed !== undefined && (typeof seed !== 'number' || !Number.isInteger(seed))) ctx.throw(400, 'seed must be an integer');
-  return { config, input, inputFormat, now: now as string | undefined, arrivals: arrivals as (number | null)[] | undefined, seed: seed as number | undefined };
+  return {
+    config,
+    input,
+    inputFormat,
+    now: now as string | undefined,
+    arrivals: arrivals as (number | null)[] | undefined,
+    seed: seed as number | undefined,
+  };
 }
 
 function stringField(ctx: Context, body: Record<string, unknown>, name: string): string {

@@ -17,7 +17,9 @@ function blockHelp(name: string, doc: string, spec: BlockSpec, extra: { multiple
     name,
     doc,
     fields: Object.entries(spec.fields).map(([field, f]) => fieldHelp(field, f)),
-    blocks: Object.entries(spec.blocks ?? {}).map(([block, nested]) => blockHelp(block, nested.doc, nested, { multiple: nested.multiple ?? false, required: nested.required ?? false })),
+    blocks: Object.entries(spec.blocks ?? {}).map(([block, nested]) =>
+      blockHelp(block, nested.doc, nested, { multiple: nested.multiple ?? false, required: nested.required ?? false }),
+    ),
     stages: spec.stages ?? false,
     ...extra,
   };
@@ -37,7 +39,9 @@ export function configLiteral(value: unknown, duration = false): string | undefi
   if (Array.isArray(value)) return `[${value.map((v) => configLiteral(v) ?? 'null').join(', ')}]`;
   if (value !== null && typeof value === 'object') {
     const entries = Object.entries(value as Record<string, unknown>);
-    return entries.length === 0 ? '{}' : `{ ${entries.map(([k, v]) => `${JSON.stringify(k)} = ${configLiteral(v) ?? 'null'}`).join(', ')} }`;
+    return entries.length === 0
+      ? '{}'
+      : `{ ${entries.map(([k, v]) => `${JSON.stringify(k)} = ${configLiteral(v) ?? 'null'}`).join(', ')} }`;
   }
   return undefined;
 }

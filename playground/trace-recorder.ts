@@ -89,7 +89,9 @@ export class TraceRecorder implements PipelineTracer {
       if (state.status === 'done') continue;
       if (state.status === 'held' && state.held) {
         const stage = state.held.step.stage;
-        const into = this.emissions.get(stage)?.find((e) => e.seq > state.held!.seq && e.trace !== state.trace.id && e.key === state.held!.key);
+        const into = this.emissions
+          .get(stage)
+          ?.find((e) => e.seq > state.held!.seq && e.trace !== state.trace.id && e.key === state.held!.key);
         state.trace.fate = into ? { kind: 'merged', stage, into: into.trace } : { kind: 'held', stage };
         if (into) state.held.step.reason = `joined into the entry of trace ${into.trace}`;
         continue;
@@ -170,7 +172,16 @@ export class TraceRecorder implements PipelineTracer {
     } else {
       // Sent on a second time (a block cut by max_lines, then its rest), or an untagged entry.
       const fresh = this.newTrace({ kind: 'emitted', stage, from: state?.trace.id ?? -1 });
-      fresh.trace.steps.push({ stage, outcome: 'released', before: null, after: afterJson, changes: [], atMs: nowMs, releasedAtMs: nowMs, trigger: this.trigger });
+      fresh.trace.steps.push({
+        stage,
+        outcome: 'released',
+        before: null,
+        after: afterJson,
+        changes: [],
+        atMs: nowMs,
+        releasedAtMs: nowMs,
+        trigger: this.trigger,
+      });
       const tag = (after.extracted as Record<symbol, unknown>)[TRACE_TAG];
       if (typeof tag === 'number') this.byTag.set(tag, fresh);
       this.last = fresh;

@@ -41,7 +41,11 @@ export const logsSourceApiComponent = defineComponent({
     labels: { kind: t.map(t.string), default: {}, doc: 'Labels added to every entry; they win over pushed labels.' },
     use_incoming_timestamp: { kind: t.bool, default: false, doc: 'Keep the timestamps sent by the client instead of the receive time.' },
     graceful_shutdown_timeout: { kind: t.duration, default: 30_000_000_000n, doc: 'How long stopping waits for requests in flight.' },
-    max_body_size: { kind: t.string, default: '100MiB', doc: 'Largest request body accepted, before and after decompression; larger ones are answered 413.' },
+    max_body_size: {
+      kind: t.string,
+      default: '100MiB',
+      doc: 'Largest request body accepted, before and after decompression; larger ones are answered 413.',
+    },
     max_pending_size: {
       kind: t.string,
       default: '64MiB',
@@ -77,7 +81,10 @@ function settingsOf(args: ComponentArgs): Settings {
         return fallback;
       }
     };
-    const http = attempt(() => resolveHttpConfig(v.http as Record<string, unknown> | undefined, HTTP_DEFAULTS, block, args.path), undefined);
+    const http = attempt(
+      () => resolveHttpConfig(v.http as Record<string, unknown> | undefined, HTTP_DEFAULTS, block, args.path),
+      undefined,
+    );
     const maxBodyBytes = attempt(() => byteSize(v.max_body_size as string, 'max_body_size', block, args.path, 1), 0);
     const maxPendingBytes = attempt(() => byteSize(v.max_pending_size as string, 'max_pending_size', block, args.path, 1), 0);
     if (errors.length > 0) throw new ConfigErrors(errors);

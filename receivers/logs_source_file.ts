@@ -57,9 +57,17 @@ export const logsSourceFileComponent = defineComponent({
   exportNames: [],
   fields: {
     path: { kind: t.string, default: '', doc: 'A glob of files to tail (shorthand for one target).' },
-    targets: { kind: t.list(t.map(t.string)), default: [], doc: 'Targets to tail: `__path__` is a glob, `__path_exclude__` a glob to skip, other labels are added.' },
+    targets: {
+      kind: t.list(t.map(t.string)),
+      default: [],
+      doc: 'Targets to tail: `__path__` is a glob, `__path_exclude__` a glob to skip, other labels are added.',
+    },
     labels: { kind: t.map(t.string), default: {}, doc: 'Labels added to every entry.' },
-    positions_file: { kind: t.string, default: '', doc: 'File that keeps how far each file was read; empty keeps positions in memory only.' },
+    positions_file: {
+      kind: t.string,
+      default: '',
+      doc: 'File that keeps how far each file was read; empty keeps positions in memory only.',
+    },
     tail_from_end: { kind: t.bool, default: false, doc: 'Start files found at startup without a saved position at their end.' },
     forward_to: { kind: t.list(t.capsule(LOGS_RECEIVER)), required: true, doc: 'Receivers the entries go to.' },
   },
@@ -100,17 +108,32 @@ function settingsOf(args: ComponentArgs): Settings {
     for (const [name, value] of Object.entries(target)) if (!name.startsWith('__')) labels[name] = value;
     targets.push({ include, exclude: target[PATH_EXCLUDE_LABEL] ?? '', labels });
   });
-  if (path === '' && (v.targets as unknown[]).length === 0) errors.push(new ConfigError('one of path and targets must be set', block.pos, args.path));
+  if (path === '' && (v.targets as unknown[]).length === 0)
+    errors.push(new ConfigError('one of path and targets must be set', block.pos, args.path));
   const watchValues = (v.file_watch as Record<string, unknown> | undefined) ?? {};
   const minPollMs = watchValues.min_poll_frequency === undefined ? 250 : durationMs(watchValues.min_poll_frequency);
   const maxPollMs = watchValues.max_poll_frequency === undefined ? 250 : durationMs(watchValues.max_poll_frequency);
   const watchBlock = nestedBlocks(block, 'file_watch')[0];
   const watchPath = [...args.path, 'file_watch'];
-  if (minPollMs <= 0) errors.push(new ConfigError('min_poll_frequency must be greater than 0', attributePos(watchBlock, 'min_poll_frequency'), watchPath));
-  if (maxPollMs < minPollMs) errors.push(new ConfigError('max_poll_frequency must not be less than min_poll_frequency', attributePos(watchBlock, 'max_poll_frequency'), watchPath));
+  if (minPollMs <= 0)
+    errors.push(new ConfigError('min_poll_frequency must be greater than 0', attributePos(watchBlock, 'min_poll_frequency'), watchPath));
+  if (maxPollMs < minPollMs)
+    errors.push(
+      new ConfigError(
+        'max_poll_frequency must not be less than min_poll_frequency',
+        attributePos(watchBlock, 'max_poll_frequency'),
+        watchPath,
+      ),
+    );
   const matchValues = (v.file_match as Record<string, unknown> | undefined) ?? {};
   const syncMs = matchValues.sync_period === undefined ? 10_000 : durationMs(matchValues.sync_period);
-  if (syncMs <= 0) errors.push(new ConfigError('sync_period must be greater than 0', attributePos(nestedBlocks(block, 'file_match')[0], 'sync_period'), [...args.path, 'file_match']));
+  if (syncMs <= 0)
+    errors.push(
+      new ConfigError('sync_period must be greater than 0', attributePos(nestedBlocks(block, 'file_match')[0], 'sync_period'), [
+        ...args.path,
+        'file_match',
+      ]),
+    );
   if (errors.length > 0) throw new ConfigErrors(errors);
   return {
     forwardTo: v.forward_to as LogsReceiver[],
@@ -153,7 +176,11 @@ export class LogsSourceFile {
   update(args: ComponentArgs): void {
     const next = settingsOf(args);
     if (next.positionsFile !== this.settings.positionsFile) {
-      throw new ConfigError('positions_file cannot change while the component runs', attributePos(args.block as Block, 'positions_file'), args.path);
+      throw new ConfigError(
+        'positions_file cannot change while the component runs',
+        attributePos(args.block as Block, 'positions_file'),
+        args.path,
+      );
     }
     this.settings = next;
     this.needsSync = true;
@@ -230,7 +257,8 @@ export class LogsSourceFile {
         if (!wanted.has(path)) wanted.set(path, { ...this.settings.labels, ...target.labels, filename: path });
       }
       // A literal path that does not exist yet is followed anyway, so it is read once created.
-      if (!hasGlobSyntax(target.include) && !wanted.has(target.include)) wanted.set(target.include, { ...this.settings.labels, ...target.labels, filename: target.include });
+      if (!hasGlobSyntax(target.include) && !wanted.has(target.include))
+        wanted.set(target.include, { ...this.settings.labels, ...target.labels, filename: target.include });
     }
     // Forget positions of files that are gone and no longer matched, so the file stays small.
     for (const path of this.positions.paths()) {

@@ -53,7 +53,9 @@ function rxjsEsm() {
   return {
     name: 'rxjs-esm',
     setup(b) {
-      b.onResolve({ filter: /^rxjs(\/[a-z]+)?$/ }, (args) => ({ path: `${esm}${args.path === 'rxjs' ? 'index.js' : `${args.path.slice(5)}/index.js`}` }));
+      b.onResolve({ filter: /^rxjs(\/[a-z]+)?$/ }, (args) => ({
+        path: `${esm}${args.path === 'rxjs' ? 'index.js' : `${args.path.slice(5)}/index.js`}`,
+      }));
     },
   };
 }
@@ -65,7 +67,17 @@ await viteBuild({
   envDir: false,
   publicDir: false,
   logLevel: 'warn',
-  build: { outDir: '../../dist/playground/web', emptyOutDir: true, sourcemap: false, reportCompressedSize: false, chunkSizeWarningLimit: 2048 },
+  build: {
+    outDir: '../../dist/playground/web',
+    emptyOutDir: true,
+    sourcemap: false,
+    reportCompressedSize: false,
+    chunkSizeWarningLimit: 2048,
+  },
 });
 
-execFileSync(process.execPath, [fileURLToPath(new URL('../node_modules/typescript/bin/tsc', import.meta.url)), '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
+execFileSync(
+  process.execPath,
+  [fileURLToPath(new URL('../node_modules/typescript/bin/tsc', import.meta.url)), '-p', 'tsconfig.build.json'],
+  { stdio: 'inherit' },
+);

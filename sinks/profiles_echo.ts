@@ -8,7 +8,14 @@ import { createHash } from 'node:crypto';
 import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { deadlineOf, labelsToObject, profilesReceiverCapsule, type IngestProfile, type ProfilesReceiver, type PushSeries } from '../core/profiles.js';
+import {
+  deadlineOf,
+  labelsToObject,
+  profilesReceiverCapsule,
+  type IngestProfile,
+  type ProfilesReceiver,
+  type PushSeries,
+} from '../core/profiles.js';
 import { defineComponent, healthy, type ComponentContext } from '../core/runtime/component.js';
 import { t } from '../core/schema.js';
 

@@ -14,19 +14,38 @@ export interface TimedEntry {
 }
 
 /** A character that encodes to UTF-8 (no lone surrogate), ASCII most of the time. */
-export const anyCharacter: fc.Arbitrary<string> = fc.oneof(
-  { arbitrary: fc.integer({ min: 0x20, max: 0x7e }), weight: 4 },
-  { arbitrary: fc.integer({ min: 0, max: 0x10ffff }).filter((cp) => cp < 0xd800 || cp > 0xdfff), weight: 1 },
-).map((cp) => String.fromCodePoint(cp));
+export const anyCharacter: fc.Arbitrary<string> = fc
+  .oneof(
+    { arbitrary: fc.integer({ min: 0x20, max: 0x7e }), weight: 4 },
+    { arbitrary: fc.integer({ min: 0, max: 0x10ffff }).filter((cp) => cp < 0xd800 || cp > 0xdfff), weight: 1 },
+  )
+  .map((cp) => String.fromCodePoint(cp));
 
 const LONE_SURROGATES = ['\uD800', '\uDBFF', '\uDC00', '\uDFFF'] as const;
 
 /** Text holding at least one lone surrogate: a JS string that has no UTF-8 encoding. */
 const withLoneSurrogate: fc.Arbitrary<string> = fc
-  .tuple(fc.string({ unit: anyCharacter, maxLength: 4 }), fc.constantFrom(...LONE_SURROGATES), fc.string({ unit: anyCharacter, maxLength: 4 }))
+  .tuple(
+    fc.string({ unit: anyCharacter, maxLength: 4 }),
+    fc.constantFrom(...LONE_SURROGATES),
+    fc.string({ unit: anyCharacter, maxLength: 4 }),
+  )
   .map(([before, surrogate, after]) => before + surrogate + after);
 
-const COMMON_LABEL_NAMES = ['app', 'env', 'job', 'level', 'namespace', 'pod', 'container', 'stream', 'filename', 'host', 'service_name', 'cluster'] as const;
+const COMMON_LABEL_NAMES = [
+  'app',
+  'env',
+  'job',
+  'level',
+  'namespace',
+  'pod',
+  'container',
+  'stream',
+  'filename',
+  'host',
+  'service_name',
+  'cluster',
+] as const;
 const LEGACY_NAME = /^[a-zA-Z_][a-zA-Z0-9_]{0,11}$/;
 
 export interface LabelNameOptions {
@@ -44,7 +63,10 @@ export interface LabelNameOptions {
  * @example fc.sample(labelName(), 3) // ['app', 'k8s.io/app', 'xY_3']
  */
 export function labelName(options: LabelNameOptions = {}): fc.Arbitrary<string> {
-  const legacy = fc.oneof(fc.constantFrom(...COMMON_LABEL_NAMES), fc.stringMatching(LEGACY_NAME).filter((n) => !n.startsWith('__')));
+  const legacy = fc.oneof(
+    fc.constantFrom(...COMMON_LABEL_NAMES),
+    fc.stringMatching(LEGACY_NAME).filter((n) => !n.startsWith('__')),
+  );
   if (options.invalid) {
     const notLegacy = fc.constantFrom('1abc', 'a-b', 'k8s.io/app', 'é', 'a b', 'service.name');
     return options.legacy ? fc.oneof(fc.constant(''), notLegacy, withLoneSurrogate) : fc.oneof(fc.constant(''), withLoneSurrogate);
@@ -172,16 +194,23 @@ export interface EntryStreamOptions extends Omit<EntryOptions, 'labels'> {
  */
 export function entryStream(options: EntryStreamOptions = {}): fc.Arbitrary<TimedEntry[]> {
   const streams = options.streams ?? fc.array(labelSet({ maxSize: 2 }), { minLength: 1, maxLength: 3 });
-  const gap = options.gapMs ?? fc.oneof({ arbitrary: fc.constant(0), weight: 2 }, { arbitrary: fc.nat(10), weight: 2 }, { arbitrary: fc.nat(5000), weight: 1 });
+  const gap =
+    options.gapMs ??
+    fc.oneof({ arbitrary: fc.constant(0), weight: 2 }, { arbitrary: fc.nat(10), weight: 2 }, { arbitrary: fc.nat(5000), weight: 1 });
   const item = fc.tuple(fc.nat(), entry({ ...options, labels: fc.constant({}) }), gap);
-  return fc.tuple(streams, fc.array(item, { minLength: options.minLength ?? 0, maxLength: options.maxLength ?? 8 })).map(([pool, items]) => {
-    let atMs = 0;
-    return items.map(([streamIndex, base, gapMs]) => {
-      atMs += gapMs;
-      const labels = pool.length === 0 ? {} : { ...pool[streamIndex % pool.length]! };
-      return { atMs, entry: { ...base, labels, structuredMetadata: base.structuredMetadata.map((p) => ({ ...p })), extracted: { ...base.extracted } } };
+  return fc
+    .tuple(streams, fc.array(item, { minLength: options.minLength ?? 0, maxLength: options.maxLength ?? 8 }))
+    .map(([pool, items]) => {
+      let atMs = 0;
+      return items.map(([streamIndex, base, gapMs]) => {
+        atMs += gapMs;
+        const labels = pool.length === 0 ? {} : { ...pool[streamIndex % pool.length]! };
+        return {
+          atMs,
+          entry: { ...base, labels, structuredMetadata: base.structuredMetadata.map((p) => ({ ...p })), extracted: { ...base.extracted } },
+        };
+      });
     });
-  });
 }
 
 function toRecord(pairs: ReadonlyArray<readonly [string, string]>): Record<string, string> {

@@ -20,7 +20,17 @@ import type { StageFactory, StageSpec } from '../core/stage.js';
 import { entryStream, type TimedEntry } from './arbitraries.js';
 import { describeConfig, describeInputs, describeOutputs, entryDifferences, showValue } from './describe.js';
 import { configErrorsArePositioned, InvariantError, numRunsFor, type ConfigErrorOptions } from './invariants.js';
-import { DEFAULT_START_NS, droppedLines, markOrigin, runSpec, seededRandom, stageSpec, takeOrigin, type StageConfigInput, type StageRun } from './run-stage.js';
+import {
+  DEFAULT_START_NS,
+  droppedLines,
+  markOrigin,
+  runSpec,
+  seededRandom,
+  stageSpec,
+  takeOrigin,
+  type StageConfigInput,
+  type StageRun,
+} from './run-stage.js';
 
 export interface ComplianceOptions<C> {
   /** Configs every check runs with; default `[{}]` (the stage's defaults). */
@@ -66,7 +76,10 @@ export function stageCompliance<C>(stage: StageFactory<C>, options: ComplianceOp
     { name: `${name} releases timers and subscriptions on unsubscribe`, run: async () => suite.releasesOnUnsubscribe() },
     { name: `${name} works on virtual time`, run: async () => suite.worksOnVirtualTime() },
     { name: `${name} counts dropped entries in logs_process_dropped_lines_total`, run: () => suite.countsDrops() },
-    { name: `${name} rejects invalid configs with positioned errors`, run: async () => configErrorsArePositioned(stage, { numRuns: options.numRuns ?? 20, seed: options.seed, ...options.configErrors }) },
+    {
+      name: `${name} rejects invalid configs with positioned errors`,
+      run: async () => configErrorsArePositioned(stage, { numRuns: options.numRuns ?? 20, seed: options.seed, ...options.configErrors }),
+    },
   ];
 }
 
@@ -150,7 +163,8 @@ class Suite<C> {
         return { first, second };
       });
       const { first, second } = realTimers.result;
-      if (realTimers.count > 0) return `the stage started ${realTimers.count} real timers (${realTimers.kinds.join(', ')}) instead of using its clock's scheduler`;
+      if (realTimers.count > 0)
+        return `the stage started ${realTimers.count} real timers (${realTimers.kinds.join(', ')}) instead of using its clock's scheduler`;
       if (!first.completed) return 'the run did not settle once the virtual clock had run every timer';
       const difference = runDifference(first, second);
       return difference === undefined ? undefined : `two runs with the same input, seed and virtual clock differ: ${difference}`;
@@ -166,10 +180,13 @@ class Suite<C> {
       const counted = Object.values(byReason).reduce((a, b) => a + b, 0);
       const lost = Math.max(0, run.inputs.length - run.outputs.length);
       const unknown = reasons ? Object.keys(byReason).filter((r) => !reasons.includes(r)) : [];
-      if (unknown.length > 0) return `drops were counted under unexpected reasons ${showValue(unknown)} (expected one of ${showValue(reasons)})`;
+      if (unknown.length > 0)
+        return `drops were counted under unexpected reasons ${showValue(unknown)} (expected one of ${showValue(reasons)})`;
       if (Object.keys(byReason).some((r) => r === '')) return 'drops were counted with an empty reason';
-      if (countsEveryLoss && counted !== lost) return `${lost} entries did not come out, but ${counted} drops were counted ${showValue(byReason)}`;
-      if (!countsEveryLoss && counted > lost) return `${counted} drops were counted ${showValue(byReason)}, but only ${lost} entries did not come out`;
+      if (countsEveryLoss && counted !== lost)
+        return `${lost} entries did not come out, but ${counted} drops were counted ${showValue(byReason)}`;
+      if (!countsEveryLoss && counted > lost)
+        return `${counted} drops were counted ${showValue(byReason)}, but only ${lost} entries did not come out`;
       return undefined;
     });
   }
@@ -189,7 +206,10 @@ class Suite<C> {
     if (details.failed) this.fail(check, details);
   }
 
-  private async asyncProperty(check: string, predicate: (spec: StageSpec, inputs: readonly TimedEntry[], seed: number) => Promise<string | undefined>): Promise<void> {
+  private async asyncProperty(
+    check: string,
+    predicate: (spec: StageSpec, inputs: readonly TimedEntry[], seed: number) => Promise<string | undefined>,
+  ): Promise<void> {
     const details = await fc.check(
       fc.asyncProperty(this.arbitraries(), async ([index, inputs, seed]) => {
         const why = await predicate(this.specs[index]!.spec, inputs, seed);
@@ -211,7 +231,12 @@ class Suite<C> {
       const run = runSpec(spec, inputs, { random: seededRandom(seed) });
       lines.push(describeInputs(run.inputs, run.arrivalsMs), describeOutputs(run.outputs, run.origins, run.emittedAtMs));
     } catch {
-      lines.push(describeInputs(inputs.map((i) => i.entry), inputs.map((i) => i.atMs)));
+      lines.push(
+        describeInputs(
+          inputs.map((i) => i.entry),
+          inputs.map((i) => i.atMs),
+        ),
+      );
     }
     lines.push(`replay with { seed: ${details.seed} } (shrunk ${details.numShrinks} times)`);
     throw new InvariantError(lines.join('\n'));

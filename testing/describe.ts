@@ -12,7 +12,8 @@ const MAX_SHOWN = 160;
 /** `{app="api"} 2023-11-14T22:13:20.000000000Z "text" metadata={trace="t1"} extracted={"n":1}` */
 export function describeEntry(entry: Entry): string {
   let text = `${labelsKey(entry.labels)} ${describeTimestamp(entry.timestamp)} ${quoteShown(entry.line)}`;
-  if (entry.structuredMetadata.length > 0) text += ` metadata=${labelsKey(Object.fromEntries(entry.structuredMetadata.map((p) => [p.name, p.value])))}`;
+  if (entry.structuredMetadata.length > 0)
+    text += ` metadata=${labelsKey(Object.fromEntries(entry.structuredMetadata.map((p) => [p.name, p.value])))}`;
   if (Object.keys(entry.extracted).length > 0) text += ` extracted=${showValue(entry.extracted)}`;
   return text;
 }
@@ -36,7 +37,15 @@ export function showValue(value: unknown): string {
 
 /** A config as it was given: the text indented, or the object as JSON. */
 export function describeConfig(config: StageConfigInput<any>): string {
-  if (typeof config === 'string') return '\n' + config.trimEnd().split('\n').map((l) => `    ${l}`).join('\n');
+  if (typeof config === 'string')
+    return (
+      '\n' +
+      config
+        .trimEnd()
+        .split('\n')
+        .map((l) => `    ${l}`)
+        .join('\n')
+    );
   return ' ' + showValue(config);
 }
 
@@ -51,7 +60,9 @@ export function describeOutputs(outputs: readonly Entry[], origins: readonly num
   if (outputs.length === 0) return 'output: none';
   return [
     `output (${count(outputs.length)}):`,
-    ...outputs.map((e, i) => `  #${i} at ${emittedAtMs[i] ?? 0}ms${origins[i]! >= 0 ? ` from input #${origins[i]}` : ''} ${describeEntry(e)}`),
+    ...outputs.map(
+      (e, i) => `  #${i} at ${emittedAtMs[i] ?? 0}ms${origins[i]! >= 0 ? ` from input #${origins[i]}` : ''} ${describeEntry(e)}`,
+    ),
   ].join('\n');
 }
 
@@ -68,7 +79,8 @@ export const ENTRY_FIELDS: readonly EntryField[] = ['labels', 'line', 'timestamp
 export function entryDifferences(before: Entry, after: Entry, fields: readonly EntryField[] = ENTRY_FIELDS): string[] {
   const out: string[] = [];
   for (const field of fields) {
-    if (showField(before, field, false) !== showField(after, field, false)) out.push(`${field} ${showField(before, field, true)} -> ${showField(after, field, true)}`);
+    if (showField(before, field, false) !== showField(after, field, false))
+      out.push(`${field} ${showField(before, field, true)} -> ${showField(after, field, true)}`);
   }
   return out;
 }

@@ -33,7 +33,19 @@ export {
   type TimedEntry,
   type TimestampOptions,
 } from './arbitraries.js';
-export { ansiLine, criLine, dockerLine, invalidUtf8Line, jsonLine, logfmtLine, logLine, plainText, stackTrace, stackTraceLines, unicodeText } from './log-lines.js';
+export {
+  ansiLine,
+  criLine,
+  dockerLine,
+  invalidUtf8Line,
+  jsonLine,
+  logfmtLine,
+  logLine,
+  plainText,
+  stackTrace,
+  stackTraceLines,
+  unicodeText,
+} from './log-lines.js';
 export { renderValue, stageConfig, type GeneratedConfig, type StageConfigOptions } from './stage-config.js';
 export {
   configErrorsArePositioned,
@@ -48,7 +60,22 @@ export {
   type InvariantOptions,
   type OrderOptions,
 } from './invariants.js';
-export { checkStageCompliance, stageCompliance, type ComplianceCheck, type ComplianceOptions, type ComplianceResult } from './compliance.js';
+export {
+  checkStageCompliance,
+  stageCompliance,
+  type ComplianceCheck,
+  type ComplianceOptions,
+  type ComplianceResult,
+} from './compliance.js';
 export { marbles, type MarbleHelpers, type MarbleOptions } from './marbles.js';
-export { DEFAULT_START_NS, droppedLines, runStage, seededRandom, stageSpec, type RunStageOptions, type StageConfigInput, type StageRun } from './run-stage.js';
+export {
+  DEFAULT_START_NS,
+  droppedLines,
+  runStage,
+  seededRandom,
+  stageSpec,
+  type RunStageOptions,
+  type StageConfigInput,
+  type StageRun,
+} from './run-stage.js';
 export { describeEntry, entryDifferences, type EntryField } from './describe.js';

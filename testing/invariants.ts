@@ -63,14 +63,24 @@ export function numRunsFor(requested: number | undefined, fallback = 30): number
 }
 
 /** What a check says about one run: nothing when it holds, else why not (and more to show). */
-type Check<C> = (run: StageRun, again: (inputs: readonly TimedEntry[]) => StageRun, config: StageConfigInput<C>) => { why: string; extra?: string } | undefined;
+type Check<C> = (
+  run: StageRun,
+  again: (inputs: readonly TimedEntry[]) => StageRun,
+  config: StageConfigInput<C>,
+) => { why: string; extra?: string } | undefined;
 
 function isArbitrary<T>(value: unknown): value is fc.Arbitrary<T> {
   return value instanceof fc.Arbitrary;
 }
 
 /** Runs `check` as a property and turns a failure into a readable InvariantError. */
-function assertInvariant<C>(invariant: string, stage: StageFactory<C>, config: ConfigArg<C>, options: InvariantOptions, check: Check<C>): void {
+function assertInvariant<C>(
+  invariant: string,
+  stage: StageFactory<C>,
+  config: ConfigArg<C>,
+  options: InvariantOptions,
+  check: Check<C>,
+): void {
   const name = `stage.${stage.definition.name}`;
   // A fixed config is resolved once, so a config the stage rejects fails at once and plainly.
   const fixedSpec = isArbitrary(config) ? undefined : stageSpec(stage, config);
@@ -86,14 +96,17 @@ function assertInvariant<C>(invariant: string, stage: StageFactory<C>, config: C
       throw new Violation(`running the stage threw ${describeError(err)}`, undefined, undefined);
     }
     if (run.error) throw new Violation(`the stage errored: ${describeError(run.error.value)}`, run, undefined);
-    const again = (next: readonly TimedEntry[]) => runSpec(spec, next, { ...runOptions, random: options.random ?? seededRandom(randomSeed) });
+    const again = (next: readonly TimedEntry[]) =>
+      runSpec(spec, next, { ...runOptions, random: options.random ?? seededRandom(randomSeed) });
     const failure = check(run, again, cfg);
     if (failure) throw new Violation(failure.why, run, failure.extra);
   });
   const details = fc.check(property, { numRuns: numRunsFor(options.numRuns), seed: options.seed, path: options.path });
   if (!details.failed) return;
   if (details.counterexample === null) {
-    throw new InvariantError(`${invariant} could not be checked for ${name}: ${details.numSkips} generated configs were rejected by the stage; give configs it accepts`);
+    throw new InvariantError(
+      `${invariant} could not be checked for ${name}: ${details.numSkips} generated configs were rejected by the stage; give configs it accepts`,
+    );
   }
   const [cfg, items] = details.counterexample;
   const violation = details.errorInstance instanceof Violation ? details.errorInstance : undefined;
@@ -104,10 +117,17 @@ function assertInvariant<C>(invariant: string, stage: StageFactory<C>, config: C
     lines.push(describeInputs(run.inputs, run.arrivalsMs), describeOutputs(run.outputs, run.origins, run.emittedAtMs));
   } else {
     const timed = items.map((i) => ('entry' in i && 'atMs' in i ? i : { atMs: 0, entry: i as Entry }));
-    lines.push(describeInputs(timed.map((t) => t.entry), timed.map((t) => t.atMs)));
+    lines.push(
+      describeInputs(
+        timed.map((t) => t.entry),
+        timed.map((t) => t.atMs),
+      ),
+    );
   }
   if (violation?.extra) lines.push(violation.extra);
-  lines.push(`replay with { seed: ${details.seed}, path: ${JSON.stringify(details.counterexamplePath)} } (shrunk ${details.numShrinks} times)`);
+  lines.push(
+    `replay with { seed: ${details.seed}, path: ${JSON.stringify(details.counterexamplePath)} } (shrunk ${details.numShrinks} times)`,
+  );
   throw new InvariantError(lines.join('\n'));
 }
 
@@ -158,7 +178,9 @@ export function preservesOrder<C>(stage: StageFactory<C>, config: ConfigArg<C>, 
       const stream = streamOf(run.inputs[origin]!);
       const last = lastByStream.get(stream);
       if (last && origin < last.origin) {
-        return { why: `output #${i} (from input #${origin}) left after output #${last.output} (from input #${last.origin}) of the same stream ${stream}` };
+        return {
+          why: `output #${i} (from input #${origin}) left after output #${last.output} (from input #${last.origin}) of the same stream ${stream}`,
+        };
       }
       lastByStream.set(stream, { output: i, origin });
     }
@@ -178,7 +200,8 @@ export function idempotent<C>(stage: StageFactory<C>, config: ConfigArg<C>, opti
   assertInvariant('idempotent', stage, config, options, (run, again) => {
     const second = again(run.outputs.map((entry, i) => ({ atMs: run.emittedAtMs[i]!, entry })));
     const extra = `second run ${describeOutputs(second.outputs, second.origins, second.emittedAtMs)}`;
-    if (second.outputs.length !== run.outputs.length) return { why: `a second run gave ${second.outputs.length} entries for ${run.outputs.length}`, extra };
+    if (second.outputs.length !== run.outputs.length)
+      return { why: `a second run gave ${second.outputs.length} entries for ${run.outputs.length}`, extra };
     for (let i = 0; i < second.outputs.length; i++) {
       const changes = entryDifferences(ingress(run.outputs[i]!), ingress(second.outputs[i]!));
       if (changes.length > 0) return { why: `a second run changed output #${i}: ${changes.join('; ')}`, extra };
@@ -193,7 +216,12 @@ export function idempotent<C>(stage: StageFactory<C>, config: ConfigArg<C>, opti
  *
  * @example doesNotTouch(labelDrop, { values: ['app'] }, ['line', 'timestamp'])
  */
-export function doesNotTouch<C>(stage: StageFactory<C>, config: ConfigArg<C>, fields: readonly EntryField[], options: InvariantOptions = {}): void {
+export function doesNotTouch<C>(
+  stage: StageFactory<C>,
+  config: ConfigArg<C>,
+  fields: readonly EntryField[],
+  options: InvariantOptions = {},
+): void {
   assertInvariant(`doesNotTouch(${fields.join(', ')})`, stage, config, options, (run) => {
     for (let i = 0; i < run.outputs.length; i++) {
       const origin = run.origins[i]!;
@@ -252,10 +280,23 @@ const CHECKED_FILE = 'config.alloy';
 export function configErrorsArePositioned<C>(stage: StageFactory<C>, options: ConfigErrorOptions = {}): void {
   const def = stage.definition;
   const name = `stage.${def.name}`;
-  const given = options.invalid === undefined ? [] : isArbitrary<string>(options.invalid) ? [options.invalid] : options.invalid.length > 0 ? [fc.constantFrom(...options.invalid)] : [];
+  const given =
+    options.invalid === undefined
+      ? []
+      : isArbitrary<string>(options.invalid)
+        ? [options.invalid]
+        : options.invalid.length > 0
+          ? [fc.constantFrom(...options.invalid)]
+          : [];
   const candidates = fc.oneof(
-    stageConfig(def, { valid: false, fields: options.fields, nestedStages: options.nestedStages }).map((c) => ({ text: c.text, mustFail: c.invalid as string | undefined })),
-    stageConfig(def, { valid: true, fields: options.fields, nestedStages: options.nestedStages }).map((c) => ({ text: c.text, mustFail: undefined as string | undefined })),
+    stageConfig(def, { valid: false, fields: options.fields, nestedStages: options.nestedStages }).map((c) => ({
+      text: c.text,
+      mustFail: c.invalid as string | undefined,
+    })),
+    stageConfig(def, { valid: true, fields: options.fields, nestedStages: options.nestedStages }).map((c) => ({
+      text: c.text,
+      mustFail: undefined as string | undefined,
+    })),
     ...given.map((texts) => texts.map((text) => ({ text, mustFail: 'given as invalid' as string | undefined }))),
   );
   const property = fc.property(candidates, ({ text, mustFail }) => {

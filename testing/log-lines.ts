@@ -8,7 +8,20 @@ import { decodeUtf8LikeGo } from '../lib/go/gostring.js';
 import { formatRFC3339Nano } from '../lib/time/rfc3339.js';
 
 const LEVELS = ['debug', 'info', 'warn', 'error', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'fatal'] as const;
-const WORDS = ['request', 'done', 'failed', 'user', 'id', 'GET', '/api/v1/push', 'took', '12ms', 'retrying', 'connection reset', 'ok'] as const;
+const WORDS = [
+  'request',
+  'done',
+  'failed',
+  'user',
+  'id',
+  'GET',
+  '/api/v1/push',
+  'took',
+  '12ms',
+  'retrying',
+  'connection reset',
+  'ok',
+] as const;
 
 /** A few words of plain ASCII log text. */
 export const plainText: fc.Arbitrary<string> = fc.array(fc.constantFrom(...WORDS), { minLength: 1, maxLength: 6 }).map((w) => w.join(' '));
@@ -20,7 +33,9 @@ const anyText: fc.Arbitrary<string> = fc.oneof(
   { arbitrary: fc.string({ unit: 'grapheme', maxLength: 8 }), weight: 1 },
 );
 
-const rfc3339Nano: fc.Arbitrary<string> = fc.bigInt({ min: 946_684_800_000_000_000n, max: 4_102_444_800_000_000_000n }).map(formatRFC3339Nano);
+const rfc3339Nano: fc.Arbitrary<string> = fc
+  .bigInt({ min: 946_684_800_000_000_000n, max: 4_102_444_800_000_000_000n })
+  .map(formatRFC3339Nano);
 
 /** One JSON object per line, as structured loggers write them, nested values included. */
 export function jsonLine(): fc.Arbitrary<string> {
@@ -49,7 +64,10 @@ const logfmtValue: fc.Arbitrary<string> = fc.oneof(
 
 /** `key=value` pairs, bare keys and quoted values, as logfmt loggers write them. */
 export function logfmtLine(): fc.Arbitrary<string> {
-  const key = fc.oneof(fc.constantFrom('level', 'msg', 'ts', 'caller', 'err', 'duration', 'user_id'), fc.stringMatching(/^[a-z][a-z0-9_.-]{0,7}$/));
+  const key = fc.oneof(
+    fc.constantFrom('level', 'msg', 'ts', 'caller', 'err', 'duration', 'user_id'),
+    fc.stringMatching(/^[a-z][a-z0-9_.-]{0,7}$/),
+  );
   const pair = fc.oneof({ arbitrary: fc.tuple(key, logfmtValue).map(([k, v]) => `${k}=${v}`), weight: 5 }, { arbitrary: key, weight: 1 });
   return fc.array(pair, { minLength: 1, maxLength: 6 }).map((pairs) => pairs.join(' '));
 }
@@ -57,7 +75,12 @@ export function logfmtLine(): fc.Arbitrary<string> {
 /** A CRI container log line: `<RFC 3339 time> <stdout|stderr> <F|P> <content>`. */
 export function criLine(options: { readonly content?: fc.Arbitrary<string> } = {}): fc.Arbitrary<string> {
   return fc
-    .tuple(rfc3339Nano, fc.constantFrom('stdout', 'stderr'), fc.constantFrom('F', 'F', 'P'), options.content ?? fc.oneof(plainText, jsonLine()))
+    .tuple(
+      rfc3339Nano,
+      fc.constantFrom('stdout', 'stderr'),
+      fc.constantFrom('F', 'F', 'P'),
+      options.content ?? fc.oneof(plainText, jsonLine()),
+    )
     .map(([time, stream, flag, content]) => `${time} ${stream} ${flag} ${content}`);
 }
 
@@ -80,9 +103,20 @@ export function ansiLine(): fc.Arbitrary<string> {
   return fc.array(piece, { minLength: 1, maxLength: 6 }).map((pieces) => pieces.join(''));
 }
 
-const javaFrame = fc.tuple(fc.constantFrom('com.example.api', 'org.app.db', 'io.netty.channel'), fc.constantFrom('Handler', 'Pool', 'Worker'), fc.constantFrom('run', 'handle', 'query'), fc.nat(999)).map(([pkg, cls, method, line]) => `\tat ${pkg}.${cls}.${method}(${cls}.java:${line})`);
-const goFrame = fc.tuple(fc.constantFrom('main', 'net/http', 'github.com/org/app/db'), fc.constantFrom('serve', 'Query', 'run'), fc.nat(999)).map(([pkg, fn, line]) => `${pkg}.${fn}(...)\n\t/src/${pkg}/${fn}.go:${line} +0x1d`);
-const pythonFrame = fc.tuple(fc.constantFrom('app.py', 'db/pool.py', 'worker.py'), fc.nat(999), fc.constantFrom('main', 'query', 'handle')).map(([file, line, fn]) => `  File "/srv/${file}", line ${line}, in ${fn}`);
+const javaFrame = fc
+  .tuple(
+    fc.constantFrom('com.example.api', 'org.app.db', 'io.netty.channel'),
+    fc.constantFrom('Handler', 'Pool', 'Worker'),
+    fc.constantFrom('run', 'handle', 'query'),
+    fc.nat(999),
+  )
+  .map(([pkg, cls, method, line]) => `\tat ${pkg}.${cls}.${method}(${cls}.java:${line})`);
+const goFrame = fc
+  .tuple(fc.constantFrom('main', 'net/http', 'github.com/org/app/db'), fc.constantFrom('serve', 'Query', 'run'), fc.nat(999))
+  .map(([pkg, fn, line]) => `${pkg}.${fn}(...)\n\t/src/${pkg}/${fn}.go:${line} +0x1d`);
+const pythonFrame = fc
+  .tuple(fc.constantFrom('app.py', 'db/pool.py', 'worker.py'), fc.nat(999), fc.constantFrom('main', 'query', 'handle'))
+  .map(([file, line, fn]) => `  File "/srv/${file}", line ${line}, in ${fn}`);
 
 /**
  * The lines of one stack trace (Java, Go or Python), first line first: the shape multiline
@@ -92,7 +126,12 @@ export function stackTraceLines(): fc.Arbitrary<string[]> {
   const frames = (frame: fc.Arbitrary<string>) => fc.array(frame, { minLength: 1, maxLength: 4 });
   return fc.oneof(
     frames(javaFrame).map((f) => ['Exception in thread "main" java.lang.IllegalStateException: boom', ...f, '\t... 3 more']),
-    frames(goFrame).map((f) => ['panic: runtime error: index out of range [3] with length 3', '', 'goroutine 1 [running]:', ...f.flatMap((x) => x.split('\n'))]),
+    frames(goFrame).map((f) => [
+      'panic: runtime error: index out of range [3] with length 3',
+      '',
+      'goroutine 1 [running]:',
+      ...f.flatMap((x) => x.split('\n')),
+    ]),
     frames(pythonFrame).map((f) => ['Traceback (most recent call last):', ...f, 'ValueError: invalid literal']),
   );
 }
@@ -104,11 +143,40 @@ export function stackTrace(): fc.Arbitrary<string> {
 
 const EDGE_CHARACTERS = [
   // Controls, separators, invisible and bidi characters, BOM, the replacement character.
-  '\u0000', '\t', '\r', '\n', '\r\n', '\u00a0', '\u00ad', '\u200b', '\u200d', '\u2028', '\u2029', '\u202e', '\ufeff', '\ufffd', '\uffff',
+  '\u0000',
+  '\t',
+  '\r',
+  '\n',
+  '\r\n',
+  '\u00a0',
+  '\u00ad',
+  '\u200b',
+  '\u200d',
+  '\u2028',
+  '\u2029',
+  '\u202e',
+  '\ufeff',
+  '\ufffd',
+  '\uffff',
   // Combining marks, case-folding traps (long s, Kelvin sign, dotted I), ligatures, digits of other scripts.
-  'é', 'e\u0301', 'ß', '\u017f', '\u212a', '\u0130', 'ﬀ', 'Ⅻ', '٣', '𝟘', 'א', '中',
+  'é',
+  'e\u0301',
+  'ß',
+  '\u017f',
+  '\u212a',
+  '\u0130',
+  'ﬀ',
+  'Ⅻ',
+  '٣',
+  '𝟘',
+  'א',
+  '中',
   // Astral characters, ZWJ sequences, flags, skin-tone modifiers, the last code point.
-  '😀', '👩\u200d👩\u200d👧', '🇫🇷', '\u{1f3fb}', '\u{10ffff}',
+  '😀',
+  '👩\u200d👩\u200d👧',
+  '🇫🇷',
+  '\u{1f3fb}',
+  '\u{10ffff}',
 ] as const;
 
 /**
@@ -126,7 +194,16 @@ export function unicodeText(): fc.Arbitrary<string> {
  * U+FFFD, as a line read from a file or a socket arrives.
  */
 export function invalidUtf8Line(): fc.Arbitrary<string> {
-  const bad = fc.constantFrom([0x80], [0xbf], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0xe2, 0x82], [0xff], [0xfe, 0xfe]);
+  const bad = fc.constantFrom(
+    [0x80],
+    [0xbf],
+    [0xc0, 0xaf],
+    [0xed, 0xa0, 0x80],
+    [0xf4, 0x90, 0x80, 0x80],
+    [0xe2, 0x82],
+    [0xff],
+    [0xfe, 0xfe],
+  );
   const good = plainText.map((text) => [...new TextEncoder().encode(text)]);
   // A space after each bad sequence keeps two of them from joining into a valid character
   // (`E2 82` then `80` is `₀`); the final 0xFF is never valid anywhere.

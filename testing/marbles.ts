@@ -43,7 +43,12 @@ export interface MarbleOptions {
  *   expectObservable(stage(input).pipe(map((e) => e.line))).toBe('3002ms x |', { x: 'start\nmore' });
  * });
  */
-export function marbles<C>(stage: StageFactory<C>, config: StageConfigInput<C>, body: (helpers: MarbleHelpers) => void, options: MarbleOptions = {}): void {
+export function marbles<C>(
+  stage: StageFactory<C>,
+  config: StageConfigInput<C>,
+  body: (helpers: MarbleHelpers) => void,
+  options: MarbleOptions = {},
+): void {
   const scheduler = new TestScheduler(options.assertDeepEqual ?? ((actual, expected) => deepStrictEqual(actual, expected)));
   const startNs = options.startNs ?? DEFAULT_START_NS;
   const clock: Clock = {

@@ -62,7 +62,9 @@ export function stageSpec<C>(stage: StageFactory<C>, config: StageConfigInput<C>
   if (typeof config !== 'string') return stage(config as Partial<C> & Record<string, unknown>).spec;
   const specs = loadStageList(config, CONFIG_FILE);
   if (specs.length !== 1 || specs[0]!.def !== stage.definition) {
-    throw new Error(`expected the config text to hold exactly one stage.${stage.definition.name} block, got ${specs.map((s) => `stage.${s.def.name}`).join(', ') || 'none'}`);
+    throw new Error(
+      `expected the config text to hold exactly one stage.${stage.definition.name} block, got ${specs.map((s) => `stage.${s.def.name}`).join(', ') || 'none'}`,
+    );
   }
   return specs[0]!;
 }
@@ -86,7 +88,12 @@ export function seededRandom(seed: number): () => number {
  * const run = runStage(multiline, { firstline: '^\\S' }, [{ atMs: 0, entry: a }, { atMs: 5000, entry: b }]);
  * run.outputs.map((e) => e.line);
  */
-export function runStage<C>(stage: StageFactory<C>, config: StageConfigInput<C>, inputs: readonly (Entry | TimedEntry)[], options: RunStageOptions = {}): StageRun {
+export function runStage<C>(
+  stage: StageFactory<C>,
+  config: StageConfigInput<C>,
+  inputs: readonly (Entry | TimedEntry)[],
+  options: RunStageOptions = {},
+): StageRun {
   return runSpec(stageSpec(stage, config), inputs, options);
 }
 

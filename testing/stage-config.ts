@@ -63,7 +63,11 @@ export function stageConfig(stage: StageDefinition<any> | StageFactory<any>, opt
   if (options.valid) return valid.map(({ body, stages }) => ({ text: renderStage(def.name, body, stages), object: objectOf(body) }));
   return fc.tuple(valid, fc.oneof(...mutations(def, overrides))).map(([{ body, stages }, mutate]) => {
     const broken = mutate(body);
-    return { text: renderStage(def.name, broken.body, stages), object: broken.objectExpressible ? objectOf(broken.body) : undefined, invalid: broken.reason };
+    return {
+      text: renderStage(def.name, broken.body, stages),
+      object: broken.objectExpressible ? objectOf(broken.body) : undefined,
+      invalid: broken.reason,
+    };
   });
 }
 
@@ -73,7 +77,8 @@ function blockBody(spec: BlockSpec, overrides: Readonly<Record<string, fc.Arbitr
   for (const [name, field] of Object.entries(spec.fields)) {
     const value = valueFor(field, overrides[prefix + name]);
     if (value === undefined) {
-      if (field.required) throw new Error(`stageConfig: cannot generate a value for required attribute "${prefix + name}" of type ${field.kind.type}`);
+      if (field.required)
+        throw new Error(`stageConfig: cannot generate a value for required attribute "${prefix + name}" of type ${field.kind.type}`);
       continue;
     }
     const statement = value.map((rendered): Statement => ({ kind: 'attribute', name, rendered }));
@@ -86,7 +91,9 @@ function blockBody(spec: BlockSpec, overrides: Readonly<Record<string, fc.Arbitr
     const instance = blockBody(nested, overrides, `${name}.`).map((body): Statement => ({ kind: 'block', name, spec: nested, body }));
     blocks.push(fc.array(instance, { minLength: min, maxLength: max }));
   }
-  return fc.tuple(fc.tuple(...attributes), fc.tuple(...blocks)).map(([attrs, nestedBlocks]) => [...attrs.filter((a): a is Statement => a !== undefined), ...nestedBlocks.flat()]);
+  return fc
+    .tuple(fc.tuple(...attributes), fc.tuple(...blocks))
+    .map(([attrs, nestedBlocks]) => [...attrs.filter((a): a is Statement => a !== undefined), ...nestedBlocks.flat()]);
 }
 
 function valueFor(field: FieldSpec, override: fc.Arbitrary<unknown> | undefined): fc.Arbitrary<Rendered> | undefined {
@@ -102,19 +109,31 @@ const GO_DURATION_UNITS = ['ns', 'us', 'µs', 'ms', 's', 'm', 'h'] as const;
 /** Go duration strings: `0s`, `150ms`, `1.5s`, `1h30m`. */
 const goDuration: fc.Arbitrary<string> = fc.oneof(
   fc.tuple(fc.nat(1000), fc.constantFrom(...GO_DURATION_UNITS)).map(([n, unit]) => `${n}${unit}`),
-  fc.tuple(fc.nat(99), fc.integer({ min: 1, max: 9 }), fc.constantFrom('s', 'm', 'ms')).map(([whole, tenth, unit]) => `${whole}.${tenth}${unit}`),
+  fc
+    .tuple(fc.nat(99), fc.integer({ min: 1, max: 9 }), fc.constantFrom('s', 'm', 'ms'))
+    .map(([whole, tenth, unit]) => `${whole}.${tenth}${unit}`),
   fc.tuple(fc.integer({ min: 1, max: 48 }), fc.nat(59)).map(([h, m]) => `${h}h${m}m`),
 );
 
 /** Keys of generated maps: text that can sit between the quotes of an object key verbatim. */
-const mapKey: fc.Arbitrary<string> = fc.oneof(fc.constantFrom('app', 'level', 'env', 'msg', 'k8s.io/app', 'é'), fc.stringMatching(/^[a-z_][a-z0-9_.-]{0,7}$/));
+const mapKey: fc.Arbitrary<string> = fc.oneof(
+  fc.constantFrom('app', 'level', 'env', 'msg', 'k8s.io/app', 'é'),
+  fc.stringMatching(/^[a-z_][a-z0-9_.-]{0,7}$/),
+);
 
 function validValue(kind: FieldType): fc.Arbitrary<Rendered> | undefined {
   switch (kind.type) {
     case 'string':
-      return fc.oneof(fc.constantFrom('', 'level', 'app', '.*', 'msg'), fc.string({ unit: anyCharacter, maxLength: 10 })).map(renderedString);
+      return fc
+        .oneof(fc.constantFrom('', 'level', 'app', '.*', 'msg'), fc.string({ unit: anyCharacter, maxLength: 10 }))
+        .map(renderedString);
     case 'number':
-      return fc.oneof(fc.constantFrom(0, 1, 0.5, -1, 1e21), fc.double({ min: -1e6, max: 1e6, noNaN: true }).map((n) => (Object.is(n, -0) ? 0 : n))).map(renderedNumber);
+      return fc
+        .oneof(
+          fc.constantFrom(0, 1, 0.5, -1, 1e21),
+          fc.double({ min: -1e6, max: 1e6, noNaN: true }).map((n) => (Object.is(n, -0) ? 0 : n)),
+        )
+        .map(renderedNumber);
     case 'int':
       return fc.oneof(fc.constantFrom(0, 1, 100), fc.integer({ min: -10, max: 100_000 })).map(renderedNumber);
     case 'bool':
@@ -122,11 +141,17 @@ function validValue(kind: FieldType): fc.Arbitrary<Rendered> | undefined {
     case 'duration':
       return goDuration.map(renderedString);
     case 'any':
-      return fc.oneof(fc.string({ unit: anyCharacter, maxLength: 6 }).map(renderedString), fc.integer({ min: -5, max: 5 }).map(renderedNumber), fc.boolean().map((value) => ({ text: String(value), value })));
+      return fc.oneof(
+        fc.string({ unit: anyCharacter, maxLength: 6 }).map(renderedString),
+        fc.integer({ min: -5, max: 5 }).map(renderedNumber),
+        fc.boolean().map((value) => ({ text: String(value), value })),
+      );
     case 'list': {
       const item = validValue(kind.of);
       if (!item) return undefined;
-      return fc.array(item, { maxLength: 3 }).map((items) => ({ text: `[${items.map((i) => i.text).join(', ')}]`, value: items.map((i) => i.value) }));
+      return fc
+        .array(item, { maxLength: 3 })
+        .map((items) => ({ text: `[${items.map((i) => i.text).join(', ')}]`, value: items.map((i) => i.value) }));
     }
     case 'map': {
       const item = validValue(kind.of);
@@ -151,7 +176,11 @@ function mutations(def: StageDefinition<any>, overrides: Readonly<Record<string,
       reason: 'unknown attribute "no_such_attribute"',
       objectExpressible: false,
     })),
-    fc.constant<Mutation>((body) => ({ body: [...body, { kind: 'raw', text: 'no_such_block { }' }], reason: 'unknown block "no_such_block"', objectExpressible: false })),
+    fc.constant<Mutation>((body) => ({
+      body: [...body, { kind: 'raw', text: 'no_such_block { }' }],
+      reason: 'unknown block "no_such_block"',
+      objectExpressible: false,
+    })),
   ];
   for (const [name, field] of Object.entries(def.fields)) {
     const wrong = wrongValues(field);
@@ -173,7 +202,11 @@ function mutations(def: StageDefinition<any>, overrides: Readonly<Record<string,
         value.map(
           (rendered): Mutation =>
             (body) => ({
-              body: [...body.filter((s) => !(s.kind === 'attribute' && s.name === name)), { kind: 'attribute', name, rendered }, { kind: 'attribute', name, rendered }],
+              body: [
+                ...body.filter((s) => !(s.kind === 'attribute' && s.name === name)),
+                { kind: 'attribute', name, rendered },
+                { kind: 'attribute', name, rendered },
+              ],
               reason: `attribute "${name}" written twice`,
               objectExpressible: false,
             }),
@@ -182,13 +215,23 @@ function mutations(def: StageDefinition<any>, overrides: Readonly<Record<string,
     }
     if (field.required) {
       found.push(
-        fc.constant<Mutation>((body) => ({ body: body.filter((s) => !(s.kind === 'attribute' && s.name === name)), reason: `required attribute "${name}" missing`, objectExpressible: true })),
+        fc.constant<Mutation>((body) => ({
+          body: body.filter((s) => !(s.kind === 'attribute' && s.name === name)),
+          reason: `required attribute "${name}" missing`,
+          objectExpressible: true,
+        })),
       );
     }
   }
   for (const [name, nested] of Object.entries(def.blocks ?? {})) {
     if (nested.required) {
-      found.push(fc.constant<Mutation>((body) => ({ body: body.filter((s) => !(s.kind === 'block' && s.name === name)), reason: `required block "${name}" missing`, objectExpressible: true })));
+      found.push(
+        fc.constant<Mutation>((body) => ({
+          body: body.filter((s) => !(s.kind === 'block' && s.name === name)),
+          reason: `required block "${name}" missing`,
+          objectExpressible: true,
+        })),
+      );
     }
   }
   return found;
@@ -254,7 +297,10 @@ export function renderValue(value: unknown): string {
   if (typeof value === 'bigint') return quoteGoString(`${value}ns`);
   if (value === null) return 'null';
   if (Array.isArray(value)) return `[${value.map(renderValue).join(', ')}]`;
-  if (typeof value === 'object') return `{ ${Object.entries(value as Record<string, unknown>).map(([k, v]) => `${quoteKey(k)} = ${renderValue(v)}`).join(', ')} }`;
+  if (typeof value === 'object')
+    return `{ ${Object.entries(value as Record<string, unknown>)
+      .map(([k, v]) => `${quoteKey(k)} = ${renderValue(v)}`)
+      .join(', ')} }`;
   throw new Error(`cannot write ${typeof value} in the config language`);
 }
 

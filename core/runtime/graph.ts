@@ -5,7 +5,15 @@ import { ConfigError, ConfigErrors, configErrorsOf } from '../../lib/config/erro
 import { blockTitle, decodeBlock } from '../schema.js';
 import { decodeStageBlocks } from '../stage.js';
 import { STAGE_IMPORT_BLOCK } from '../stage-modules.js';
-import { componentDefinition, unhealthy, type Component, type ComponentArgs, type ComponentContext, type ComponentDefinition, type Health } from './component.js';
+import {
+  componentDefinition,
+  unhealthy,
+  type Component,
+  type ComponentArgs,
+  type ComponentContext,
+  type ComponentDefinition,
+  type Health,
+} from './component.js';
 
 interface Node {
   readonly id: string;
@@ -18,7 +26,19 @@ interface Node {
 }
 
 /** Namespaces of the config standard library, never component references. */
-const STDLIB_ROOTS = new Set(['sys', 'env', 'string', 'encoding', 'array', 'json_decode', 'coalesce', 'concat', 'convert', 'file', 'constants']);
+const STDLIB_ROOTS = new Set([
+  'sys',
+  'env',
+  'string',
+  'encoding',
+  'array',
+  'json_decode',
+  'coalesce',
+  'concat',
+  'convert',
+  'file',
+  'constants',
+]);
 
 /** The id of a component block: its dotted name plus its label (`logs.process.default`). */
 export function componentId(block: Block): string {
@@ -33,9 +53,7 @@ export class ComponentGraph {
   private nodes = new Map<string, Node>();
   private order: string[] = [];
 
-  constructor(
-    private readonly context: (id: string) => ComponentContext,
-  ) {}
+  constructor(private readonly context: (id: string) => ComponentContext) {}
 
   /** Loads a config for the first time; throws ConfigErrors with every problem found. */
   load(text: string, file: string): void {
@@ -169,7 +187,9 @@ export class ComponentGraph {
         if (STDLIB_ROOTS.has(ref.path[0]!)) continue;
         const target = longestComponentPrefix(ref.path, ids);
         if (target === undefined) {
-          errors.push(new ConfigError(`component "${ref.path.join('.')}" does not exist or is out of scope`, ref.pos, [blockTitle(node.block)]));
+          errors.push(
+            new ConfigError(`component "${ref.path.join('.')}" does not exist or is out of scope`, ref.pos, [blockTitle(node.block)]),
+          );
         } else if (target === node.id) {
           errors.push(new ConfigError(`component "${node.id}" references itself`, ref.pos, [blockTitle(node.block)]));
         } else {

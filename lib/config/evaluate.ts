@@ -4,7 +4,7 @@ import { isFloatLiteral } from './lexer.js';
 import { STDLIB, isStdlibName } from './stdlib.js';
 import {
   ConfigFunction,
-  GoFloat,
+  type GoFloat,
   getField,
   isFloatKind,
   isNumber,
@@ -223,7 +223,7 @@ class Evaluator {
         if (y === 0) throw new ConfigError('division by zero', rightExpr.pos);
         return makeNumber(x % y, float);
       case '^':
-        return makeNumber(float ? Math.pow(x, y) : integerPower(x, y), float);
+        return makeNumber(float ? x ** y : integerPower(x, y), float);
       default:
         return compare(op, x < y ? -1 : x > y ? 1 : 0);
     }
@@ -265,7 +265,7 @@ function integerPower(base: number, exponent: number): number {
   if (exponent === 0 || base === 1) return 1;
   if (base === 0 && exponent > 0) return 0;
   if (exponent < 2) return base;
-  if (exponent > 2048) return Math.pow(base, exponent);
+  if (exponent > 2048) return base ** exponent;
   let result = base;
   for (let i = 2; i <= exponent; i++) result *= base;
   return result;

@@ -78,7 +78,13 @@ function lastLine(expr: Expr): number {
     case 'array':
       return expr.endPos?.line ?? maxOf(expr.pos.line, expr.items.map(lastLine));
     case 'object':
-      return expr.endPos?.line ?? maxOf(expr.pos.line, expr.fields.map((f) => lastLine(f.value)));
+      return (
+        expr.endPos?.line ??
+        maxOf(
+          expr.pos.line,
+          expr.fields.map((f) => lastLine(f.value)),
+        )
+      );
     case 'access':
       return lastLine(expr.object);
     case 'index':
@@ -218,7 +224,10 @@ class Printer {
     let runStart = 0;
     const closeRun = (end: number): void => {
       const run = body.slice(runStart, end) as Attribute[];
-      const longest = maxOf(0, run.map((a) => width(a.name)));
+      const longest = maxOf(
+        0,
+        run.map((a) => width(a.name)),
+      );
       for (let k = runStart; k < end; k++) widths[k] = longest;
     };
     body.forEach((stmt, k) => {
@@ -340,7 +349,12 @@ class Printer {
         const rightAssociative = expr.op === '^';
         const left = this.operand(expr.left, level, col, childPrecedence(expr.left) < precedence + (rightAssociative ? 1 : 0));
         let text = `${left} ${expr.op} `;
-        text += this.operand(expr.right, level, this.colAfter(text, col), childPrecedence(expr.right) < precedence + (rightAssociative ? 0 : 1));
+        text += this.operand(
+          expr.right,
+          level,
+          this.colAfter(text, col),
+          childPrecedence(expr.right) < precedence + (rightAssociative ? 0 : 1),
+        );
         return text;
       }
       case 'paren':

@@ -75,7 +75,7 @@ export const BINARY_PRECEDENCE: Readonly<Record<BinaryOp, number>> = {
 };
 
 function isBinaryOp(kind: TokenKind): kind is BinaryOp {
-  return Object.prototype.hasOwnProperty.call(BINARY_PRECEDENCE, kind);
+  return Object.hasOwn(BINARY_PRECEDENCE, kind);
 }
 
 class Parser {
@@ -292,9 +292,7 @@ class Parser {
     const endPos = this.tok.pos;
     this.next();
     this.leave();
-    return label === undefined
-      ? { kind: 'block', name, body, pos, endPos }
-      : { kind: 'block', name, label, body, pos, endPos };
+    return label === undefined ? { kind: 'block', name, body, pos, endPos } : { kind: 'block', name, label, body, pos, endPos };
   }
 
   // ---- expressions ----
@@ -424,7 +422,10 @@ class Parser {
         const fields = this.parseFields();
         this.leave();
         const endPos = this.tokens[this.p - 1]!.pos;
-        return this.node({ kind: 'object', fields, pos: t.pos, endPos }, fields.map((f) => f.value));
+        return this.node(
+          { kind: 'object', fields, pos: t.pos, endPos },
+          fields.map((f) => f.value),
+        );
       }
       default:
         return this.unexpected('expression');

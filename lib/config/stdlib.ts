@@ -165,7 +165,11 @@ function toFmtValue(v: Value): FmtValue {
       return { kind: 'map', entries: Object.keys(obj).map((k) => [k, toFmtValue(obj[k]!)] as const) };
     }
     case 'capsule':
-      return { kind: 'opaque', type: `capsule(${(v as { capsule: string }).capsule})`, text: `capsule(${(v as { capsule: string }).capsule})` };
+      return {
+        kind: 'opaque',
+        type: `capsule(${(v as { capsule: string }).capsule})`,
+        text: `capsule(${(v as { capsule: string }).capsule})`,
+      };
     case 'function':
       return { kind: 'opaque', type: 'func', text: (v as ConfigFunction).name };
   }
@@ -214,7 +218,8 @@ function trimSet(s: string, cutset: string): string {
 }
 
 // Go's unicode.IsSpace (no U+FEFF, unlike JavaScript's trim).
-const GO_SPACE = /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+|[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/g;
+const GO_SPACE =
+  /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+|[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/g;
 
 const fromJson = fn('encoding.from_json', (args, ctx) => {
   expectArity(args, ctx, 1);
@@ -373,5 +378,5 @@ export const STDLIB: Readonly<Record<string, Value>> = {
 };
 
 export function isStdlibName(name: string): boolean {
-  return Object.prototype.hasOwnProperty.call(STDLIB, name);
+  return Object.hasOwn(STDLIB, name);
 }

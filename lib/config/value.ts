@@ -7,14 +7,7 @@ import { ConfigError, type Position } from './errors.js';
  */
 
 /** An evaluated configuration value. */
-export type ConfigValue =
-  | string
-  | number
-  | boolean
-  | null
-  | readonly ConfigValue[]
-  | { readonly [k: string]: ConfigValue }
-  | Capsule;
+export type ConfigValue = string | number | boolean | null | readonly ConfigValue[] | { readonly [k: string]: ConfigValue } | Capsule;
 
 /** An opaque value such as a component's exported receiver. */
 export interface Capsule {
@@ -133,7 +126,7 @@ export function isObjectValue(v: Value): v is { readonly [k: string]: Value } {
 
 /** Own, enumerable key lookup (never the prototype). */
 export function getField(obj: { readonly [k: string]: Value }, key: string): Value | undefined {
-  return Object.prototype.hasOwnProperty.call(obj, key) ? obj[key] : undefined;
+  return Object.hasOwn(obj, key) ? obj[key] : undefined;
 }
 
 /** Strips evaluation-only wrappers; a function anywhere inside is an error at `pos`. */

@@ -238,13 +238,13 @@ export function isGoPrintable(codePoint: number): boolean {
 }
 
 const QUOTE_ESCAPES: Readonly<Record<number, string>> = {
-  0x07: '\\a',
-  0x08: '\\b',
-  0x0c: '\\f',
-  0x0a: '\\n',
-  0x0d: '\\r',
-  0x09: '\\t',
-  0x0b: '\\v',
+  7: '\\a',
+  8: '\\b',
+  12: '\\f',
+  10: '\\n',
+  13: '\\r',
+  9: '\\t',
+  11: '\\v',
 };
 
 /** One character of a Go quoted literal delimited by `quote` (`"` or `'`), as strconv writes it. */

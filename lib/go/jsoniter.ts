@@ -114,4 +114,3 @@ function jsoniterNumber(n: number): string | undefined {
   const digits = exponent.slice(1);
   return `${mantissa}e${exponent[0]}${digits.length < 2 ? '0' + digits : digits}`;
 }
-

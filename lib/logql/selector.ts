@@ -44,20 +44,7 @@ export class SelectorError extends Error {
 // ---------------------------------------------------------------------------------------------
 // Lexing: Go text/scanner in GoTokens mode plus the reference's operator table.
 
-type TokenKind =
-  | 'IDENTIFIER'
-  | 'STRING'
-  | '='
-  | '!='
-  | '=~'
-  | '!~'
-  | '{'
-  | '}'
-  | ','
-  | '.'
-  | '|~'
-  | '|='
-  | '$end';
+type TokenKind = 'IDENTIFIER' | 'STRING' | '=' | '!=' | '=~' | '!~' | '{' | '}' | ',' | '.' | '|~' | '|=' | '$end';
 
 interface Token {
   readonly kind: TokenKind;
@@ -430,7 +417,7 @@ export function compileSelector(sel: Selector): (labels: Readonly<Record<string,
 }
 
 function labelValue(labels: Readonly<Record<string, string>>, name: string): string {
-  return Object.prototype.hasOwnProperty.call(labels, name) ? labels[name]! : '';
+  return Object.hasOwn(labels, name) ? labels[name]! : '';
 }
 
 function compileOrThrow(pattern: string, where: string, userPattern: string): Regex {

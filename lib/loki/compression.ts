@@ -65,7 +65,8 @@ export function inflateBody(body: Buffer, encoding: 'gzip' | 'deflate', maxLengt
     }
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
-    if (e.code === 'ERR_BUFFER_TOO_LARGE' || e.message.includes('Cannot create a Buffer larger')) throw new TooLargeError(maxLength, 'decompressed body');
+    if (e.code === 'ERR_BUFFER_TOO_LARGE' || e.message.includes('Cannot create a Buffer larger'))
+      throw new TooLargeError(maxLength, 'decompressed body');
     throw new Error(`invalid ${encoding} body: ${e.message}`);
   }
 }

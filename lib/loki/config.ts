@@ -29,8 +29,14 @@ export function byteSize(text: string, name: string, block: Block | undefined, p
   } catch (err) {
     throw new ConfigError(`attribute "${name}": ${(err as Error).message}`, attributePos(block, name), path);
   }
-  if (bytes < BigInt(min)) throw new ConfigError(`attribute "${name}": must be at least ${min} bytes, got ${JSON.stringify(text)}`, attributePos(block, name), path);
-  if (bytes > BigInt(Number.MAX_SAFE_INTEGER)) throw new ConfigError(`attribute "${name}": ${JSON.stringify(text)} is too large`, attributePos(block, name), path);
+  if (bytes < BigInt(min))
+    throw new ConfigError(
+      `attribute "${name}": must be at least ${min} bytes, got ${JSON.stringify(text)}`,
+      attributePos(block, name),
+      path,
+    );
+  if (bytes > BigInt(Number.MAX_SAFE_INTEGER))
+    throw new ConfigError(`attribute "${name}": ${JSON.stringify(text)} is too large`, attributePos(block, name), path);
   return Number(bytes);
 }
 

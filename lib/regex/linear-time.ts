@@ -14,15 +14,19 @@ const V8_FLAGS = '--enable-experimental-regexp-engine-on-excessive-backtracks --
 let state: 'unset' | 'enabled' | 'unavailable' = 'unset';
 
 /**
- * Turns on V8's linear-time fallback for backtracking regexes. Flags apply to RegExps compiled
- * afterwards, so this runs before any user pattern is compiled; `compileRegex` calls it itself.
+ * Turns on V8's linear-time fallback for backtracking regexes: a process-wide V8 setting, so it is
+ * never changed behind a caller's back. The CLI calls this at start; a program using the library
+ * calls it once (exported as `enableLinearTimeRegex`) to let translatable patterns run on V8's
+ * RegExp. Until then every user pattern runs on RE2, which is linear-time by construction. Flags
+ * apply to RegExps compiled afterwards, so call it before building pipelines.
  */
 export function ensureLinearTimeFallback(): void {
   if (state !== 'unset') return;
   try {
     v8.setFlagsFromString(V8_FLAGS);
     // Runtimes that freeze V8 flags after start-up ignore the call; the `l` flag shows whether it took.
-    new RegExp('', 'l');
+    // biome-ignore lint/complexity/useRegexLiterals: a literal with the `l` flag is a syntax error where the flag is off
+    new RegExp('(?:)', 'l');
     state = 'enabled';
   } catch {
     state = 'unavailable';
@@ -34,9 +38,8 @@ export function linearTimeFallbackEnabled(): boolean {
   return state === 'enabled';
 }
 
-/** The Node host, or null when the fallback could not be turned on (every pattern then runs on RE2). */
+/** The Node host, or null while the fallback is not on (every pattern then runs on RE2). */
 export function nodeLinearTimeHost(): LinearTimeHost | null {
-  ensureLinearTimeFallback();
   return state === 'enabled' ? { runsInLinearTime } : null;
 }
 

@@ -79,7 +79,9 @@ class ByteSearch implements Re2Program {
         while (this.utf16At[byteFrom]! < 0) byteFrom++;
         continue;
       }
-      const indices = Array.from(m.indices, (pair) => (pair === undefined ? undefined : ([this.utf16At[pair[0]]!, this.utf16At[pair[1]]!] as const)));
+      const indices = Array.from(m.indices, (pair) =>
+        pair === undefined ? undefined : ([this.utf16At[pair[0]]!, this.utf16At[pair[1]]!] as const),
+      );
       return {
         index: indices[0]![0],
         end: indices[0]![1],

@@ -30,7 +30,6 @@ export interface ParseOptions {
 const NEWLINE = 0x0a;
 const ANY_CHAR = CodePointSet.all;
 const ANY_CHAR_BUT_NEWLINE = CodePointSet.all.minus(CodePointSet.of(NEWLINE));
-const isDigit = (c: string | undefined): boolean => c !== undefined && c >= '0' && c <= '9';
 const isOctal = (c: string | undefined): boolean => c !== undefined && c >= '0' && c <= '7';
 
 /** Parses an RE2 pattern that the engine has accepted. */

@@ -55,7 +55,7 @@ export class V8Regex extends RegexBase {
 
   override test(input: string): boolean {
     const text = toWellFormed(input);
-    if (this.guard !== null && this.guard.test(text)) return this.searchIn(text)(0) !== null;
+    if (this.guard?.test(text)) return this.searchIn(text)(0) !== null;
     try {
       return this.bmp.first.test(text);
     } catch (error) {
@@ -65,7 +65,7 @@ export class V8Regex extends RegexBase {
 
   override exec(input: string): RegexMatch | null {
     const text = toWellFormed(input);
-    if (this.guard !== null && this.guard.test(text)) return this.searchIn(text)(0);
+    if (this.guard?.test(text)) return this.searchIn(text)(0);
     try {
       const m = this.bmp.first.exec(text);
       return m === null ? null : new V8Match(m, text, this.re2);

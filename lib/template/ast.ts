@@ -5,29 +5,10 @@
 
 import type { TemplateFunc } from './func.js';
 
-export type Node =
-  | TextNode
-  | ActionNode
-  | IfNode
-  | WithNode
-  | RangeNode
-  | TemplateNode
-  | BreakNode
-  | ContinueNode
-  | ListNode;
+export type Node = TextNode | ActionNode | IfNode | WithNode | RangeNode | TemplateNode | BreakNode | ContinueNode | ListNode;
 
 /** An operand inside a command. */
-export type Arg =
-  | FieldNode
-  | ChainNode
-  | IdentifierNode
-  | VariableNode
-  | DotNode
-  | NilNode
-  | BoolNode
-  | NumberNode
-  | StringNode
-  | PipeNode;
+export type Arg = FieldNode | ChainNode | IdentifierNode | VariableNode | DotNode | NilNode | BoolNode | NumberNode | StringNode | PipeNode;
 
 export class ListNode {
   readonly kind = 'list';

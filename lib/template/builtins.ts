@@ -91,9 +91,7 @@ export function eq(arg1: unknown, ...arg2: unknown[]): boolean {
           const kind1 = typeOfValue(arg1)?.kind ?? 'invalid';
           const kind2 = typeOfValue(arg)?.kind ?? 'invalid';
           if (kind1 !== kind2 && kind1 !== 'invalid' && kind2 !== 'invalid') {
-            throw new GoError(
-              `non-comparable types ${Sprintf('%s', arg1)}: ${typeName(arg1)}, ${typeName(arg)}: ${Sprintf('%v', arg)}`,
-            );
+            throw new GoError(`non-comparable types ${Sprintf('%s', arg1)}: ${typeName(arg1)}, ${typeName(arg)}: ${Sprintf('%v', arg)}`);
           }
           if (isNilValue(arg1) || isNilValue(arg)) {
             truth = isNilValue(arg) === isNilValue(arg1);

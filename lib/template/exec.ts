@@ -507,8 +507,7 @@ class ExecState {
 
     if (special === 'call') {
       // Go names the callee by its node, or by reflect.Value.String() of a piped-in value.
-      const callee =
-        args.length > 0 ? String(args[0]) : typeof final === 'string' ? final : `<${typeName(final)} Value>`;
+      const callee = args.length > 0 ? String(args[0]) : typeof final === 'string' ? final : `<${typeName(final)} Value>`;
       return this.callFunctionValue(name, node, callee, argv[0], argv.slice(1));
     }
 
@@ -523,7 +522,13 @@ class ExecState {
   }
 
   /** Go's `call` built-in over a function value taken from the data. */
-  private callFunctionValue(name: string, node: { pos: number; toString(): string }, callee: string, fn: unknown, args: unknown[]): unknown {
+  private callFunctionValue(
+    name: string,
+    node: { pos: number; toString(): string },
+    callee: string,
+    fn: unknown,
+    args: unknown[],
+  ): unknown {
     const fail = (message: string): never => {
       this.at(node);
       this.errorf(`error calling ${name}: ${message}`);
@@ -686,7 +691,6 @@ function errorMessage(err: unknown): string {
 function byteCount(s: string): number {
   return new TextEncoder().encode(s).length;
 }
-
 
 /** Renders the tree named `name` with `data` as dot. Throws TemplateExecError. */
 export function execute(program: Program, name: string, data: unknown): string {

@@ -23,10 +23,6 @@ export interface TemplateFunc {
 export type FuncMap = Readonly<Record<string, TemplateFunc>>;
 
 /** Declares a template function. */
-export function defineFunc<A extends unknown[]>(
-  params: readonly GoType[],
-  fn: (...args: A) => unknown,
-  variadic = false,
-): TemplateFunc {
+export function defineFunc<A extends unknown[]>(params: readonly GoType[], fn: (...args: A) => unknown, variadic = false): TemplateFunc {
   return { params, fn: fn as unknown as TemplateFunc['fn'], variadic };
 }

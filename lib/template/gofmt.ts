@@ -202,7 +202,13 @@ class Printer {
       case 'd':
       case 'x':
       case 'X':
-        this.fmtUnsigned(address, verb === 'b' ? 2 : verb === 'o' ? 8 : verb === 'd' ? 10 : 16, verb, verb === 'X' ? UPPER_HEX : LOWER_HEX, false);
+        this.fmtUnsigned(
+          address,
+          verb === 'b' ? 2 : verb === 'o' ? 8 : verb === 'd' ? 10 : 16,
+          verb,
+          verb === 'X' ? UPPER_HEX : LOWER_HEX,
+          false,
+        );
         return;
       default:
         this.badVerb(verb, value);

@@ -345,7 +345,7 @@ class Parser {
   private pipeline(context: string, end: Tok): PipeNode {
     const start = this.peekNonSpace();
     const pipe = new PipeNode(start.pos, start.line);
-    decls: for (;;) {
+    for (;;) {
       const v = this.peekNonSpace();
       if (v.type !== Tok.Variable) break;
       this.next();
@@ -361,7 +361,7 @@ class Parser {
         this.vars.push(v.val);
         if (context === 'range' && pipe.decl.length < 2) {
           const after = this.peekNonSpace().type;
-          if (after === Tok.Variable || after === Tok.RightDelim || after === Tok.RightParen) continue decls;
+          if (after === Tok.Variable || after === Tok.RightDelim || after === Tok.RightParen) continue;
           this.errorf('range can only initialize variables');
         }
         this.errorf(`too many declarations in ${context}`);

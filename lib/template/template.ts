@@ -19,8 +19,8 @@ const DEFAULT_NAME = 'template';
 /** Go's findFunction: the template's own functions first, then the built-ins. */
 function functionLookup(funcs: FuncMap | undefined): (name: string) => TemplateFunc | undefined {
   return (name) =>
-    (funcs !== undefined && Object.prototype.hasOwnProperty.call(funcs, name) ? funcs[name] : undefined) ??
-    (Object.prototype.hasOwnProperty.call(builtinFuncs, name) ? builtinFuncs[name] : undefined);
+    (funcs !== undefined && Object.hasOwn(funcs, name) ? funcs[name] : undefined) ??
+    (Object.hasOwn(builtinFuncs, name) ? builtinFuncs[name] : undefined);
 }
 
 /** A parsed template, ready to render. */

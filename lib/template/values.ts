@@ -207,11 +207,11 @@ export function typeName(value: unknown): string {
 
 /** Own-property lookup on a Go map (never the JS prototype chain). */
 export function mapGet(map: Record<string, unknown>, key: string): unknown {
-  return Object.prototype.hasOwnProperty.call(map, key) ? map[key] : undefined;
+  return Object.hasOwn(map, key) ? map[key] : undefined;
 }
 
 export function mapHas(map: Record<string, unknown>, key: string): boolean {
-  return Object.prototype.hasOwnProperty.call(map, key);
+  return Object.hasOwn(map, key);
 }
 
 /** A new Go map of type `map[string]interface {}` safe for any key, including `__proto__`. */

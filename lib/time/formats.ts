@@ -52,9 +52,7 @@ export interface TimestampParser {
  */
 export function compileTimestampFormat(format: string, location?: string): TimestampParser {
   const loc = location === undefined ? undefined : loadLocation(location);
-  const shorthand = Object.prototype.hasOwnProperty.call(TIMESTAMP_SHORTHANDS, format)
-    ? TIMESTAMP_SHORTHANDS[format]
-    : undefined;
+  const shorthand = Object.hasOwn(TIMESTAMP_SHORTHANDS, format) ? TIMESTAMP_SHORTHANDS[format] : undefined;
   if (shorthand !== undefined) {
     // Shorthands ignore the location: Go's time.Parse, matching zones against the local zone.
     const compiled = compileLayout(shorthand);
@@ -100,11 +98,7 @@ export function parseTimestamp(format: string, value: string, options: ParseTime
  * Tries `formats` in order (the stage's `format` first, then `fallback_formats`); the first
  * success wins. When all fail, throws the error of the first format, as the reference reports.
  */
-export function parseTimestampWithFallbacks(
-  formats: readonly string[],
-  value: string,
-  options: ParseTimestampOptions,
-): bigint {
+export function parseTimestampWithFallbacks(formats: readonly string[], value: string, options: ParseTimestampOptions): bigint {
   let firstError: unknown;
   for (const format of formats) {
     try {
@@ -138,12 +132,7 @@ function parseCustom(compiled: CompiledLayout, value: string, location: TimeLoca
  * offset is that of the final date, and 29 February becomes 1 March in a non-leap year.
  * "Now" is read in the process-local zone, as the reference's `time.Now()` is.
  */
-function parseWithoutYear(
-  compiled: CompiledLayout,
-  value: string,
-  location: TimeLocation | undefined,
-  nowNs: bigint,
-): bigint {
+function parseWithoutYear(compiled: CompiledLayout, value: string, location: TimeLocation | undefined, nowNs: bigint): bigint {
   const parsed = parseCustom(compiled, value, location);
   if (parsed.year !== 0) {
     throw new TimeParseError(`timestamp '${value}' is expected to not contain the year date component`);
@@ -186,7 +175,9 @@ function parseInt64(s: string): bigint {
   return n;
 }
 
-const POWERS_OF_TEN = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22];
+const POWERS_OF_TEN = [
+  1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+];
 
 /**
  * `Unix`: whole seconds, or seconds and a fraction split at the single `.` and read as two

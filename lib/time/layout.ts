@@ -298,12 +298,7 @@ function skipLiteral(s: string, pos: number, prefix: string): number {
 }
 
 /** Go's `time.Parse` core (`parse(layout, value, defaultLocation, local)`). */
-export function parseCompiled(
-  compiled: CompiledLayout,
-  value: string,
-  defaultLocation: TimeLocation,
-  local: TimeLocation,
-): ParsedTime {
+export function parseCompiled(compiled: CompiledLayout, value: string, defaultLocation: TimeLocation, local: TimeLocation): ParsedTime {
   if (compiled.isRFC3339) {
     const fast = parseRFC3339Fast(value, local, compiled.hasYear);
     if (fast !== undefined) return fast;
@@ -619,8 +614,7 @@ export function parseCompiled(
     const seconds = wall.seconds - zoneOffset;
     // Use the local zone when it really had this offset (and name) then; otherwise Go
     // fabricates a fixed zone recording the offset.
-    const matchesLocal =
-      local.offsetAt(seconds) === zoneOffset && (zoneName === '' || local.abbreviationAt(seconds) === zoneName);
+    const matchesLocal = local.offsetAt(seconds) === zoneOffset && (zoneName === '' || local.abbreviationAt(seconds) === zoneName);
     return result(seconds, wall.nanos, matchesLocal ? local : fixedZone(zoneName, zoneOffset), hasYear);
   }
 
@@ -665,7 +659,7 @@ function isISO8601Zone(std: number): boolean {
 function readNumericZone(s: string, pos: number, std: number): number {
   readZoneBad = false;
   const rest = s.length - pos;
-  let hh = pos + 1;
+  const hh = pos + 1;
   let mm = -1;
   let ss = -1;
   let end: number;
@@ -778,8 +772,7 @@ function parseRFC3339Fast(s: string, local: TimeLocation, hadYear: boolean): Par
     nanos = readNumber;
     pos += n;
   }
-  const wallSeconds =
-    (daysFromCivil(year, month, day) * 24 + hour) * 3600 + minute * 60 + second;
+  const wallSeconds = (daysFromCivil(year, month, day) * 24 + hour) * 3600 + minute * 60 + second;
   const rest = s.length - pos;
   if (rest === 1 && s[pos] === 'Z') return result(wallSeconds, nanos, UTC, hadYear);
   if (rest !== 6) return undefined;
@@ -828,19 +821,10 @@ function formatNumericZone(offset: number, std: number): string {
     out = '+';
   }
   out += padInt(Math.floor(zone / 60), 2);
-  const colon =
-    std === Std.ISO8601ColonTZ ||
-    std === Std.NumColonTZ ||
-    std === Std.ISO8601ColonSecondsTZ ||
-    std === Std.NumColonSecondsTZ;
+  const colon = std === Std.ISO8601ColonTZ || std === Std.NumColonTZ || std === Std.ISO8601ColonSecondsTZ || std === Std.NumColonSecondsTZ;
   if (colon) out += ':';
   if (std !== Std.NumShortTZ && std !== Std.ISO8601ShortTZ) out += padInt(zone % 60, 2);
-  if (
-    std === Std.ISO8601SecondsTZ ||
-    std === Std.NumSecondsTZ ||
-    std === Std.NumColonSecondsTZ ||
-    std === Std.ISO8601ColonSecondsTZ
-  ) {
+  if (std === Std.ISO8601SecondsTZ || std === Std.NumSecondsTZ || std === Std.NumColonSecondsTZ || std === Std.ISO8601ColonSecondsTZ) {
     if (std === Std.NumColonSecondsTZ || std === Std.ISO8601ColonSecondsTZ) out += ':';
     out += padInt(absOffset % 60, 2);
   }

@@ -237,7 +237,7 @@ const zoneCache = new Map<string, TimeLocation>();
 
 /** Whether `name` is a zone name Go's LoadLocation accepts (case-sensitive, as Go on Linux). */
 export function isKnownZoneName(name: string): boolean {
-  return Object.prototype.hasOwnProperty.call(ZONE_NAMES, name);
+  return Object.hasOwn(ZONE_NAMES, name);
 }
 
 function zoneLocation(name: string, displayName = name): TimeLocation {

@@ -36,7 +36,10 @@ export const geoip = defineStage<GeoipConfig>({
     db: { kind: t.string, required: true, doc: 'Path to the MMDB database; read once when the pipeline is built.' },
     source: { kind: t.string, required: true, doc: 'Extracted name holding the IP address.' },
     db_type: { kind: t.string, default: '', doc: 'Typed lookup: `city`, `asn` or `country`.' },
-    custom_lookups: { kind: t.map(t.string), doc: 'Extracted name → JMESPath expression evaluated on the database record (empty: the name itself).' },
+    custom_lookups: {
+      kind: t.map(t.string),
+      doc: 'Extracted name → JMESPath expression evaluated on the database record (empty: the name itself).',
+    },
   },
   validate: validateGeoip,
   build: buildGeoip,

@@ -193,7 +193,9 @@ export class GeoipDatabase {
   lookup(ip: ParsedIp): unknown {
     if (ip.isV4) return this.reader.get(`${ip.bytes[12]}.${ip.bytes[13]}.${ip.bytes[14]}.${ip.bytes[15]}`);
     if (this.ipVersion === 4) {
-      throw new GeoipLookupError(`error looking up '${formatIPv6(ip.bytes)}': you attempted to look up an IPv6 address in an IPv4-only database`);
+      throw new GeoipLookupError(
+        `error looking up '${formatIPv6(ip.bytes)}': you attempted to look up an IPv6 address in an IPv4-only database`,
+      );
     }
     return this.reader.get(formatIPv6(ip.bytes));
   }
@@ -224,7 +226,15 @@ function formatIPv6(bytes: Uint8Array): string {
 // a field of the wrong type (a string where a map is expected, a negative or fractional number in
 // an unsigned field, …) fails the whole lookup. Keys the structs do not name are ignored.
 
-type Shape = 'string' | 'bool' | 'uint' | 'uint16' | 'float' | 'names' | { readonly struct: Readonly<Record<string, Shape>> } | { readonly list: Shape };
+type Shape =
+  | 'string'
+  | 'bool'
+  | 'uint'
+  | 'uint16'
+  | 'float'
+  | 'names'
+  | { readonly struct: Readonly<Record<string, Shape>> }
+  | { readonly list: Shape };
 
 const namedPlace = { struct: { names: 'names', geoname_id: 'uint' } } as const;
 const continent = { struct: { names: 'names', code: 'string', geoname_id: 'uint' } } as const;
@@ -282,7 +292,9 @@ function checkShape(value: unknown, shape: Shape, path: string): void {
     case 'uint':
     case 'uint16': {
       const max = shape === 'uint' ? UINT64_MAX : 0xffffn;
-      const ok = (typeof value === 'number' && Number.isInteger(value) && value >= 0 && BigInt(value) <= max) || (typeof value === 'bigint' && value >= 0n && value <= max);
+      const ok =
+        (typeof value === 'number' && Number.isInteger(value) && value >= 0 && BigInt(value) <= max) ||
+        (typeof value === 'bigint' && value >= 0n && value <= max);
       if (!ok) fail(`an unsigned integer${shape === 'uint16' ? ' (16 bits)' : ''}`);
       return;
     }

@@ -58,7 +58,8 @@ export function histogramBounds(buckets: readonly number[]): readonly number[] |
   const bounds = buckets[buckets.length - 1] === Infinity ? buckets.slice(0, -1) : [...buckets];
   for (let i = 0; i < bounds.length; i++) {
     if (Number.isNaN(bounds[i])) return 'histogram buckets must not be NaN';
-    if (i > 0 && !(bounds[i]! > bounds[i - 1]!)) return `histogram buckets must be in increasing order: ${formatGoFloatG(bounds[i]!)} >= ${formatGoFloatG(bounds[i - 1]!)}`;
+    if (i > 0 && !(bounds[i]! > bounds[i - 1]!))
+      return `histogram buckets must be in increasing order: ${formatGoFloatG(bounds[i]!)} >= ${formatGoFloatG(bounds[i - 1]!)}`;
   }
   return bounds;
 }

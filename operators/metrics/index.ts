@@ -12,7 +12,15 @@
  * histogram series with an entry label named `le`; it rejects bad histogram buckets up front.
  */
 import { Buffer } from 'node:buffer';
-import { DEFAULT_BUCKETS, EntrySeries, histogramBounds, registerCustomMetric, type CustomMetric, type CustomMetricType, type SeriesRef } from './custom-metrics.js';
+import {
+  DEFAULT_BUCKETS,
+  EntrySeries,
+  histogramBounds,
+  registerCustomMetric,
+  type CustomMetric,
+  type CustomMetricType,
+  type SeriesRef,
+} from './custom-metrics.js';
 import type { Entry } from '../../core/entry.js';
 import { ConfigError } from '../../lib/config/errors.js';
 import { defineStage, type BuildContext, type StageImpl } from '../../core/stage.js';
@@ -121,15 +129,18 @@ function validateCommon(config: MetricCommonConfig, fail: (reason: string) => ne
 function validateCounter(config: CounterMetricConfig): void {
   const fail = failure('counter', config);
   validateCommon(config, fail);
-  if (!COUNTER_ACTIONS.includes(config.action)) fail(`the counter action must be either "inc" or "add", got ${JSON.stringify(config.action)}`);
+  if (!COUNTER_ACTIONS.includes(config.action))
+    fail(`the counter action must be either "inc" or "add", got ${JSON.stringify(config.action)}`);
   if (config.match_all && config.value !== '') fail('a counter supports either match_all or a value, not both');
-  if (config.count_entry_bytes && (!config.match_all || config.action !== 'add')) fail('count_entry_bytes needs match_all = true and action = "add"');
+  if (config.count_entry_bytes && (!config.match_all || config.action !== 'add'))
+    fail('count_entry_bytes needs match_all = true and action = "add"');
 }
 
 function validateGauge(config: GaugeMetricConfig): void {
   const fail = failure('gauge', config);
   validateCommon(config, fail);
-  if (!GAUGE_ACTIONS.includes(config.action)) fail(`the gauge action must be one of "set", "inc", "dec", "add" or "sub", got ${JSON.stringify(config.action)}`);
+  if (!GAUGE_ACTIONS.includes(config.action))
+    fail(`the gauge action must be one of "set", "inc", "dec", "add" or "sub", got ${JSON.stringify(config.action)}`);
 }
 
 function validateHistogram(config: HistogramMetricConfig): void {
@@ -154,7 +165,8 @@ function buildMetrics(config: MetricsConfig, ctx: BuildContext): StageImpl {
   // earlier one. (The reference still registers the earlier one, but it never gets a series, so
   // leaving it out exports the same samples.)
   const definitions = new Map<string, Definition>();
-  for (const counter of config['metric.counter']) definitions.set(counter.name, { config: counter, type: 'counter', update: counterUpdate(counter) });
+  for (const counter of config['metric.counter'])
+    definitions.set(counter.name, { config: counter, type: 'counter', update: counterUpdate(counter) });
   for (const gauge of config['metric.gauge']) definitions.set(gauge.name, { config: gauge, type: 'gauge', update: gaugeUpdate(gauge) });
   for (const histogram of config['metric.histogram']) {
     const bounds = histogramBounds(histogram.buckets);
@@ -262,7 +274,8 @@ function histogramUpdate(config: HistogramMetricConfig) {
       const found = read(entry);
       const amount = found === SKIP ? undefined : toFloat(found);
       if (amount === undefined) return;
-      if (!metric.observe(series, amount)) ctx.debug('histogram observation skipped: the entry has a label named "le"', { metric: metric.options.name });
+      if (!metric.observe(series, amount))
+        ctx.debug('histogram observation skipped: the entry has a label named "le"', { metric: metric.options.name });
     };
   };
 }

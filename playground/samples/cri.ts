@@ -6,7 +6,8 @@ const pod = { namespace: 'shop', pod: 'checkout-7d9f', container: 'app' };
 export const criSample: Sample = {
   id: 'cri',
   title: 'CRI with partial lines',
-  description: 'Container runtime (CRI) lines: stage.cri parses time, stream and flag, and joins the P (partial) pieces of a long line with the F line that ends it.',
+  description:
+    'Container runtime (CRI) lines: stage.cri parses time, stream and flag, and joins the P (partial) pieces of a long line with the F line that ends it.',
   inputFormat: 'jsonl',
   now: '2024-05-01T12:00:10Z',
   config: String.raw`logs.process "default" {

@@ -4,7 +4,8 @@ import { lines, type Sample } from './sample.js';
 export const dockerSample: Sample = {
   id: 'docker',
   title: 'Docker JSON logs',
-  description: 'Docker json-file lines: stage.docker sets the line, the stream label and the timestamp; health checks are dropped and lines are counted per stream.',
+  description:
+    'Docker json-file lines: stage.docker sets the line, the stream label and the timestamp; health checks are dropped and lines are counted per stream.',
   inputFormat: 'text',
   now: '2024-05-01T12:00:10Z',
   config: String.raw`logs.process "default" {

@@ -14,7 +14,8 @@ const failed =
 export const hostEventsSample: Sample = {
   id: 'host-events',
   title: 'Host event messages',
-  description: 'Security events as JSON: stage.json pulls out the message, stage.hostevent turns its sections into fields (Subject_AccountName, NewLogon_AccountName…), the event id becomes a label.',
+  description:
+    'Security events as JSON: stage.json pulls out the message, stage.hostevent turns its sections into fields (Subject_AccountName, NewLogon_AccountName…), the event id becomes a label.',
   inputFormat: 'jsonl',
   now: '2024-05-01T12:00:00Z',
   config: String.raw`stage.json {
@@ -38,7 +39,15 @@ stage.output {
 }
 `,
   input: jsonl([
-    { labels: { host: 'web01', channel: 'Security' }, timestamp: '2024-05-01T11:59:00Z', line: JSON.stringify({ EventID: 4624, Message: logon }) },
-    { labels: { host: 'web01', channel: 'Security' }, timestamp: '2024-05-01T11:59:30Z', line: JSON.stringify({ EventID: 4625, Message: failed }) },
+    {
+      labels: { host: 'web01', channel: 'Security' },
+      timestamp: '2024-05-01T11:59:00Z',
+      line: JSON.stringify({ EventID: 4624, Message: logon }),
+    },
+    {
+      labels: { host: 'web01', channel: 'Security' },
+      timestamp: '2024-05-01T11:59:30Z',
+      line: JSON.stringify({ EventID: 4625, Message: failed }),
+    },
   ]),
 };

@@ -7,7 +7,8 @@ const search = { namespace: 'shop', app: 'search', pod: 'search-5c2a' };
 export const kubernetesSample: Sample = {
   id: 'kubernetes',
   title: 'Kubernetes app JSON',
-  description: 'JSON application logs: fields are extracted, the level becomes a label, the trace id structured metadata; debug lines are dropped and payment lines get a team label in a match branch.',
+  description:
+    'JSON application logs: fields are extracted, the level becomes a label, the trace id structured metadata; debug lines are dropped and payment lines get a team label in a match branch.',
   inputFormat: 'jsonl',
   now: '2024-05-01T12:01:00Z',
   config: String.raw`logs.process "default" {
@@ -50,10 +51,22 @@ export const kubernetesSample: Sample = {
 }
 `,
   input: jsonl([
-    { labels: checkout, timestamp: '2024-05-01T12:00:00.000Z', line: '{"level":"info","msg":"cart created","trace_id":"4bf92f35","user":{"id":42}}' },
+    {
+      labels: checkout,
+      timestamp: '2024-05-01T12:00:00.000Z',
+      line: '{"level":"info","msg":"cart created","trace_id":"4bf92f35","user":{"id":42}}',
+    },
     { labels: checkout, timestamp: '2024-05-01T12:00:00.250Z', line: '{"level":"debug","msg":"cache lookup","trace_id":"4bf92f35"}' },
-    { labels: checkout, timestamp: '2024-05-01T12:00:01.000Z', line: '{"level":"error","msg":"payment declined","trace_id":"4bf92f35","user":{"id":42}}' },
-    { labels: search, timestamp: '2024-05-01T12:00:01.500Z', line: '{"level":"info","msg":"query served","trace_id":"00f067aa","user":{"id":7}}' },
+    {
+      labels: checkout,
+      timestamp: '2024-05-01T12:00:01.000Z',
+      line: '{"level":"error","msg":"payment declined","trace_id":"4bf92f35","user":{"id":42}}',
+    },
+    {
+      labels: search,
+      timestamp: '2024-05-01T12:00:01.500Z',
+      line: '{"level":"info","msg":"query served","trace_id":"00f067aa","user":{"id":7}}',
+    },
     { labels: search, timestamp: '2024-05-01T12:00:02.000Z', line: 'plain text line from a sidecar' },
   ]),
 };

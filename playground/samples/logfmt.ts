@@ -4,7 +4,8 @@ import { lines, type Sample } from './sample.js';
 export const logfmtSample: Sample = {
   id: 'logfmt',
   title: 'logfmt',
-  description: 'logfmt lines: the level becomes a label, debug lines are dropped and query durations go into a histogram (Go durations convert to seconds).',
+  description:
+    'logfmt lines: the level becomes a label, debug lines are dropped and query durations go into a histogram (Go durations convert to seconds).',
   inputFormat: 'text',
   now: '2024-05-01T12:00:00Z',
   config: String.raw`stage.logfmt {

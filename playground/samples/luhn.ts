@@ -4,7 +4,8 @@ import { lines, type Sample } from './sample.js';
 export const luhnSample: Sample = {
   id: 'luhn',
   title: 'Credit card numbers (luhn)',
-  description: 'Digit runs that pass the Luhn checksum are redacted; spaces and dashes may separate the groups. Order numbers that fail the checksum stay.',
+  description:
+    'Digit runs that pass the Luhn checksum are redacted; spaces and dashes may separate the groups. Order numbers that fail the checksum stay.',
   inputFormat: 'text',
   now: '2024-05-01T12:00:00Z',
   config: String.raw`stage.luhn {

@@ -5,7 +5,8 @@ import { GEOIP_CITY_DB } from './geoip-database.js';
 export const nginxGeoipSample: Sample = {
   id: 'nginx-geoip',
   title: 'nginx access logs + GeoIP',
-  description: 'nginx "combined" access lines parsed with a regex; the client address is looked up in a small generated GeoIP City database (documentation address ranges) and requests are counted per status.',
+  description:
+    'nginx "combined" access lines parsed with a regex; the client address is looked up in a small generated GeoIP City database (documentation address ranges) and requests are counted per status.',
   inputFormat: 'text',
   now: '2024-05-01T12:00:10Z',
   config: String.raw`logs.process "default" {

@@ -6,7 +6,8 @@ const api = { app: 'api' };
 export const retentionSample: Sample = {
   id: 'retention',
   title: 'Old entries and sampling',
-  description: 'stage.drop older_than compares timestamps with the virtual clock ("now"); debug lines are kept at a rate of 1 in 3 by stage.sampling, with a fixed seed so every run picks the same ones.',
+  description:
+    'stage.drop older_than compares timestamps with the virtual clock ("now"); debug lines are kept at a rate of 1 in 3 by stage.sampling, with a fixed seed so every run picks the same ones.',
   inputFormat: 'jsonl',
   now: '2024-05-01T12:00:00Z',
   seed: 7,

@@ -23,18 +23,41 @@ export function configCompletion(help: () => HelpIndex | undefined) {
           options.push(snippetCompletion(blockSnippet(stage), { label: stage.name, type: 'class', detail: 'stage', info: stage.doc }));
         }
         if (where.blocks.length === 1 && where.blocks[0] === 'logs.process') {
-          options.push(snippetCompletion('forward_to = [${}]', { label: 'forward_to', type: 'property', detail: 'list(receiver)', info: 'Where the processed entries go; the playground collects them instead.' }));
+          options.push(
+            snippetCompletion('forward_to = [${}]', {
+              label: 'forward_to',
+              type: 'property',
+              detail: 'list(receiver)',
+              info: 'Where the processed entries go; the playground collects them instead.',
+            }),
+          );
         }
         if (where.blocks.length === 0) {
-          options.push(snippetCompletion('logs.process "${default}" {\n\t${}\n\tforward_to = []\n}', { label: 'logs.process', type: 'class', detail: 'component', info: 'A logs.process component wrapping the stages.' }));
+          options.push(
+            snippetCompletion('logs.process "${default}" {\n\t${}\n\tforward_to = []\n}', {
+              label: 'logs.process',
+              type: 'class',
+              detail: 'component',
+              info: 'A logs.process component wrapping the stages.',
+            }),
+          );
         }
       }
       const block = index.blockAt(where.blocks);
       if (block) {
         for (const field of block.fields) {
-          options.push(snippetCompletion(`${field.name} = ${valueSnippet(field)}`, { label: field.name, type: 'property', detail: field.type, info: describeField(field), boost: field.required ? 2 : 1 }));
+          options.push(
+            snippetCompletion(`${field.name} = ${valueSnippet(field)}`, {
+              label: field.name,
+              type: 'property',
+              detail: field.type,
+              info: describeField(field),
+              boost: field.required ? 2 : 1,
+            }),
+          );
         }
-        for (const nested of block.blocks) options.push(snippetCompletion(blockSnippet(nested), { label: nested.name, type: 'class', detail: 'block', info: nested.doc }));
+        for (const nested of block.blocks)
+          options.push(snippetCompletion(blockSnippet(nested), { label: nested.name, type: 'class', detail: 'block', info: nested.doc }));
       }
       return options.length > 0 ? { from, options, validFor: /^[\p{L}\p{Nd}_.]*$/u } : null;
     }

@@ -15,7 +15,8 @@ export function entryChanges(before: EntryJson, after: EntryJson): EntryChange[]
   const changes: EntryChange[] = [];
   changes.push(...mapChanges('labels', before.labels, after.labels));
   if (before.line !== after.line) changes.push({ part: 'line', key: '', op: 'changed', before: before.line, after: after.line });
-  if (before.timestamp !== after.timestamp) changes.push({ part: 'timestamp', key: '', op: 'changed', before: before.timestamp, after: after.timestamp });
+  if (before.timestamp !== after.timestamp)
+    changes.push({ part: 'timestamp', key: '', op: 'changed', before: before.timestamp, after: after.timestamp });
   changes.push(...mapChanges('structured_metadata', before.structured_metadata, after.structured_metadata));
   changes.push(...mapChanges('extracted', before.extracted, after.extracted));
   return changes;
@@ -25,7 +26,8 @@ function mapChanges(part: EntryChange['part'], before: Record<string, unknown>, 
   const out: EntryChange[] = [];
   for (const key of Object.keys(after)) {
     if (!Object.hasOwn(before, key)) out.push({ part, key, op: 'added', after: after[key] });
-    else if (JSON.stringify(before[key]) !== JSON.stringify(after[key])) out.push({ part, key, op: 'changed', before: before[key], after: after[key] });
+    else if (JSON.stringify(before[key]) !== JSON.stringify(after[key]))
+      out.push({ part, key, op: 'changed', before: before[key], after: after[key] });
   }
   for (const key of Object.keys(before)) if (!Object.hasOwn(after, key)) out.push({ part, key, op: 'removed', before: before[key] });
   return out;

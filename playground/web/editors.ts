@@ -33,7 +33,14 @@ function common(options: EditorOptions): Extension[] {
 export function configEditor(options: EditorOptions, help: () => HelpIndex | undefined): EditorView {
   return new EditorView({
     parent: options.parent,
-    extensions: [...common(options), EditorView.lineWrapping, blockSyntax, blockSyntax.data.of({ autocomplete: configCompletion(help) }), blockHighlight, configHover(help)],
+    extensions: [
+      ...common(options),
+      EditorView.lineWrapping,
+      blockSyntax,
+      blockSyntax.data.of({ autocomplete: configCompletion(help) }),
+      blockHighlight,
+      configHover(help),
+    ],
   });
 }
 
@@ -53,7 +60,13 @@ export function markConfigProblems(view: EditorView, problems: readonly ConfigPr
     const from = p.line > 0 ? offsetOf(text, p.line, p.col) : 0;
     const word = wordAt(text, from);
     const to = word && word.from === from ? word.to : Math.min(from + 1, view.state.doc.lineAt(from).to);
-    return { from, to: Math.max(to, from), severity: 'error', message: p.line > 0 ? `${p.line}:${p.col}: ${p.message}` : p.message, source: 'config' };
+    return {
+      from,
+      to: Math.max(to, from),
+      severity: 'error',
+      message: p.line > 0 ? `${p.line}:${p.col}: ${p.message}` : p.message,
+      source: 'config',
+    };
   });
   view.dispatch(setDiagnostics(view.state, diagnostics));
 }

@@ -31,8 +31,13 @@ function blockCard(block: BlockHelp): HTMLElement {
   card.append(element('div', 'help-title', block.name), element('p', 'help-doc', block.doc));
   if (block.fields.length > 0 || block.blocks.length > 0) {
     const list = element('dl', 'help-fields');
-    for (const f of block.fields) list.append(element('dt', '', `${f.name}`), element('dd', '', `${describeField(f).replace('\n', ' — ')}`));
-    for (const b of block.blocks) list.append(element('dt', '', `${b.name} { }`), element('dd', '', `block${b.multiple ? ', repeatable' : ''}${b.required ? ', required' : ''} — ${b.doc}`));
+    for (const f of block.fields)
+      list.append(element('dt', '', `${f.name}`), element('dd', '', `${describeField(f).replace('\n', ' — ')}`));
+    for (const b of block.blocks)
+      list.append(
+        element('dt', '', `${b.name} { }`),
+        element('dd', '', `block${b.multiple ? ', repeatable' : ''}${b.required ? ', required' : ''} — ${b.doc}`),
+      );
     card.append(list);
   }
   if (block.stages) card.append(element('p', 'help-doc', 'Holds nested stage.* blocks.'));

@@ -60,7 +60,10 @@ const actions: ViewActions = {
 };
 
 async function api<T>(path: string, body?: unknown): Promise<T> {
-  const response = await fetch(path, body === undefined ? {} : { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  const response = await fetch(
+    path,
+    body === undefined ? {} : { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) },
+  );
   const data = (await response.json()) as T & { error?: string };
   if (!response.ok) throw new Error(data.error ?? `${response.status} ${response.statusText}`);
   return data;
@@ -98,7 +101,13 @@ async function run(): Promise<void> {
   clearTimeout(changeTimer);
   const seq = ++runSeq;
   const state = currentState();
-  const request: RunRequest = { config: state.config, input: state.input, inputFormat: state.inputFormat, ...(state.now ? { now: state.now } : {}), ...(state.seed !== undefined ? { seed: state.seed } : {}) };
+  const request: RunRequest = {
+    config: state.config,
+    input: state.input,
+    inputFormat: state.inputFormat,
+    ...(state.now ? { now: state.now } : {}),
+    ...(state.seed !== undefined ? { seed: state.seed } : {}),
+  };
   setStatus('Running…');
   const started = performance.now();
   let answer: RunResult;
@@ -117,7 +126,11 @@ async function run(): Promise<void> {
   restoreSelection();
   renderAll();
   document.body.dataset.runs = String(Number(document.body.dataset.runs ?? '0') + 1);
-  setStatus(answer.errors.length > 0 ? `Config has ${answer.errors.length} error${answer.errors.length === 1 ? '' : 's'}` : `Ran in ${Math.round(performance.now() - started)} ms`);
+  setStatus(
+    answer.errors.length > 0
+      ? `Config has ${answer.errors.length} error${answer.errors.length === 1 ? '' : 's'}`
+      : `Ran in ${Math.round(performance.now() - started)} ms`,
+  );
 }
 
 /** Without auto-run, edits still get live error markers. */
@@ -134,7 +147,8 @@ function restoreSelection(): void {
   if (!result) return;
   let trace: number | undefined;
   if (selection.output !== undefined) trace = result.outputs[selection.output]?.trace;
-  if (trace === undefined && selection.inputLine !== undefined) trace = result.traces.find((t) => t.origin.kind === 'input' && t.origin.line === selection.inputLine)?.id;
+  if (trace === undefined && selection.inputLine !== undefined)
+    trace = result.traces.find((t) => t.origin.kind === 'input' && t.origin.line === selection.inputLine)?.id;
   trace ??= result.outputs[0]?.trace ?? result.traces[0]?.id;
   selection = trace === undefined ? {} : selectionOf(trace);
 }
@@ -166,7 +180,10 @@ function renderAll(): void {
 
 function renderProblems(answer: RunResult): void {
   const items = [
-    ...answer.errors.map((p) => ({ text: p.line > 0 ? `Config ${p.line}:${p.col}: ${p.message}` : `Config: ${p.message}`, go: () => goTo(config, p.line, p.col) })),
+    ...answer.errors.map((p) => ({
+      text: p.line > 0 ? `Config ${p.line}:${p.col}: ${p.message}` : `Config: ${p.message}`,
+      go: () => goTo(config, p.line, p.col),
+    })),
     ...answer.inputErrors.map((p) => ({ text: `Input line ${p.line}: ${p.message}`, go: () => goTo(input, p.line, 1) })),
   ];
   ui.problems.replaceChildren();
@@ -219,7 +236,11 @@ async function copyDialogText(): Promise<void> {
 async function share(): Promise<void> {
   const hash = await encodeState(currentState());
   history.replaceState(null, '', hash);
-  openDialog('Share link', 'This link holds the whole config, input and options (in the part after #, which is never sent to a server).', location.href);
+  openDialog(
+    'Share link',
+    'This link holds the whole config, input and options (in the part after #, which is never sent to a server).',
+    location.href,
+  );
 }
 
 async function exportConfig(): Promise<void> {
@@ -229,7 +250,11 @@ async function exportConfig(): Promise<void> {
       setStatus('Fix the config errors first');
       return;
     }
-    openDialog('Copy as config', 'A complete logs.process block for your config file. Point forward_to at your own receivers.', answer.config);
+    openDialog(
+      'Copy as config',
+      'A complete logs.process block for your config file. Point forward_to at your own receivers.',
+      answer.config,
+    );
   } catch (err) {
     setStatus(`Export failed: ${(err as Error).message}`);
   }
@@ -261,7 +286,16 @@ function wireControls(): void {
   tablist.addEventListener('keydown', (event) => {
     const key = (event as KeyboardEvent).key;
     const current = TABS.findIndex((t) => byId(`tab-${t}`).getAttribute('aria-selected') === 'true');
-    const next = key === 'ArrowRight' ? (current + 1) % TABS.length : key === 'ArrowLeft' ? (current + TABS.length - 1) % TABS.length : key === 'Home' ? 0 : key === 'End' ? TABS.length - 1 : -1;
+    const next =
+      key === 'ArrowRight'
+        ? (current + 1) % TABS.length
+        : key === 'ArrowLeft'
+          ? (current + TABS.length - 1) % TABS.length
+          : key === 'Home'
+            ? 0
+            : key === 'End'
+              ? TABS.length - 1
+              : -1;
     if (next < 0) return;
     event.preventDefault();
     showTab(TABS[next]!, true);

@@ -30,8 +30,19 @@ interface Row {
 }
 
 /** The output table: forwarded entries first, then the inputs that were dropped, held or joined. */
-export function renderOutput(table: HTMLTableElement, result: RunResult, selected: number | undefined, showDropped: boolean, actions: ViewActions): void {
-  const rows: Row[] = result.entries.map((entry, i) => ({ trace: result.outputs[i]!.trace, entry, output: i, fate: { kind: 'forwarded', output: i } }));
+export function renderOutput(
+  table: HTMLTableElement,
+  result: RunResult,
+  selected: number | undefined,
+  showDropped: boolean,
+  actions: ViewActions,
+): void {
+  const rows: Row[] = result.entries.map((entry, i) => ({
+    trace: result.outputs[i]!.trace,
+    entry,
+    output: i,
+    fate: { kind: 'forwarded', output: i },
+  }));
   if (showDropped) {
     for (const trace of result.traces) {
       if (trace.fate.kind === 'forwarded' || trace.origin.kind !== 'input') continue;
@@ -51,7 +62,11 @@ export function renderOutput(table: HTMLTableElement, result: RunResult, selecte
         'data-trace': row.trace,
         ...(row.output !== undefined ? { 'data-output': row.output } : {}),
       },
-      h('td', { class: 'num' }, row.output !== undefined ? String(row.output + 1) : h('span', { class: `badge ${row.fate.kind}` }, FATE_TEXT[row.fate.kind])),
+      h(
+        'td',
+        { class: 'num' },
+        row.output !== undefined ? String(row.output + 1) : h('span', { class: `badge ${row.fate.kind}` }, FATE_TEXT[row.fate.kind]),
+      ),
       h('td', { class: 'ts', title: entry?.timestamp ?? '' }, entry ? entry.timestamp.replace('T', '\n').replace(/Z$/, '') : ''),
       h('td', { class: 'labels' }, entry ? pairs(entry.labels) : null),
       h('td', { class: 'line' }, entry?.line ?? ''),
@@ -71,14 +86,22 @@ export function renderOutput(table: HTMLTableElement, result: RunResult, selecte
     });
     body.append(tr);
   }
-  if (rows.length === 0) body.append(h('tr', {}, h('td', { colspan: 6, class: 'empty' }, result.errors.length > 0 ? 'No output: the config has errors.' : 'Nothing was forwarded.')));
+  if (rows.length === 0)
+    body.append(
+      h(
+        'tr',
+        {},
+        h('td', { colspan: 6, class: 'empty' }, result.errors.length > 0 ? 'No output: the config has errors.' : 'Nothing was forwarded.'),
+      ),
+    );
   table.tBodies[0]?.remove();
   table.append(body);
 }
 
 function pairs(map: Record<string, unknown>): HTMLElement {
   const list = h('span', { class: 'pairs' });
-  for (const [key, value] of Object.entries(map)) list.append(h('span', { class: 'pair' }, h('span', { class: 'key' }, key), '=', h('span', { class: 'value' }, showValue(value))));
+  for (const [key, value] of Object.entries(map))
+    list.append(h('span', { class: 'pair' }, h('span', { class: 'key' }, key), '=', h('span', { class: 'value' }, showValue(value))));
   return list;
 }
 
@@ -98,7 +121,11 @@ export function renderTrace(container: HTMLElement, result: RunResult, traceId: 
   const trace = traceId === undefined ? undefined : result.traces[traceId];
   if (!trace) {
     const hint =
-      result.errors.length > 0 ? 'Fix the config errors listed above to run the pipeline.' : result.traces.length === 0 ? 'Run the pipeline to see what each stage does.' : 'Select an entry in the table to see what each stage did to it.';
+      result.errors.length > 0
+        ? 'Fix the config errors listed above to run the pipeline.'
+        : result.traces.length === 0
+          ? 'Run the pipeline to see what each stage does.'
+          : 'Select an entry in the table to see what each stage did to it.';
     container.append(h('p', { class: 'hint' }, hint));
     return;
   }
@@ -112,7 +139,14 @@ export function renderTrace(container: HTMLElement, result: RunResult, traceId: 
   container.append(list);
   const final = lastEntry(trace);
   if (final) {
-    container.append(h('details', { class: 'final' }, h('summary', {}, trace.fate.kind === 'forwarded' ? 'Forwarded entry (JSON)' : 'Entry as last seen (JSON)'), h('pre', {}, JSON.stringify(final, null, 2))));
+    container.append(
+      h(
+        'details',
+        { class: 'final' },
+        h('summary', {}, trace.fate.kind === 'forwarded' ? 'Forwarded entry (JSON)' : 'Entry as last seen (JSON)'),
+        h('pre', {}, JSON.stringify(final, null, 2)),
+      ),
+    );
   }
 }
 
@@ -147,7 +181,10 @@ function stepNote(step: TraceStep, trace: EntryTrace, result: RunResult): string
       if (trace.fate.kind === 'merged') return `Joined into ${traceName(trace.fate.into, result)}.`;
       return 'Still held at the end of input.';
     case 'released': {
-      const waited = step.releasedAtMs !== undefined && step.before ? `Held for ${formatOffset(step.releasedAtMs - step.atMs).slice(1)}, then sent on ` : 'Sent on ';
+      const waited =
+        step.releasedAtMs !== undefined && step.before
+          ? `Held for ${formatOffset(step.releasedAtMs - step.atMs).slice(1)}, then sent on `
+          : 'Sent on ';
       return `${waited}${step.trigger ? triggerText(step.trigger, result) : ''} at ${formatOffset(step.releasedAtMs ?? step.atMs)}.`;
     }
     case 'matched':
@@ -176,7 +213,23 @@ function diffTable(changes: readonly EntryChange[]): HTMLElement {
       ),
     );
   }
-  return h('table', { class: 'diff' }, h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Change')), h('th', { scope: 'col' }, 'Field'), h('th', { scope: 'col' }, 'Before'), h('th', { scope: 'col' }, 'After'))), body);
+  return h(
+    'table',
+    { class: 'diff' },
+    h(
+      'thead',
+      {},
+      h(
+        'tr',
+        {},
+        h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Change')),
+        h('th', { scope: 'col' }, 'Field'),
+        h('th', { scope: 'col' }, 'Before'),
+        h('th', { scope: 'col' }, 'After'),
+      ),
+    ),
+    body,
+  );
 }
 
 export function traceTitle(trace: EntryTrace, result: RunResult): string {
@@ -233,15 +286,38 @@ export function renderTimeline(container: HTMLElement, result: RunResult, action
   const events: Array<{ atMs: number; order: number; what: string; detail: string; trace?: number }> = [];
   for (const trace of result.traces) {
     if (trace.origin.kind !== 'input') continue;
-    events.push({ atMs: trace.atMs, order: events.length, what: `Input line ${trace.origin.line} arrived`, detail: fateText(trace.fate, result), trace: trace.id });
+    events.push({
+      atMs: trace.atMs,
+      order: events.length,
+      what: `Input line ${trace.origin.line} arrived`,
+      detail: fateText(trace.fate, result),
+      trace: trace.id,
+    });
   }
   for (const flush of result.flushes) {
     const stage = result.stages[flush.stage];
-    events.push({ atMs: flush.atMs, order: events.length, what: `${stage?.name ?? 'stage'} flushed`, detail: `Sent on ${traceName(flush.trace, result)} ${triggerText(flush.trigger, result)}.`, trace: flush.trace });
+    events.push({
+      atMs: flush.atMs,
+      order: events.length,
+      what: `${stage?.name ?? 'stage'} flushed`,
+      detail: `Sent on ${traceName(flush.trace, result)} ${triggerText(flush.trigger, result)}.`,
+      trace: flush.trace,
+    });
   }
-  events.push({ atMs: result.endMs, order: events.length, what: 'End of input', detail: 'Stateful stages flushed what they held; pending timers ran.' });
+  events.push({
+    atMs: result.endMs,
+    order: events.length,
+    what: 'End of input',
+    detail: 'Stateful stages flushed what they held; pending timers ran.',
+  });
   events.sort((a, b) => a.atMs - b.atMs || a.order - b.order);
-  container.append(h('p', { class: 'hint' }, `The virtual clock starts at ${result.startedAt}. Entries arrive at their arrival_ms offsets; time moves only between arrivals.`));
+  container.append(
+    h(
+      'p',
+      { class: 'hint' },
+      `The virtual clock starts at ${result.startedAt}. Entries arrive at their arrival_ms offsets; time moves only between arrivals.`,
+    ),
+  );
   const body = h('tbody');
   for (const event of events) {
     const what: Node =
@@ -254,7 +330,18 @@ export function renderTimeline(container: HTMLElement, result: RunResult, action
         : document.createTextNode(event.what);
     body.append(h('tr', {}, h('td', { class: 'time' }, formatOffset(event.atMs)), h('td', {}, what), h('td', {}, event.detail)));
   }
-  container.append(h('table', { class: 'timeline' }, h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Time'), h('th', { scope: 'col' }, 'Event'), h('th', { scope: 'col' }, 'Outcome'))), body));
+  container.append(
+    h(
+      'table',
+      { class: 'timeline' },
+      h(
+        'thead',
+        {},
+        h('tr', {}, h('th', { scope: 'col' }, 'Time'), h('th', { scope: 'col' }, 'Event'), h('th', { scope: 'col' }, 'Outcome')),
+      ),
+      body,
+    ),
+  );
 }
 
 /** The Prometheus text, with `stage.metrics` series set apart from the comment lines. */

@@ -49,7 +49,8 @@ export class Positions {
     } catch (err) {
       throw new Error(`positions file ${this.file} is not valid JSON: ${(err as Error).message}`);
     }
-    if (doc.version !== 1 || typeof doc.files !== 'object' || doc.files === null) throw new Error(`positions file ${this.file} has an unknown format`);
+    if (doc.version !== 1 || typeof doc.files !== 'object' || doc.files === null)
+      throw new Error(`positions file ${this.file} has an unknown format`);
     for (const [path, stored] of Object.entries(doc.files)) {
       try {
         const position = { offset: Number(stored.offset), dev: BigInt(stored.dev), ino: BigInt(stored.ino) };
@@ -102,12 +103,14 @@ export class Positions {
     const text = JSON.stringify({ version: 1, files }, null, 2) + '\n';
     const file = this.file;
     // A failed save must not block the next ones; the caller of the failed one hears of it.
-    this.saving = this.saving.catch(() => {}).then(async () => {
-      await mkdir(dirname(file), { recursive: true });
-      const tmp = `${file}.tmp`;
-      await writeFile(tmp, text);
-      await rename(tmp, file);
-    });
+    this.saving = this.saving
+      .catch(() => {})
+      .then(async () => {
+        await mkdir(dirname(file), { recursive: true });
+        const tmp = `${file}.tmp`;
+        await writeFile(tmp, text);
+        await rename(tmp, file);
+      });
     return this.saving;
   }
 }

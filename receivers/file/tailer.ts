@@ -104,7 +104,7 @@ export class FileTailer {
       if (this.options.signal.aborted) return true;
       changed = true;
     }
-    if (!st || !st.isFile()) return changed;
+    if (!st?.isFile()) return changed;
     if (!this.handle) {
       if (!(await this.openCurrent(st.dev, st.ino, Number(st.size)))) return changed;
       changed = true;

@@ -130,6 +130,10 @@ export function writeGoError(res: HttpResponse, caught: unknown, onUnexpected: (
     return;
   }
   const body = Buffer.from(answer.text);
-  res.writeHead(answer.status, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff', 'Content-Length': String(body.length) });
+  res.writeHead(answer.status, {
+    'Content-Type': 'text/plain; charset=utf-8',
+    'X-Content-Type-Options': 'nosniff',
+    'Content-Length': String(body.length),
+  });
   res.end(body);
 }

@@ -48,8 +48,16 @@ const http2BlockSpec: NestedBlockSpec = {
     max_concurrent_streams: { kind: t.int, default: 100, doc: 'Streams a client may open at once on one connection.' },
     max_read_frame_size: { kind: t.int, default: 0, doc: 'Largest frame the server reads; 0 keeps the protocol default (16 KiB).' },
     max_decoder_header_table_size: { kind: t.int, default: 4096, doc: 'Header compression table size the server decodes with.' },
-    max_encoder_header_table_size: { kind: t.int, default: 4096, doc: 'Accepted for compatibility; the runtime picks its own encoder table size.' },
-    idle_timeout: { kind: t.duration, default: 0n, doc: 'Closes an HTTP/2 connection idle this long; 0 falls back to server_idle_timeout.' },
+    max_encoder_header_table_size: {
+      kind: t.int,
+      default: 4096,
+      doc: 'Accepted for compatibility; the runtime picks its own encoder table size.',
+    },
+    idle_timeout: {
+      kind: t.duration,
+      default: 0n,
+      doc: 'Closes an HTTP/2 connection idle this long; 0 falls back to server_idle_timeout.',
+    },
     ping_timeout: { kind: t.duration, default: 15_000_000_000n, doc: 'Accepted for compatibility.' },
     read_idle_timeout: { kind: t.duration, default: 0n, doc: 'Accepted for compatibility.' },
     write_byte_timeout: { kind: t.duration, default: 0n, doc: 'Accepted for compatibility.' },
@@ -67,9 +75,17 @@ export function httpBlockSpec(defaults: HttpBlockDefaults): NestedBlockSpec {
     fields: {
       listen_address: { kind: t.string, default: '', doc: 'Address to listen on; empty means every interface.' },
       listen_port: { kind: t.any, default: defaults.listenPort, doc: 'Port to listen on (number or string); 0 picks a free port.' },
-      conn_limit: { kind: t.int, default: defaults.connLimit, doc: 'Most TCP connections accepted at once; more wait unaccepted. 0 means no limit.' },
+      conn_limit: {
+        kind: t.int,
+        default: defaults.connLimit,
+        doc: 'Most TCP connections accepted at once; more wait unaccepted. 0 means no limit.',
+      },
       server_read_timeout: { kind: t.duration, default: 30_000_000_000n, doc: 'Time to read a whole request, body included.' },
-      server_write_timeout: { kind: t.duration, default: 30_000_000_000n, doc: 'Time from the end of the request headers to the end of the response.' },
+      server_write_timeout: {
+        kind: t.duration,
+        default: 30_000_000_000n,
+        doc: 'Time from the end of the request headers to the end of the response.',
+      },
       server_idle_timeout: { kind: t.duration, default: 120_000_000_000n, doc: 'How long an idle keep-alive connection stays open.' },
     },
     blocks: { http2: http2BlockSpec, tls: tlsBlockSpec },
@@ -89,7 +105,12 @@ export type HttpBlockValues = Record<string, unknown> | undefined;
  * Validates an `http` block. `block` (the component block) lets errors point at the attribute
  * that caused them; without it they carry no position.
  */
-export function resolveHttpConfig(values: HttpBlockValues, defaults: HttpBlockDefaults, block?: Block, path: readonly string[] = []): HttpServerConfig {
+export function resolveHttpConfig(
+  values: HttpBlockValues,
+  defaults: HttpBlockDefaults,
+  block?: Block,
+  path: readonly string[] = [],
+): HttpServerConfig {
   const errors: ConfigError[] = [];
   const httpBlock = block ? nestedBlock(block, 'http') : undefined;
   const fail = (reason: string, attribute: string, inner?: Block) => {
@@ -108,7 +129,11 @@ export function resolveHttpConfig(values: HttpBlockValues, defaults: HttpBlockDe
     writeTimeoutMs: v.server_write_timeout === undefined ? 30_000 : durationMs(v.server_write_timeout),
     idleTimeoutMs: v.server_idle_timeout === undefined ? 120_000 : durationMs(v.server_idle_timeout),
   };
-  for (const [name, ms] of [['server_read_timeout', timeouts.readTimeoutMs], ['server_write_timeout', timeouts.writeTimeoutMs], ['server_idle_timeout', timeouts.idleTimeoutMs]] as const) {
+  for (const [name, ms] of [
+    ['server_read_timeout', timeouts.readTimeoutMs],
+    ['server_write_timeout', timeouts.writeTimeoutMs],
+    ['server_idle_timeout', timeouts.idleTimeoutMs],
+  ] as const) {
     if (ms < 0) fail(`${name} must not be negative`, name);
   }
 

@@ -13,7 +13,13 @@
  * the write timeout bounds the time from the request's arrival to the end of its response, after
  * which the connection is dropped; the idle timeout bounds keep-alive idleness.
  */
-import { Server as Http1ServerClass, createServer as createHttp1Server, type IncomingMessage, type Server as Http1Server, type ServerResponse } from 'node:http';
+import {
+  Server as Http1ServerClass,
+  createServer as createHttp1Server,
+  type IncomingMessage,
+  type Server as Http1Server,
+  type ServerResponse,
+} from 'node:http';
 import {
   createSecureServer,
   createServer as createHttp2Server,
@@ -61,7 +67,11 @@ const H2_PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n');
 const MAX_HEADER_BYTES = (1 << 20) + 4096;
 
 /** Starts the server; rejects when the address cannot be bound (port in use, bad address). */
-export async function startHttpServer(config: HttpServerConfig, handler: HttpHandler, hooks: HttpServerHooks = {}): Promise<RunningHttpServer> {
+export async function startHttpServer(
+  config: HttpServerConfig,
+  handler: HttpHandler,
+  hooks: HttpServerHooks = {},
+): Promise<RunningHttpServer> {
   let admitted = 0;
   const queue: Socket[] = [];
   const live = new Set<Socket>();
@@ -211,7 +221,10 @@ function createHttp1(config: HttpServerConfig, handler: HttpHandler): Http1Serve
 }
 
 function createH2c(config: HttpServerConfig, handler: HttpHandler): Http2Server {
-  const server = createHttp2Server({ settings: h2Settings(config), maxSessionMemory: 64 }, handler as (req: Http2ServerRequest, res: Http2ServerResponse) => void);
+  const server = createHttp2Server(
+    { settings: h2Settings(config), maxSessionMemory: 64 },
+    handler as (req: Http2ServerRequest, res: Http2ServerResponse) => void,
+  );
   server.setTimeout(config.http2.idleTimeoutMs || config.idleTimeoutMs);
   return server;
 }
@@ -225,7 +238,11 @@ interface SecureServer {
  * HTTPS with HTTP/2 by ALPN and HTTP/1.1 beside it. Certificate files are re-read when they
  * change, checked as each connection is admitted (the reference re-reads them per handshake).
  */
-function createTls(config: HttpServerConfig, handler: HttpHandler, onSecure: (socket: TLSSocket & { _parent?: Socket }) => void): SecureServer {
+function createTls(
+  config: HttpServerConfig,
+  handler: HttpHandler,
+  onSecure: (socket: TLSSocket & { _parent?: Socket }) => void,
+): SecureServer {
   const tls = config.tls!;
   const policy = clientCertPolicy(tls.clientAuth);
   const server = createSecureServer(

@@ -13,7 +13,12 @@ import { createSecureContext, type SecureContextOptions } from 'node:tls';
 import { t, type NestedBlockSpec } from '../../core/schema.js';
 
 /** How the server treats client certificates (the reference's names). */
-export type ClientAuthType = 'NoClientCert' | 'RequestClientCert' | 'RequireAnyClientCert' | 'VerifyClientCertIfGiven' | 'RequireAndVerifyClientCert';
+export type ClientAuthType =
+  | 'NoClientCert'
+  | 'RequestClientCert'
+  | 'RequireAnyClientCert'
+  | 'VerifyClientCertIfGiven'
+  | 'RequireAndVerifyClientCert';
 
 /** PEM text given inline or a file that holds it. */
 export type PemSource = { readonly pem: string } | { readonly file: string };
@@ -43,7 +48,11 @@ export const tlsBlockSpec: NestedBlockSpec = {
     client_ca: { kind: t.string, default: '', doc: 'CA certificates (PEM) that client certificates are verified against.' },
     client_ca_file: { kind: t.string, default: '', doc: 'File holding the client CA certificates; wins over client_ca.' },
     cipher_suites: { kind: t.any, default: [], doc: 'Allowed TLS 1.2 cipher suites by their Go names (list or comma-separated string).' },
-    min_version: { kind: t.string, default: '', doc: 'Oldest TLS version accepted: VersionTLS10 … VersionTLS13 (TLS10 … TLS13 also accepted).' },
+    min_version: {
+      kind: t.string,
+      default: '',
+      doc: 'Oldest TLS version accepted: VersionTLS10 … VersionTLS13 (TLS10 … TLS13 also accepted).',
+    },
   },
 };
 
@@ -96,7 +105,10 @@ const CIPHERS: Readonly<Record<string, string>> = {
  * Validates a decoded `tls` block. `fail(reason, attribute)` records each problem; the result is
  * undefined when the block configures no TLS (or when it failed).
  */
-export function resolveTls(values: Record<string, unknown>, fail: (reason: string, attribute: string) => void): TlsServerConfig | undefined {
+export function resolveTls(
+  values: Record<string, unknown>,
+  fail: (reason: string, attribute: string) => void,
+): TlsServerConfig | undefined {
   const str = (name: string) => (values[name] as string | undefined) ?? '';
   const errorsBefore = { count: 0 };
   const report = (reason: string, attribute: string) => {
@@ -112,7 +124,8 @@ export function resolveTls(values: Record<string, unknown>, fail: (reason: strin
 
   const clientAuth = CLIENT_AUTH[str('client_auth_type')];
   if (clientAuth === undefined) report(`invalid ClientAuth: ${str('client_auth_type')}`, 'client_auth_type');
-  if (clientCa && clientAuth === 'NoClientCert') report("client CA's have been configured without a Client Auth Policy", clientCaFile ? 'client_ca_file' : 'client_ca');
+  if (clientCa && clientAuth === 'NoClientCert')
+    report("client CA's have been configured without a Client Auth Policy", clientCaFile ? 'client_ca_file' : 'client_ca');
 
   let minVersion: TlsServerConfig['minVersion'];
   if (str('min_version') !== '') {
@@ -121,7 +134,8 @@ export function resolveTls(values: Record<string, unknown>, fail: (reason: strin
   }
   const ciphers = cipherList(values.cipher_suites, report);
 
-  const wantsTls = cert !== undefined || key !== undefined || (clientAuth !== undefined && clientAuth !== 'NoClientCert') || clientCa !== undefined;
+  const wantsTls =
+    cert !== undefined || key !== undefined || (clientAuth !== undefined && clientAuth !== 'NoClientCert') || clientCa !== undefined;
   if (!wantsTls) return undefined;
   if (cert === undefined && str('cert_pem') === '' && str('cert_file') === '') report('missing one of cert_pem or cert_file', 'cert_pem');
   if (key === undefined && str('key_pem') === '' && str('key_file') === '') report('missing one of key_pem or key_file', 'key_pem');
@@ -144,7 +158,13 @@ export function resolveTls(values: Record<string, unknown>, fail: (reason: strin
   return config;
 }
 
-function pemSource(pem: string, file: string, pemName: string, fileName: string, report: (reason: string, attribute: string) => void): PemSource | undefined {
+function pemSource(
+  pem: string,
+  file: string,
+  pemName: string,
+  fileName: string,
+  report: (reason: string, attribute: string) => void,
+): PemSource | undefined {
   if (pem !== '' && file !== '') {
     report(`${pemName} and ${fileName} are mutually exclusive`, fileName);
     return undefined;

@@ -17,7 +17,7 @@ import type { Entry, Labels, MetadataPair } from '../../core/entry.js';
 import { TENANT_LABEL } from '../../core/entry.js';
 import { goErrorResponses, httpError } from '../http/errors.js';
 import type { SourceApiMetrics } from './metrics.js';
-import { PendingBytes } from './pending.js';
+import type { PendingBytes } from './pending.js';
 import { bodyFormat, decodeContentEncoding, decodePushBody, PushError, type DecodedPush } from './push_body.js';
 import { readBodyCapped } from './read_body.js';
 import type { WireEntry } from '../../lib/loki/wire.js';
@@ -57,7 +57,8 @@ export function createPushApp(options: PushAppOptions): Koa {
     metrics.rejected.inc({ component_id: componentId, reason: err.reason });
     if (err.status === 429) ctx.set('Retry-After', String(RETRY_AFTER_SECONDS));
     // Leave the rest of a refused upload unread: the connection closes instead of draining it.
-    if ((err.status === 413 || err.status === 415 || err.status === 429 || err.status === 503) && ctx.req.httpVersionMajor < 2) ctx.set('Connection', 'close');
+    if ((err.status === 413 || err.status === 415 || err.status === 429 || err.status === 503) && ctx.req.httpVersionMajor < 2)
+      ctx.set('Connection', 'close');
     throw httpError(err.status, err.message);
   };
 
@@ -150,7 +151,11 @@ export function createPushApp(options: PushAppOptions): Koa {
     }
   }
 
-  function toEntries(decoded: DecodedPush, settings: PushAppSettings | undefined, tenant: string): { entries: Entry[]; labelError?: string } {
+  function toEntries(
+    decoded: DecodedPush,
+    settings: PushAppSettings | undefined,
+    tenant: string,
+  ): { entries: Entry[]; labelError?: string } {
     const entries: Entry[] = [];
     let labelError: string | undefined;
     const useIncoming = settings?.useIncomingTimestamp ?? false;
@@ -206,4 +211,3 @@ function decodeRaw(body: Buffer, labels: Labels): DecodedPush {
   }
   return { streams: [{ labels, entries }], bytes: body.length };
 }
-

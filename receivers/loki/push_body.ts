@@ -62,7 +62,11 @@ export function bodyFormat(contentType: string | undefined): BodyFormat {
   const media = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
   if (media === 'application/json') return 'json';
   if (PROTOBUF_TYPES.has(media)) return 'protobuf';
-  throw new PushError(415, 'unsupported_content_type', `unsupported Content-Type ${JSON.stringify(contentType)}: send application/json or application/x-protobuf`);
+  throw new PushError(
+    415,
+    'unsupported_content_type',
+    `unsupported Content-Type ${JSON.stringify(contentType)}: send application/json or application/x-protobuf`,
+  );
 }
 
 /** Undoes the `Content-Encoding`, staying within `maxBytes`. Throws PushError. */
@@ -81,7 +85,12 @@ export function decodeContentEncoding(body: Buffer, contentEncoding: string | un
 }
 
 /** Decodes a whole push body. Throws PushError for a body that cannot be read at all. */
-export function decodePushBody(raw: Buffer, contentType: string | undefined, contentEncoding: string | undefined, maxBytes: number): DecodedPush {
+export function decodePushBody(
+  raw: Buffer,
+  contentType: string | undefined,
+  contentEncoding: string | undefined,
+  maxBytes: number,
+): DecodedPush {
   const format = bodyFormat(contentType);
   const body = decodeContentEncoding(raw, contentEncoding, maxBytes);
   return format === 'json' ? decodeJsonPush(body) : decodeProtobufPush(body, maxBytes);
@@ -157,9 +166,11 @@ export function decodeJsonPush(body: Buffer): DecodedPush {
     for (let v = 0; v < rawValues.length; v++) {
       const value = rawValues[v] as unknown;
       const vAt = `${at}.values[${v}]`;
-      if (!Array.isArray(value) || value.length < 2 || value.length > 3) return bad(vAt, 'expected ["<unix epoch in nanoseconds>", "<log line>"] with optional structured metadata');
+      if (!Array.isArray(value) || value.length < 2 || value.length > 3)
+        return bad(vAt, 'expected ["<unix epoch in nanoseconds>", "<log line>"] with optional structured metadata');
       const [ts, line, meta] = value as unknown[];
-      if (typeof ts !== 'string' || !NANOSECONDS.test(ts)) return bad(`${vAt}[0]`, `timestamp must be a string of nanoseconds since the epoch, got ${JSON.stringify(ts)}`);
+      if (typeof ts !== 'string' || !NANOSECONDS.test(ts))
+        return bad(`${vAt}[0]`, `timestamp must be a string of nanoseconds since the epoch, got ${JSON.stringify(ts)}`);
       const timestampNs = BigInt(ts);
       if (timestampNs < INT64_MIN || timestampNs > INT64_MAX) return bad(`${vAt}[0]`, `timestamp ${ts} is out of range`);
       if (typeof line !== 'string') return bad(`${vAt}[1]`, 'the log line must be a string');

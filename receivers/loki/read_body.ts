@@ -10,7 +10,11 @@ import { PushError } from './push_body.js';
  * `admit` is asked about every chunk before it is kept; an error it returns ends the read with
  * that error (the bound on what all requests hold together).
  */
-export function readBodyCapped(req: HttpRequest, maxBytes: number, admit: (bytes: number) => PushError | undefined = () => undefined): Promise<Buffer> {
+export function readBodyCapped(
+  req: HttpRequest,
+  maxBytes: number,
+  admit: (bytes: number) => PushError | undefined = () => undefined,
+): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > maxBytes) {
     return Promise.reject(tooLarge(maxBytes));

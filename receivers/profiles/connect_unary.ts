@@ -15,7 +15,12 @@ import type { HttpRequest, HttpResponse } from '../http/server.js';
 import { decodePush, encodingOf, inflate, unknownEncoding, type PushImplementation } from './push_protocol.js';
 import { requestAborted } from './request_signal.js';
 
-export async function serveConnectUnary(req: HttpRequest, res: HttpResponse, binary: boolean, implementation: PushImplementation): Promise<void> {
+export async function serveConnectUnary(
+  req: HttpRequest,
+  res: HttpResponse,
+  binary: boolean,
+  implementation: PushImplementation,
+): Promise<void> {
   const arrived = Date.now();
   let status = 200;
   // Text, so the body goes out in the same write as the header (a Buffer costs a second write).
@@ -24,7 +29,8 @@ export async function serveConnectUnary(req: HttpRequest, res: HttpResponse, bin
   let closeConnection = false;
   try {
     const version = firstHeader(req, 'connect-protocol-version');
-    if (version !== undefined && version !== '1') throw new ConnectError(`Connect-Protocol-Version must be "1": got "${version}"`, Code.InvalidArgument);
+    if (version !== undefined && version !== '1')
+      throw new ConnectError(`Connect-Protocol-Version must be "1": got "${version}"`, Code.InvalidArgument);
     const timeout = parseTimeout(firstHeader(req, 'connect-timeout-ms') ?? null, Number.MAX_SAFE_INTEGER);
     if (timeout.error) throw timeout.error;
     const encodingHeader = firstHeader(req, 'content-encoding') ?? null;

@@ -103,7 +103,11 @@ export async function serveIngest(req: HttpRequest, res: HttpResponse, receivers
     const contentType = headerValues(req, 'content-type');
     const signal = requestAborted(req, res);
     const path = q < 0 ? url : url.slice(0, q);
-    const failure = await appendToAll(receivers, () => ({ body, contentType: contentType.slice(), path, rawQuery, labels: labels.map(copyLabel) }), signal);
+    const failure = await appendToAll(
+      receivers,
+      () => ({ body, contentType: contentType.slice(), path, rawQuery, labels: labels.map(copyLabel) }),
+      signal,
+    );
     if (failure) {
       log('warn', 'Failed to ingest profiles', { err: failure.message });
       const remote = findError(failure, (e): e is RemoteStatusError => e instanceof RemoteStatusError);
@@ -121,7 +125,11 @@ export async function serveIngest(req: HttpRequest, res: HttpResponse, receivers
  * content-type lists; the body is shared and never written), and resolves when all have settled:
  * to undefined, or to their failures joined in the order they happened, as the reference joins them.
  */
-function appendToAll(receivers: readonly ProfilesReceiver[], profileFor: () => IngestProfile, signal: AbortSignal): Promise<Error | undefined> {
+function appendToAll(
+  receivers: readonly ProfilesReceiver[],
+  profileFor: () => IngestProfile,
+  signal: AbortSignal,
+): Promise<Error | undefined> {
   return new Promise((resolve) => {
     const fanOut = new IngestFanOut(receivers.length, resolve);
     receivers.forEach((receiver, index) => {

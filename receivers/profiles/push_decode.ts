@@ -7,7 +7,12 @@
  * messages and random bytes.
  */
 import { BinaryReader } from '@bufbuild/protobuf/wire';
-import { LabelPairSchema, ProfileAnnotationSchema, type LabelPair, type ProfileAnnotation } from '../../lib/pyroscope/gen/types/v1/types_pb.js';
+import {
+  LabelPairSchema,
+  ProfileAnnotationSchema,
+  type LabelPair,
+  type ProfileAnnotation,
+} from '../../lib/pyroscope/gen/types/v1/types_pb.js';
 import { RawSampleSchema, type PushRequest, type RawProfileSeries, type RawSample } from '../../lib/pyroscope/gen/push/v1/push_pb.js';
 
 /** `fromBinary`'s default recursion limit; it bounds how deep unknown groups are skipped. */

@@ -79,7 +79,9 @@ async function serveThroughConnect(req: HttpRequest, res: HttpResponse, handler:
   const prepared = await prepareGrpc(req, universal.header);
   if (prepared) values.set(PREPARED, prepared.outcome);
   if (prepared?.closeConnection && !('stream' in req)) res.setHeader('Connection', 'close');
-  const response = await handler(prepared ? { ...universal, header: prepared.header, body: createAsyncIterable([prepared.body]) } : universal);
+  const response = await handler(
+    prepared ? { ...universal, header: prepared.header, body: createAsyncIterable([prepared.body]) } : universal,
+  );
   await universalResponseToNodeResponse(response, res as never);
 }
 

@@ -44,8 +44,16 @@ const basicAuthSpec: NestedBlockSpec = {
 const queueConfigSpec: NestedBlockSpec = {
   doc: 'Bounds what the endpoint holds in memory.',
   fields: {
-    capacity: { kind: t.string, default: '10MiB', doc: 'Most bytes of log lines queued or in flight; beyond it the writer pushes back on its senders.' },
-    drain_timeout: { kind: t.duration, default: 15_000_000_000n, doc: 'How long stopping keeps trying to deliver queued entries before counting them as dropped.' },
+    capacity: {
+      kind: t.string,
+      default: '10MiB',
+      doc: 'Most bytes of log lines queued or in flight; beyond it the writer pushes back on its senders.',
+    },
+    drain_timeout: {
+      kind: t.duration,
+      default: 15_000_000_000n,
+      doc: 'How long stopping keeps trying to deliver queued entries before counting them as dropped.',
+    },
   },
 };
 
@@ -61,7 +69,11 @@ export const endpointBlockSpec: NestedBlockSpec = {
     bearer_token_file: { kind: t.string, default: '', doc: 'File holding the bearer token.' },
     tenant_id: { kind: t.string, default: '', doc: 'Tenant (X-Scope-OrgID) for entries without a __tenant_id__ label.' },
     remote_timeout: { kind: t.duration, default: 10_000_000_000n, doc: 'Timeout of each push request.' },
-    batch_wait: { kind: t.duration, default: 1_000_000_000n, doc: 'Longest time an entry waits for its batch to fill before the batch is sent.' },
+    batch_wait: {
+      kind: t.duration,
+      default: 1_000_000_000n,
+      doc: 'Longest time an entry waits for its batch to fill before the batch is sent.',
+    },
     batch_size: { kind: t.string, default: '1MiB', doc: 'Bytes of lines after which a batch is sent without waiting.' },
     min_backoff_period: { kind: t.duration, default: 500_000_000n, doc: 'First delay between retries.' },
     max_backoff_period: { kind: t.duration, default: 300_000_000_000n, doc: 'Longest delay between retries.' },
@@ -72,18 +84,24 @@ export const endpointBlockSpec: NestedBlockSpec = {
 };
 
 /** Validates the decoded `endpoint` blocks; `block` is the component block, for error positions. */
-export function resolveEndpoints(values: readonly Record<string, unknown>[], block: Block | undefined, path: readonly string[]): EndpointConfig[] {
+export function resolveEndpoints(
+  values: readonly Record<string, unknown>[],
+  block: Block | undefined,
+  path: readonly string[],
+): EndpointConfig[] {
   const errors: ConfigError[] = [];
   const blocks = nestedBlocks(block, 'endpoint');
   const configs = values.map((v, i) => {
     const where = blocks[i];
     const at = [...path, 'endpoint'];
-    const fail = (reason: string, attribute: string, inner?: Block) => errors.push(new ConfigError(reason, attributePos(inner ?? where, attribute), inner ? [...at, inner.name] : at));
+    const fail = (reason: string, attribute: string, inner?: Block) =>
+      errors.push(new ConfigError(reason, attributePos(inner ?? where, attribute), inner ? [...at, inner.name] : at));
     const url = v.url as string;
     let host = '';
     try {
       const parsed = new URL(url);
-      if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') fail(`url must use http or https, got ${JSON.stringify(url)}`, 'url');
+      if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+        fail(`url must use http or https, got ${JSON.stringify(url)}`, 'url');
       host = parsed.host;
     } catch {
       fail(`invalid url ${JSON.stringify(url)}`, 'url');
@@ -93,7 +111,11 @@ export function resolveEndpoints(values: readonly Record<string, unknown>[], blo
     const bearer = v.bearer_token as string;
     const bearerFile = v.bearer_token_file as string;
     const authCount = [basic !== undefined, bearer !== '', bearerFile !== ''].filter(Boolean).length;
-    if (authCount > 1) fail('at most one of basic_auth, bearer_token and bearer_token_file may be set', bearer !== '' ? 'bearer_token' : 'bearer_token_file');
+    if (authCount > 1)
+      fail(
+        'at most one of basic_auth, bearer_token and bearer_token_file may be set',
+        bearer !== '' ? 'bearer_token' : 'bearer_token_file',
+      );
     let authorization: string | undefined;
     if (bearer !== '') authorization = `Bearer ${bearer}`;
     if (bearerFile !== '') {
@@ -105,7 +127,8 @@ export function resolveEndpoints(values: readonly Record<string, unknown>[], blo
     }
     if (basic) {
       let password = basic.password ?? '';
-      if (basic.password !== '' && basic.password_file !== '') fail('at most one of password and password_file may be set', 'password_file', basicBlock);
+      if (basic.password !== '' && basic.password_file !== '')
+        fail('at most one of password and password_file may be set', 'password_file', basicBlock);
       else if (basic.password_file) {
         try {
           password = readFileSync(basic.password_file, 'utf8').trim();

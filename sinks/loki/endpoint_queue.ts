@@ -326,7 +326,11 @@ export class EndpointQueue {
       this.options.metrics.droppedBytes.inc({ ...this.labels, reason, tenant }, sum.bytes);
     }
     if (reason === 'shutdown') {
-      this.options.log('error', 'dropped entries not delivered before drain_timeout', { host: this.options.config.host, entries: batch.length, bytes });
+      this.options.log('error', 'dropped entries not delivered before drain_timeout', {
+        host: this.options.config.host,
+        entries: batch.length,
+        bytes,
+      });
     }
   }
 

@@ -9,7 +9,13 @@ import { t, type NestedBlockSpec } from '../../core/schema.js';
 
 export type EndpointAuth =
   | { readonly kind: 'none' }
-  | { readonly kind: 'basic'; readonly username: string; readonly usernameFile: string; readonly password: string; readonly passwordFile: string }
+  | {
+      readonly kind: 'basic';
+      readonly username: string;
+      readonly usernameFile: string;
+      readonly password: string;
+      readonly passwordFile: string;
+    }
   | { readonly kind: 'bearer'; readonly token: string; readonly tokenFile: string }
   | { readonly kind: 'authorization'; readonly type: string; readonly credentials: string; readonly credentialsFile: string };
 
@@ -37,7 +43,11 @@ export const endpointBlockSpec: NestedBlockSpec = {
   multiple: true,
   key: 'endpoint',
   fields: {
-    url: { kind: t.string, required: true, doc: 'Base URL; Push goes to `<url>/push.v1.PusherService/Push`, ingest to `<url path>/ingest`.' },
+    url: {
+      kind: t.string,
+      required: true,
+      doc: 'Base URL; Push goes to `<url>/push.v1.PusherService/Push`, ingest to `<url path>/ingest`.',
+    },
     name: { kind: t.string, default: '', doc: 'A name for the endpoint (metrics use the URL).' },
     remote_timeout: { kind: t.duration, default: 10_000_000_000n, doc: 'Timeout of one request.' },
     headers: { kind: t.map(t.string), default: {}, doc: 'Headers set on every request.' },
@@ -97,7 +107,8 @@ export function resolveWriteConfig(values: Record<string, unknown>, path: readon
     const url = block.url as string;
     try {
       const parsed = new URL(url);
-      if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') fail(`unsupported scheme in url ${JSON.stringify(url)}: expected http or https`);
+      if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+        fail(`unsupported scheme in url ${JSON.stringify(url)}: expected http or https`);
     } catch {
       fail(`invalid url ${JSON.stringify(url)}`);
     }
@@ -127,7 +138,9 @@ function resolveAuth(block: Record<string, unknown>, fail: (reason: string) => v
   const oauth2 = block.oauth2 as Record<string, string> | undefined;
   const token = (block.bearer_token as string | undefined) ?? '';
   const tokenFile = (block.bearer_token_file as string | undefined) ?? '';
-  const configured = [basic !== undefined, authorization !== undefined, oauth2 !== undefined, token !== '', tokenFile !== ''].filter(Boolean).length;
+  const configured = [basic !== undefined, authorization !== undefined, oauth2 !== undefined, token !== '', tokenFile !== ''].filter(
+    Boolean,
+  ).length;
   if (configured > 1) {
     fail('at most one of basic_auth, authorization, oauth2, bearer_token & bearer_token_file must be configured');
     return { kind: 'none' };
@@ -139,12 +152,24 @@ function resolveAuth(block: Record<string, unknown>, fail: (reason: string) => v
   if (basic) {
     if (basic.password && basic.password_file) fail('at most one of basic_auth password & password_file must be configured');
     if (basic.username && basic.username_file) fail('at most one of basic_auth username & username_file must be configured');
-    return { kind: 'basic', username: basic.username ?? '', usernameFile: basic.username_file ?? '', password: basic.password ?? '', passwordFile: basic.password_file ?? '' };
+    return {
+      kind: 'basic',
+      username: basic.username ?? '',
+      usernameFile: basic.username_file ?? '',
+      password: basic.password ?? '',
+      passwordFile: basic.password_file ?? '',
+    };
   }
   if (authorization) {
-    if (authorization.credentials && authorization.credentials_file) fail('at most one of authorization credentials & credentials_file must be configured');
+    if (authorization.credentials && authorization.credentials_file)
+      fail('at most one of authorization credentials & credentials_file must be configured');
     if ((authorization.type ?? '').toLowerCase() === 'basic') fail(`authorization type cannot be set to "basic", use "basic_auth" instead`);
-    return { kind: 'authorization', type: authorization.type || 'Bearer', credentials: authorization.credentials ?? '', credentialsFile: authorization.credentials_file ?? '' };
+    return {
+      kind: 'authorization',
+      type: authorization.type || 'Bearer',
+      credentials: authorization.credentials ?? '',
+      credentialsFile: authorization.credentials_file ?? '',
+    };
   }
   if (token || tokenFile) return { kind: 'bearer', token, tokenFile };
   return { kind: 'none' };

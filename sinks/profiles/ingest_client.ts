@@ -36,7 +36,8 @@ export class IngestClient {
     set('Content-Length', String(body.byteLength));
 
     const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
-    const describe = (err: unknown) => new WrappedError('do request', new WrappedError(`Post ${JSON.stringify(url.toString())}`, signal.aborted ? signal.reason : err));
+    const describe = (err: unknown) =>
+      new WrappedError('do request', new WrappedError(`Post ${JSON.stringify(url.toString())}`, signal.aborted ? signal.reason : err));
     return new Promise<void>((resolve, reject) => {
       if (signal.aborted) return reject(describe(signal.reason));
       const req = request(url, { method: 'POST', agent: this.agent, headers, signal }, (res) => {

@@ -52,7 +52,8 @@ export function pushFailure(err: unknown, callerSignal: AbortSignal, attemptTime
     const text = err.rawMessage ? `${codeToString(err.code)}: ${err.rawMessage}` : codeToString(err.code);
     return Object.assign(new Error(text), { cause: err });
   } else reason = err instanceof Error ? err : new Error(String(err));
-  const code = reason instanceof DeadlineExceededError ? Code.DeadlineExceeded : reason instanceof CanceledError ? Code.Canceled : Code.Unknown;
+  const code =
+    reason instanceof DeadlineExceededError ? Code.DeadlineExceeded : reason instanceof CanceledError ? Code.Canceled : Code.Unknown;
   const text = `${codeToString(code)}: ${reason.message}`;
   return Object.assign(new Error(text), { cause: new ConnectError(reason.message, code, undefined, undefined, reason) });
 }

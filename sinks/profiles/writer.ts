@@ -125,7 +125,13 @@ export class ProfilesWriter implements ProfilesReceiver {
     return buildLabels([...kept, ...external]);
   }
 
-  private async pushOnce(endpoint: Endpoint, request: PushRequest, attemptSignal: AbortSignal, timeoutMs: number, callerSignal: AbortSignal): Promise<void> {
+  private async pushOnce(
+    endpoint: Endpoint,
+    request: PushRequest,
+    attemptSignal: AbortSignal,
+    timeoutMs: number,
+    callerSignal: AbortSignal,
+  ): Promise<void> {
     try {
       await endpoint.push.push(request, timeoutMs, callerSignal);
     } catch (err) {
@@ -159,7 +165,10 @@ export class ProfilesWriter implements ProfilesReceiver {
           failure = undefined;
           const downstream = this.options.metrics.time(url, kind === 'push' ? 'push_downstream' : 'ingest_downstream');
           const deadline = deadlineOf(signal);
-          const timeoutMs = Math.max(0, Math.min(endpoint.config.remoteTimeoutMs, deadline === undefined ? Infinity : deadline - Date.now()));
+          const timeoutMs = Math.max(
+            0,
+            Math.min(endpoint.config.remoteTimeoutMs, deadline === undefined ? Infinity : deadline - Date.now()),
+          );
           const attemptDeadline = scopedDeadline(Date.now() + timeoutMs, signal);
           try {
             if (attemptDeadline.signal.aborted && kind === 'push') throw attemptDeadline.signal.reason;
@@ -174,7 +183,11 @@ export class ProfilesWriter implements ProfilesReceiver {
             this.options.metrics.sent(url, bytes, profiles);
             break;
           }
-          this.options.log?.('debug', `failed to ${kind} to endpoint`, { endpoint: url, retries: backoff.numRetries(), err: String((failure as Error).message) });
+          this.options.log?.('debug', `failed to ${kind} to endpoint`, {
+            endpoint: url,
+            retries: backoff.numRetries(),
+            err: String((failure as Error).message),
+          });
           if (!shouldRetry(failure, endpoint.config.retryOnHttp429)) break;
           await backoff.wait();
           if (!backoff.ongoing()) break;
@@ -183,7 +196,12 @@ export class ProfilesWriter implements ProfilesReceiver {
         done();
         if (failure !== undefined) {
           this.options.metrics.dropped(url, bytes, profiles);
-          errors.push(new WrappedError(`failed to ${kind === 'push' ? 'push' : 'ingest'} to endpoint ${url} (${backoff.numRetries()} retries)`, failure));
+          errors.push(
+            new WrappedError(
+              `failed to ${kind === 'push' ? 'push' : 'ingest'} to endpoint ${url} (${backoff.numRetries()} retries)`,
+              failure,
+            ),
+          );
         }
       }),
     );

@@ -29,7 +29,8 @@ async function runCli(argv: string[], stdin = ''): Promise<{ code: number; stdou
 describe('rivulet process', () => {
   it('prints each forwarded entry as one JSON line with a 9-digit UTC timestamp and extracted values', async () => {
     const config = configFile('a.alloy', 'stage.static_labels { values = { env = "prod" } }\n');
-    const input = '{"line":"hello","labels":{"app":"api"},"timestamp":"2024-05-06T07:08:09.123+02:00","structured_metadata":{"trace":"t1"},"extracted":{"n":1.5}}\n';
+    const input =
+      '{"line":"hello","labels":{"app":"api"},"timestamp":"2024-05-06T07:08:09.123+02:00","structured_metadata":{"trace":"t1"},"extracted":{"n":1.5}}\n';
     const result = await runCli(['process', '--config', config], input);
     expect(result).toEqual({
       code: 0,
@@ -41,15 +42,29 @@ describe('rivulet process', () => {
 
   it('accepts one logs.process block and ignores its forward_to', async () => {
     const config = configFile('b.alloy', 'logs.process "default" {\n  stage.output { source = "app" }\n  forward_to = []\n}\n');
-    const result = await runCli(['process', '--config', config, '--now', '2024-01-01T00:00:00Z'], '{"line":"x","labels":{"app":"api"},"timestamp":null}\n');
+    const result = await runCli(
+      ['process', '--config', config, '--now', '2024-01-01T00:00:00Z'],
+      '{"line":"x","labels":{"app":"api"},"timestamp":null}\n',
+    );
     expect(result.code).toBe(0);
-    expect(JSON.parse(result.stdout)).toEqual({ labels: { app: 'api' }, line: 'api', timestamp: '2024-01-01T00:00:00.000000000Z', structured_metadata: {}, extracted: { app: 'api' } });
+    expect(JSON.parse(result.stdout)).toEqual({
+      labels: { app: 'api' },
+      line: 'api',
+      timestamp: '2024-01-01T00:00:00.000000000Z',
+      structured_metadata: {},
+      extracted: { app: 'api' },
+    });
   });
 
   it('reads plain lines with --input text', async () => {
     const config = configFile('c.alloy', 'stage.static_labels { values = { src = "text" } }\n');
     const result = await runCli(['process', '--config', config, '--input', 'text', '--now', '2024-01-01T00:00:00Z'], 'one\ntwo\n');
-    expect(result.stdout.trim().split('\n').map((l) => JSON.parse(l).line)).toEqual(['one', 'two']);
+    expect(
+      result.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).line),
+    ).toEqual(['one', 'two']);
   });
 
   it('exits 2 with FILE:LINE:COL errors and prints nothing on stdout for an invalid config', async () => {
@@ -57,14 +72,24 @@ describe('rivulet process', () => {
     const result = await runCli(['process', '--config', config], '{"line":"x"}\n');
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toBe(`${config}:2:3: stage.output: output source value is required\n${config}:4:1: unrecognized block name "stage.nope"\n`);
+    expect(result.stderr).toBe(
+      `${config}:2:3: stage.output: output source value is required\n${config}:4:1: unrecognized block name "stage.nope"\n`,
+    );
   });
 
   it('reports a malformed input line with its number and keeps going', async () => {
     const config = configFile('d.alloy', 'stage.static_labels { values = { a = "1" } }\n');
-    const result = await runCli(['process', '--config', config, '--now', '2024-01-01T00:00:00Z'], '{"line":"ok1"}\nnot json\n{"line":"ok2"}\n');
+    const result = await runCli(
+      ['process', '--config', config, '--now', '2024-01-01T00:00:00Z'],
+      '{"line":"ok1"}\nnot json\n{"line":"ok2"}\n',
+    );
     expect(result.code).toBe(0);
-    expect(result.stdout.trim().split('\n').map((l) => JSON.parse(l).line)).toEqual(['ok1', 'ok2']);
+    expect(
+      result.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).line),
+    ).toEqual(['ok1', 'ok2']);
     expect(result.stderr).toMatch(/^stdin:2: invalid JSON: /);
   });
 
@@ -95,7 +120,9 @@ describe('rivulet process', () => {
     child.stdout!.on('data', (c) => (stdout += c));
     const code = await new Promise<number>((resolve) => child.on('close', (c) => resolve(c ?? -1)));
     expect(code).toBe(0);
-    expect(stdout).toBe('{"labels":{"env":"prod"},"line":"hi","timestamp":"2024-01-01T00:00:00.000000000Z","structured_metadata":{},"extracted":{}}\n');
+    expect(stdout).toBe(
+      '{"labels":{"env":"prod"},"line":"hi","timestamp":"2024-01-01T00:00:00.000000000Z","structured_metadata":{},"extracted":{}}\n',
+    );
   });
 });
 

@@ -58,7 +58,13 @@ logs.echo "out" { }
     for (let i = 0; i < 50 && run.output().split('\n').length < 3; i++) await new Promise((r) => setTimeout(r, 20));
     run.signals.emit('SIGTERM');
     expect(await run.done).toBe(0);
-    expect(run.output().trim().split('\n').map((l) => JSON.parse(l).line)).toEqual(['one', 'two']);
+    expect(
+      run
+        .output()
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).line),
+    ).toEqual(['one', 'two']);
   });
 
   it('reloads on POST /-/reload and reports an invalid new config with 400', async () => {

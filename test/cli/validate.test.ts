@@ -21,7 +21,10 @@ async function runCli(argv: string[]) {
 describe('rivulet validate and fmt', () => {
   it('exits 0 for a valid config', async () => {
     const file = join(dir, 'ok.alloy');
-    writeFileSync(file, 'logs.process "p" {\n  stage.static_labels { values = { a = "1" } }\n  forward_to = [logs.echo.out.receiver]\n}\nlogs.echo "out" { }\n');
+    writeFileSync(
+      file,
+      'logs.process "p" {\n  stage.static_labels { values = { a = "1" } }\n  forward_to = [logs.echo.out.receiver]\n}\nlogs.echo "out" { }\n',
+    );
     expect(await runCli(['validate', file])).toEqual({ code: 0, stdout: '', stderr: '' });
   });
 

@@ -35,7 +35,9 @@ async function checkCase(c: ConformanceCase): Promise<void> {
   if (expectedEntries) compareEntries(c, result.entries, expectedEntries, result.processedAtNs);
   if (!Array.isArray(expected) && expected.metrics) {
     const families = [...familiesOf(expected.metrics).keys()];
-    expect(Object.fromEntries(samplesOfFamilies(result.metricsText, families))).toEqual(Object.fromEntries(samplesOfFamilies(expected.metrics, families)));
+    expect(Object.fromEntries(samplesOfFamilies(result.metricsText, families))).toEqual(
+      Object.fromEntries(samplesOfFamilies(expected.metrics, families)),
+    );
   }
 }
 
@@ -46,7 +48,10 @@ function compareEntries(c: ConformanceCase, actual: Entry[], expected: ExpectedE
   const restActual = actual.slice(orderedCount).map((e, i) => ({ e, at: processedAtNs[orderedCount + i]! }));
   for (const want of expected.slice(orderedCount)) {
     const index = restActual.findIndex(({ e, at }) => entryMatches(e, want, at));
-    expect(index, `no forwarded entry matches ${JSON.stringify(want)} among ${JSON.stringify(restActual.map(({ e }) => describeEntry(e)))}`).toBeGreaterThanOrEqual(0);
+    expect(
+      index,
+      `no forwarded entry matches ${JSON.stringify(want)} among ${JSON.stringify(restActual.map(({ e }) => describeEntry(e)))}`,
+    ).toBeGreaterThanOrEqual(0);
     restActual.splice(index, 1);
   }
 }
@@ -79,7 +84,11 @@ function checkEntry(actual: Entry, want: ExpectedEntry, processedAt: bigint): vo
     expect(Object.fromEntries(actual.structuredMetadata.map((p) => [p.name, p.value])), context).toEqual(want.structured_metadata);
     expect(actual.structuredMetadata.length, context).toBe(Object.keys(want.structured_metadata).length);
   }
-  if (want.sm_order) expect(actual.structuredMetadata.map((p) => p.name), context).toEqual(want.sm_order);
+  if (want.sm_order)
+    expect(
+      actual.structuredMetadata.map((p) => p.name),
+      context,
+    ).toEqual(want.sm_order);
 }
 
 /** Extracted values as JSON sees them (numbers, strings, booleans, null). */

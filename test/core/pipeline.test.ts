@@ -69,7 +69,10 @@ describe('pipeline', () => {
       }),
     });
     try {
-      const built = buildPipeline([staticLabels({ values: { a: '1' } }).spec, doubler({}).spec, labelDrop({ values: ['a'] }).spec], options());
+      const built = buildPipeline(
+        [staticLabels({ values: { a: '1' } }).spec, doubler({}).spec, labelDrop({ values: ['a'] }).spec],
+        options(),
+      );
       expect(built.process).toBeUndefined();
       const out = await lastValueFrom(from([entry('x')]).pipe(built.operator, toArray()));
       expect(out.map((e) => [e.line, e.labels])).toEqual([
@@ -96,7 +99,13 @@ describe('pipeline', () => {
       }),
     });
     try {
-      const out = await lastValueFrom(from([entry('a'), entry('boom'), entry('b')]).pipe(pipeline([broken({})]), map((e) => e.line), toArray()));
+      const out = await lastValueFrom(
+        from([entry('a'), entry('boom'), entry('b')]).pipe(
+          pipeline([broken({})]),
+          map((e) => e.line),
+          toArray(),
+        ),
+      );
       expect(out).toEqual(['a+', 'boom', 'b+']);
     } finally {
       unregisterStage('test_broken');

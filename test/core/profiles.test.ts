@@ -68,9 +68,24 @@ describe('buildLabels', () => {
 describe('isBuiltLabelSet', () => {
   it('holds exactly when the names ascend strictly and no value is empty', () => {
     expect(isBuiltLabelSet([])).toBe(true);
-    expect(isBuiltLabelSet([{ name: 'a', value: '1' }, { name: 'b', value: '2' }])).toBe(true);
-    expect(isBuiltLabelSet([{ name: 'b', value: '1' }, { name: 'a', value: '2' }])).toBe(false);
-    expect(isBuiltLabelSet([{ name: 'a', value: '1' }, { name: 'a', value: '2' }])).toBe(false);
+    expect(
+      isBuiltLabelSet([
+        { name: 'a', value: '1' },
+        { name: 'b', value: '2' },
+      ]),
+    ).toBe(true);
+    expect(
+      isBuiltLabelSet([
+        { name: 'b', value: '1' },
+        { name: 'a', value: '2' },
+      ]),
+    ).toBe(false);
+    expect(
+      isBuiltLabelSet([
+        { name: 'a', value: '1' },
+        { name: 'a', value: '2' },
+      ]),
+    ).toBe(false);
     expect(isBuiltLabelSet([{ name: 'a', value: '' }])).toBe(false);
   });
 });
@@ -93,20 +108,32 @@ describe('query strings', () => {
   });
 
   it('writes keys sorted, spaces as plus and everything but unreserved characters escaped', () => {
-    expect(encodeQuery(new Map([['name', ['my app{env=prod}']], ['from', ['1']], ['custom', ['a/b', 'c~d']]]))).toBe(
-      'custom=a%2Fb&custom=c~d&from=1&name=my+app%7Benv%3Dprod%7D',
-    );
+    expect(
+      encodeQuery(
+        new Map([
+          ['name', ['my app{env=prod}']],
+          ['from', ['1']],
+          ['custom', ['a/b', 'c~d']],
+        ]),
+      ),
+    ).toBe('custom=a%2Fb&custom=c~d&from=1&name=my+app%7Benv%3Dprod%7D');
     expect(escapeQueryComponent('ü')).toBe('%C3%BC');
   });
 
   it('reads back what it writes', () => {
     const text = fc.string({ unit: 'grapheme', maxLength: 12 });
     fc.assert(
-      fc.property(fc.dictionary(text.filter((k) => k !== ''), fc.array(text, { minLength: 1, maxLength: 3 })), (record) => {
-        const values = new Map(Object.entries(record));
-        const parsed = parseQuery(encodeQuery(values));
-        expect(Object.fromEntries(parsed)).toEqual(Object.fromEntries([...values].sort(([a], [b]) => (a < b ? -1 : 1))));
-      }),
+      fc.property(
+        fc.dictionary(
+          text.filter((k) => k !== ''),
+          fc.array(text, { minLength: 1, maxLength: 3 }),
+        ),
+        (record) => {
+          const values = new Map(Object.entries(record));
+          const parsed = parseQuery(encodeQuery(values));
+          expect(Object.fromEntries(parsed)).toEqual(Object.fromEntries([...values].sort(([a], [b]) => (a < b ? -1 : 1))));
+        },
+      ),
       { numRuns },
     );
   });

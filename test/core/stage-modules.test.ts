@@ -50,12 +50,17 @@ describe('loadStageModules', () => {
     await loadStageModules([upper, upper], dir);
     const { upper: factory } = (await import(pathToFileURL(join(dir, upper)).href)) as { upper: StageFactory<Record<string, never>> };
     expect(stageDefinition('kit_upper')).toBe(factory.definition);
-    const run = runStage(factory, 'stage.kit_upper { }', [{ labels: {}, line: 'abc', timestamp: 0n, structuredMetadata: [], extracted: {} }]);
+    const run = runStage(factory, 'stage.kit_upper { }', [
+      { labels: {}, line: 'abc', timestamp: 0n, structuredMetadata: [], extracted: {} },
+    ]);
     expect(run.outputs.map((e) => e.line)).toEqual(['ABC']);
   });
 
   it('accepts a plain stage definition as an export', async () => {
-    const plain = module('plain.mjs', `export default { name: 'kit_plain', doc: 'Passes entries on.', fields: {}, build: () => ({ kind: 'map', process: (e) => e }) };\n`);
+    const plain = module(
+      'plain.mjs',
+      `export default { name: 'kit_plain', doc: 'Passes entries on.', fields: {}, build: () => ({ kind: 'map', process: (e) => e }) };\n`,
+    );
     expect((await loadStageModules([plain], dir))[0]!.stages).toEqual(['kit_plain']);
     expect(loadStageList('stage.kit_plain { }', 'c.alloy')).toHaveLength(1);
   });
@@ -66,11 +71,16 @@ describe('loadStageModules', () => {
 
   it('rejects a module that exports no stage', async () => {
     const empty = module('empty.mjs', 'export const answer = 42;\n');
-    await expect(loadStageModules([empty], dir)).rejects.toThrow(new StageModuleError(empty, 'exports no stage; export the factory that defineStage returns'));
+    await expect(loadStageModules([empty], dir)).rejects.toThrow(
+      new StageModuleError(empty, 'exports no stage; export the factory that defineStage returns'),
+    );
   });
 
   it('rejects a stage whose name another stage already holds', async () => {
-    const clash = module('clash.mjs', `export default { name: 'json', doc: 'Not the real one.', fields: {}, build: () => ({ kind: 'map', process: (e) => e }) };\n`);
+    const clash = module(
+      'clash.mjs',
+      `export default { name: 'json', doc: 'Not the real one.', fields: {}, build: () => ({ kind: 'map', process: (e) => e }) };\n`,
+    );
     await expect(loadStageModules([clash], dir)).rejects.toThrow('stage module "clash.mjs": stage "json" is already defined');
   });
 });
@@ -85,7 +95,8 @@ describe('stages.import blocks', () => {
   });
 
   it('rejects imports without a label, with a repeated label or without a path, with positions', () => {
-    const text = 'stages.import { path = "x" }\nstages.import "a" { path = "x" }\nstages.import "a" { path = "y" }\nstages.import "b" { }\nstages.import "c" { path = 1 + true }\n';
+    const text =
+      'stages.import { path = "x" }\nstages.import "a" { path = "x" }\nstages.import "a" { path = "y" }\nstages.import "b" { }\nstages.import "c" { path = 1 + true }\n';
     expect(() => stageImportsOf(text, 'c.alloy')).toThrow(
       [
         'c.alloy:1:1: block "stages.import" needs a label: stages.import "NAME" { path = "…" }',
@@ -98,21 +109,36 @@ describe('stages.import blocks', () => {
   it('loads the modules relative to the config file and places a failure at its path', async () => {
     const config = join(dir, 'pipeline.alloy');
     const text = `stages.import "upper" { path = "./${upper}" }\nstages.import "gone" {\n  path = "./gone.ts"\n}\n`;
-    await expect(loadConfigStageModules(text, config)).rejects.toThrow(new RegExp(`^${config.replace(/[.]/g, '\\.')}:3:3: stages\\.import "gone": stage module "\\./gone\\.ts": cannot be loaded: `));
-    expect(await loadConfigStageModules(`stages.import "upper" { path = "./${upper}" }\n`, config)).toEqual([{ path: `./${upper}`, file: join(dir, upper), stages: ['kit_upper'] }]);
+    await expect(loadConfigStageModules(text, config)).rejects.toThrow(
+      new RegExp(`^${config.replace(/[.]/g, '\\.')}:3:3: stages\\.import "gone": stage module "\\./gone\\.ts": cannot be loaded: `),
+    );
+    expect(await loadConfigStageModules(`stages.import "upper" { path = "./${upper}" }\n`, config)).toEqual([
+      { path: `./${upper}`, file: join(dir, upper), stages: ['kit_upper'] },
+    ]);
   });
 
   it('is skipped by loadStageList, next to bare stages or one logs.process block', async () => {
     await loadStageModules([upper], dir);
     const imports = 'stages.import "upper" { path = "./upper.ts" }\n';
     expect(loadStageList(`${imports}stage.kit_upper { }\n`, 'c.alloy').map((s) => s.def.name)).toEqual(['kit_upper']);
-    expect(loadStageList(`${imports}logs.process "p" {\n  stage.kit_upper { }\n  forward_to = []\n}\n`, 'c.alloy').map((s) => s.def.name)).toEqual(['kit_upper']);
+    expect(
+      loadStageList(`${imports}logs.process "p" {\n  stage.kit_upper { }\n  forward_to = []\n}\n`, 'c.alloy').map((s) => s.def.name),
+    ).toEqual(['kit_upper']);
   });
 
   it('is skipped by the component graph', async () => {
     await loadStageModules([upper], dir);
-    const graph = new ComponentGraph((id) => ({ id, clock: new ManualClock(), registry: new Registry(), stdout: process.stdout, log: () => {} }));
-    graph.load('stages.import "upper" { path = "./upper.ts" }\nlogs.process "p" {\n  stage.kit_upper { }\n  forward_to = []\n}\n', 'c.alloy');
+    const graph = new ComponentGraph((id) => ({
+      id,
+      clock: new ManualClock(),
+      registry: new Registry(),
+      stdout: process.stdout,
+      log: () => {},
+    }));
+    graph.load(
+      'stages.import "upper" { path = "./upper.ts" }\nlogs.process "p" {\n  stage.kit_upper { }\n  forward_to = []\n}\n',
+      'c.alloy',
+    );
     expect(graph.health().map((h) => h.id)).toEqual(['logs.process.p']);
     await graph.stop();
   });

@@ -59,11 +59,18 @@ describe('real clients pushing to logs.source.api', () => {
         onConnectionError: (err: unknown) => errors.push(err),
       });
       // winston-loki falls back to JSON when it cannot load snappy: make sure each mode is the one tested.
-      expect((transport as unknown as { batcher: { contentType: string } }).batcher.contentType).toBe(json ? 'application/json' : 'application/x-protobuf');
+      expect((transport as unknown as { batcher: { contentType: string } }).batcher.contentType).toBe(
+        json ? 'application/json' : 'application/x-protobuf',
+      );
       const logger = winston.createLogger({ transports: [transport] });
       const baseMs = 1_700_000_000_123;
       for (let i = 0; i < 40; i++) {
-        logger.log({ level: i % 4 === 0 ? 'warn' : 'info', message: `event ${i}`, timestamp: new Date(baseMs + i).toISOString(), labels: { shard: String(i % 2) } });
+        logger.log({
+          level: i % 4 === 0 ? 'warn' : 'info',
+          message: `event ${i}`,
+          timestamp: new Date(baseMs + i).toISOString(),
+          labels: { shard: String(i % 2) },
+        });
       }
       await eventually(() => receiver.entries.length === 40, 10_000, 'the winston entries');
       await transport.close?.();

@@ -24,10 +24,14 @@ function receivedByStream(loki: FakeLoki): Map<string, number[]> {
 }
 
 function receivedIds(loki: FakeLoki): string[] {
-  return loki.accepted.flatMap((p) => p.streams.flatMap((s) => s.entries.map((e) => {
-    const body = JSON.parse(e.line) as { seq: number; pod: string };
-    return `${body.pod}:${body.seq}`;
-  })));
+  return loki.accepted.flatMap((p) =>
+    p.streams.flatMap((s) =>
+      s.entries.map((e) => {
+        const body = JSON.parse(e.line) as { seq: number; pod: string };
+        return `${body.pod}:${body.seq}`;
+      }),
+    ),
+  );
 }
 
 function isAscending(values: readonly number[]): boolean {
@@ -39,7 +43,10 @@ async function pushAll(url: string, options: { workers: number; perWorker: numbe
   await Promise.all(
     Array.from({ length: options.workers }, async (_, w) => {
       for (let from = 0; from < options.perWorker; from += options.perPush) {
-        const outcome = await pushWithRetry(url, [criStream(`pod-${w}`, from, options.perPush, BASE_NS)], { retryMs: 50, deadline: Date.now() + 60_000 });
+        const outcome = await pushWithRetry(url, [criStream(`pod-${w}`, from, options.perPush, BASE_NS)], {
+          retryMs: 50,
+          deadline: Date.now() + 60_000,
+        });
         expect(outcome.status).toBe(204);
       }
     }),
@@ -47,7 +54,9 @@ async function pushAll(url: string, options: { workers: number; perWorker: numbe
 }
 
 describe('faults between A and B', () => {
-  it('keeps everything while B is down, pushing back to the client with 429, and delivers once B is back', { timeout: 60_000 }, async () => {
+  it('keeps everything while B is down, pushing back to the client with 429, and delivers once B is back', {
+    timeout: 60_000,
+  }, async () => {
     const loki = await startFakeLoki();
     await loki.down();
     const a = await startInProcess(

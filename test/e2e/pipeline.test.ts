@@ -14,7 +14,9 @@ const BASE_NS = 1_714_557_600_000_000_000n;
 const criTime = (seq: number) => formatRFC3339Nano(BASE_NS + BigInt(seq % 1e9));
 
 describe('client → A (push API → k8s pipeline → logs.write) → B (push API → echo)', () => {
-  it(`delivers ${TOTAL.toLocaleString('en-US')} entries exactly once, each stream in order, with labels, times and metadata`, { timeout: 60_000 }, async () => {
+  it(`delivers ${TOTAL.toLocaleString('en-US')} entries exactly once, each stream in order, with labels, times and metadata`, {
+    timeout: 60_000,
+  }, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'rivulet-e2e-'));
     const echoFile = join(dir, 'b.jsonl');
     const b = await startInProcess(receiverConfig(echoFile), 'b.alloy');
@@ -26,7 +28,9 @@ describe('client → A (push API → k8s pipeline → logs.write) → B (push AP
       // Four concurrent clients, each owning five pods, so every pod's pushes stay in order.
       const workers = Array.from({ length: 4 }, async (_, w) => {
         for (let from = 0; from < perPod; from += chunk) {
-          const streams = Array.from({ length: podsPerWorker }, (_, k) => criStream(`pod-${w * podsPerWorker + k}`, from, Math.min(chunk, perPod - from), BASE_NS));
+          const streams = Array.from({ length: podsPerWorker }, (_, k) =>
+            criStream(`pod-${w * podsPerWorker + k}`, from, Math.min(chunk, perPod - from), BASE_NS),
+          );
           const outcome = await pushWithRetry(a.apiUrl('logs.source.api.in'), streams);
           expect(outcome.status).toBe(204);
         }
@@ -57,7 +61,8 @@ describe('client → A (push API → k8s pipeline → logs.write) → B (push AP
       const labels = JSON.stringify({ cluster: 'eu-1', level: body.level, namespace: 'prod', pod: body.pod, stream: 'stdout' });
       if (stream !== labels) problems.push(`labels ${stream}, expected ${labels}`);
       if (entry.timestamp !== criTime(body.seq)) problems.push(`timestamp ${entry.timestamp} of ${body.seq}`);
-      if (JSON.stringify(entry.structured_metadata) !== JSON.stringify({ trace_id: body.trace_id })) problems.push(`metadata ${JSON.stringify(entry.structured_metadata)}`);
+      if (JSON.stringify(entry.structured_metadata) !== JSON.stringify({ trace_id: body.trace_id }))
+        problems.push(`metadata ${JSON.stringify(entry.structured_metadata)}`);
       if (problems.length > 5) break;
     }
     expect(problems).toEqual([]);

@@ -69,10 +69,14 @@ export interface ChildRun {
  * logs.source.api listed in `apis` are listening.
  */
 export async function spawnRun(configFile: string, apis: readonly string[], timeoutMs = 60_000): Promise<ChildRun> {
-  const child = spawn(process.execPath, [join(PROJECT_ROOT, 'bin/rivulet.mjs'), 'run', configFile, '--server.http.listen-addr', '127.0.0.1:0'], {
-    cwd: PROJECT_ROOT,
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [join(PROJECT_ROOT, 'bin/rivulet.mjs'), 'run', configFile, '--server.http.listen-addr', '127.0.0.1:0'],
+    {
+      cwd: PROJECT_ROOT,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    },
+  );
   let stderr = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const apiUrls = new Map<string, string>();
@@ -103,7 +107,9 @@ export async function spawnRun(configFile: string, apis: readonly string[], time
 }
 
 /** The JSON lines logs.echo wrote to `file`, parsed. */
-export function echoedEntries(file: string): Array<{ labels: Record<string, string>; line: string; timestamp: string; structured_metadata: Record<string, string> }> {
+export function echoedEntries(
+  file: string,
+): Array<{ labels: Record<string, string>; line: string; timestamp: string; structured_metadata: Record<string, string> }> {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -125,14 +131,22 @@ export interface PushOutcome {
  * Pushes one protobuf body, retrying 429, 503 and connection errors (after `Retry-After` when
  * given, else `retryMs`) until `deadline`. Returns the final status (-1: never answered).
  */
-export async function pushWithRetry(url: string, streams: readonly WireStream[], options: { retryMs?: number; deadline?: number; retry?: boolean } = {}): Promise<PushOutcome> {
+export async function pushWithRetry(
+  url: string,
+  streams: readonly WireStream[],
+  options: { retryMs?: number; deadline?: number; retry?: boolean } = {},
+): Promise<PushOutcome> {
   const body = protoBody(streams);
   const deadline = options.deadline ?? Date.now() + 30_000;
   for (let attempt = 1; ; attempt++) {
     let status = -1;
     let wait = options.retryMs ?? 50;
     try {
-      const res = await fetch(`${url}/loki/api/v1/push`, { method: 'POST', headers: { 'Content-Type': 'application/x-protobuf' }, body: body as Uint8Array<ArrayBuffer> });
+      const res = await fetch(`${url}/loki/api/v1/push`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-protobuf' },
+        body: body as Uint8Array<ArrayBuffer>,
+      });
       await res.arrayBuffer();
       status = res.status;
       const after = res.headers.get('retry-after');

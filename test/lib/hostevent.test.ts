@@ -101,7 +101,9 @@ describe('parseEventLogMessage', () => {
 
 describe('parseHostEvent', () => {
   it('stores the first section as Description', () => {
-    expect(hostEvent('Windows Update started downloading an update.')).toEqual({ Description: 'Windows Update started downloading an update.' });
+    expect(hostEvent('Windows Update started downloading an update.')).toEqual({
+      Description: 'Windows Update started downloading an update.',
+    });
   });
 
   it('treats LF-only text as one section and glues its lines together', () => {
@@ -114,7 +116,8 @@ describe('parseHostEvent', () => {
   });
 
   it('prefixes the keys of a section with its title and removes spaces and tabs from keys', () => {
-    const message = 'Desc\r\n\r\nSubject:\r\n\tSecurity ID:\t\tS-1-1-1\r\n\tAccount Name:\t\tBob\r\n\r\nImpersonation Level:\t\tImpersonation';
+    const message =
+      'Desc\r\n\r\nSubject:\r\n\tSecurity ID:\t\tS-1-1-1\r\n\tAccount Name:\t\tBob\r\n\r\nImpersonation Level:\t\tImpersonation';
     expect(hostEvent(message)).toEqual({
       Description: 'Desc',
       Subject_SecurityID: 'S-1-1-1',
@@ -124,7 +127,10 @@ describe('parseHostEvent', () => {
   });
 
   it('keeps parentheses in keys, which are valid under the UTF-8 label-name scheme', () => {
-    expect(hostEvent('D\r\n\r\nDetails:\r\n\tPackage Name (NTLM only):\t-')).toEqual({ Description: 'D', 'Details_PackageName(NTLMonly)': '-' });
+    expect(hostEvent('D\r\n\r\nDetails:\r\n\tPackage Name (NTLM only):\t-')).toEqual({
+      Description: 'D',
+      'Details_PackageName(NTLMonly)': '-',
+    });
   });
 
   it('appends continuation lines after a comma and deletes their tabs', () => {

@@ -12,7 +12,16 @@ describe('writeMmdb', () => {
           { network: '203.0.113.7', data: { name: 'host' } },
           ...(ipVersion === 6 ? [{ network: '2001:db8::/32', data: { name: 'six' } }] : []),
         ];
-        const reader = new Reader(writeMmdb(networks, { ipVersion, recordSize, databaseType: 'Test-City', languages: ['en', 'de'], description: { en: 'd' }, buildEpoch: 1_600_000_000 }));
+        const reader = new Reader(
+          writeMmdb(networks, {
+            ipVersion,
+            recordSize,
+            databaseType: 'Test-City',
+            languages: ['en', 'de'],
+            description: { en: 'd' },
+            buildEpoch: 1_600_000_000,
+          }),
+        );
         expect(reader.getWithPrefixLength('192.0.2.1')).toEqual([{ name: 'net' }, 25]);
         expect(reader.getWithPrefixLength('192.0.2.200')).toEqual([{ name: 'upper half' }, 25]);
         expect(reader.getWithPrefixLength('203.0.113.7')).toEqual([{ name: 'host' }, 32]);
@@ -95,12 +104,20 @@ describe('writeMmdb', () => {
 
   it('stores an identical record once', () => {
     const one = writeMmdb([{ network: '10.0.0.0/8', data: { a: 'x'.repeat(100) } }], { ipVersion: 4 });
-    const two = writeMmdb([{ network: '10.0.0.0/8', data: { a: 'x'.repeat(100) } }, { network: '12.0.0.0/8', data: { a: 'x'.repeat(100) } }], { ipVersion: 4 });
+    const two = writeMmdb(
+      [
+        { network: '10.0.0.0/8', data: { a: 'x'.repeat(100) } },
+        { network: '12.0.0.0/8', data: { a: 'x'.repeat(100) } },
+      ],
+      { ipVersion: 4 },
+    );
     expect(two.length - one.length).toBeLessThan(100);
   });
 
   it('rejects an IPv6 network in an IPv4 database, malformed networks and out-of-range values', () => {
-    expect(() => writeMmdb([{ network: '2001:db8::/32', data: {} }], { ipVersion: 4 })).toThrow('IPv6 network 2001:db8::/32 in an IPv4 database');
+    expect(() => writeMmdb([{ network: '2001:db8::/32', data: {} }], { ipVersion: 4 })).toThrow(
+      'IPv6 network 2001:db8::/32 in an IPv4 database',
+    );
     expect(() => writeMmdb([{ network: 'nowhere', data: {} }])).toThrow('not a network: nowhere');
     expect(() => writeMmdb([{ network: '10.0.0.0/33', data: {} }], { ipVersion: 4 })).toThrow('bad prefix length in 10.0.0.0/33');
     expect(() => writeMmdb([{ network: '10.0.0.0/8', data: { n: mmdb.uint16(65536) } }])).toThrow('uint16 out of range: 65536');

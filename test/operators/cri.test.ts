@@ -10,7 +10,9 @@ import { entry, runConfig } from '../support/run-stages.js';
 
 const NUM_RUNS = Number(process.env.FC_NUM_RUNS ?? 100);
 // Any Unicode scalar, ASCII-heavy; surrogates stand for invalid UTF-8 decoded as U+FFFD.
-const anyChar = fc.oneof(fc.integer({ min: 0, max: 0x7f }), fc.integer({ min: 0, max: 0x10ffff })).map((cp) => (cp >= 0xd800 && cp <= 0xdfff ? '\uFFFD' : String.fromCodePoint(cp)));
+const anyChar = fc
+  .oneof(fc.integer({ min: 0, max: 0x7f }), fc.integer({ min: 0, max: 0x10ffff }))
+  .map((cp) => (cp >= 0xd800 && cp <= 0xdfff ? '\uFFFD' : String.fromCodePoint(cp)));
 const TS = '2019-01-01T01:00:00.000000001Z';
 const TS_NS = BigInt(Date.parse('2019-01-01T01:00:00Z')) * 1_000_000n + 1n;
 const BEFORE = 1_700_000_000_000_000_000n;
@@ -47,7 +49,12 @@ describe('stage.cri', () => {
     });
 
     it('treats a missing flag as full and consumes nothing', () => {
-      expect(parseCriLine('something stderr looks like cri')).toEqual({ time: 'something', stream: 'stderr', partial: false, content: 'looks like cri' });
+      expect(parseCriLine('something stderr looks like cri')).toEqual({
+        time: 'something',
+        stream: 'stderr',
+        partial: false,
+        content: 'looks like cri',
+      });
     });
 
     it('skips at most one space after the flag', () => {
@@ -185,7 +192,10 @@ describe('stage.cri', () => {
     });
 
     it('emits the flushed entries with their own labels, timestamps and extracted values', () => {
-      const { entries } = runConfig('stage.cri { max_partial_lines = 1 }', [entry(`${TS} stdout P first`, { s: 'a' }), entry(`2020-01-01T00:00:00Z stdout P second`, { s: 'b' })]);
+      const { entries } = runConfig('stage.cri { max_partial_lines = 1 }', [
+        entry(`${TS} stdout P first`, { s: 'a' }),
+        entry(`2020-01-01T00:00:00Z stdout P second`, { s: 'b' }),
+      ]);
       expect(entries).toHaveLength(1);
       expect(entries[0]).toMatchObject({ line: 'first', labels: { s: 'a', stream: 'stdout' }, timestamp: TS_NS });
       expect(entries[0]!.extracted).toMatchObject({ flags: 'P', content: 'first' });
@@ -205,25 +215,36 @@ describe('stage.cri', () => {
     });
 
     it('never cuts a full line that merged nothing', async () => {
-      const { entries, registry } = runConfig('stage.cri {\n max_partial_line_size = 3\n max_partial_line_size_truncate = true\n}', [entry(`${TS} stdout F a long full line`)]);
+      const { entries, registry } = runConfig('stage.cri {\n max_partial_line_size = 3\n max_partial_line_size_truncate = true\n}', [
+        entry(`${TS} stdout F a long full line`),
+      ]);
       expect(lines(entries)).toEqual(['a long full line']);
       expect(await truncated(registry)).toBe(0);
     });
 
     it('empties every stored partial and merged line when the size is left at 0', async () => {
-      const { entries, registry } = runConfig('stage.cri { max_partial_line_size_truncate = true }', [entry(`${TS} stdout P abc`), entry(`${TS} stdout F def`)]);
+      const { entries, registry } = runConfig('stage.cri { max_partial_line_size_truncate = true }', [
+        entry(`${TS} stdout P abc`),
+        entry(`${TS} stdout F def`),
+      ]);
       expect(lines(entries)).toEqual(['']);
       expect(await truncated(registry)).toBe(2);
     });
 
     it('ignores max_partial_line_size without the truncate flag', async () => {
-      const { entries, registry } = runConfig('stage.cri { max_partial_line_size = 2 }', [entry(`${TS} stdout P abc`), entry(`${TS} stdout F def`)]);
+      const { entries, registry } = runConfig('stage.cri { max_partial_line_size = 2 }', [
+        entry(`${TS} stdout P abc`),
+        entry(`${TS} stdout F def`),
+      ]);
       expect(lines(entries)).toEqual(['abcdef']);
       expect(await truncated(registry)).toBe(0);
     });
 
     it('counts bytes, cutting inside a multi-byte character', async () => {
-      const { entries, registry } = runConfig('stage.cri {\n max_partial_line_size = 2\n max_partial_line_size_truncate = true\n}', [entry(`${TS} stdout P aé`), entry(`${TS} stdout F`)]);
+      const { entries, registry } = runConfig('stage.cri {\n max_partial_line_size = 2\n max_partial_line_size_truncate = true\n}', [
+        entry(`${TS} stdout P aé`),
+        entry(`${TS} stdout F`),
+      ]);
       // "aé" is 3 bytes; the stored 2 bytes end inside "é", and an empty completion adds nothing.
       expect(lines(entries)).toEqual(['a\uFFFD']);
       expect(await truncated(registry)).toBe(1);
@@ -241,12 +262,16 @@ describe('stage.cri', () => {
     });
 
     it('rejects max_partial_lines of 0 or below', () => {
-      expect(() => runConfig('stage.cri { max_partial_lines = 0 }', [])).toThrow('test.alloy:1:13: stage.cri: max_partial_lines must be greater than 0');
+      expect(() => runConfig('stage.cri { max_partial_lines = 0 }', [])).toThrow(
+        'test.alloy:1:13: stage.cri: max_partial_lines must be greater than 0',
+      );
       expect(() => runConfig('stage.cri { max_partial_lines = -1 }', [])).toThrow('max_partial_lines must be greater than 0');
     });
 
     it('rejects a negative max_partial_line_size', () => {
-      expect(() => runConfig('stage.cri { max_partial_line_size = -1 }', [])).toThrow('max_partial_line_size must be a non-negative integer');
+      expect(() => runConfig('stage.cri { max_partial_line_size = -1 }', [])).toThrow(
+        'max_partial_line_size must be a non-negative integer',
+      );
     });
 
     it('rejects a fractional max_partial_lines', () => {
@@ -282,10 +307,22 @@ describe('stage.cri', () => {
 
     it('never throws and emits at most what it received, whatever the input', () => {
       fc.assert(
-        fc.property(fc.array(fc.oneof(fc.string({ unit: anyChar }), content.map((c) => `${TS} stdout P ${c}`)), { maxLength: 20 }), (raw) => {
-          const { entries } = runConfig('stage.cri { max_partial_lines = 2 }', raw.map((line) => entry(line)));
-          expect(entries.length).toBeLessThanOrEqual(raw.length);
-        }),
+        fc.property(
+          fc.array(
+            fc.oneof(
+              fc.string({ unit: anyChar }),
+              content.map((c) => `${TS} stdout P ${c}`),
+            ),
+            { maxLength: 20 },
+          ),
+          (raw) => {
+            const { entries } = runConfig(
+              'stage.cri { max_partial_lines = 2 }',
+              raw.map((line) => entry(line)),
+            );
+            expect(entries.length).toBeLessThanOrEqual(raw.length);
+          },
+        ),
         { numRuns: NUM_RUNS },
       );
     });

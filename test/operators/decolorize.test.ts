@@ -5,19 +5,25 @@ import { entry, runConfig } from '../support/run-stages.js';
 
 const NUM_RUNS = Number(process.env.FC_NUM_RUNS ?? 200);
 // Any Unicode scalar, ASCII-heavy; surrogates stand for invalid UTF-8 decoded as U+FFFD.
-const anyChar = fc.oneof(fc.integer({ min: 0, max: 0x7f }), fc.integer({ min: 0, max: 0x10ffff })).map((cp) => (cp >= 0xd800 && cp <= 0xdfff ? '\uFFFD' : String.fromCodePoint(cp)));
+const anyChar = fc
+  .oneof(fc.integer({ min: 0, max: 0x7f }), fc.integer({ min: 0, max: 0x10ffff }))
+  .map((cp) => (cp >= 0xd800 && cp <= 0xdfff ? '\uFFFD' : String.fromCodePoint(cp)));
 const ESC = '\u001b';
 
 describe('stage.decolorize', () => {
   it('removes colour codes from the line only', () => {
-    const { entries } = runConfig('stage.decolorize {}', [entry(`${ESC}[0;32mgreen${ESC}[0m ${ESC}[0;31mred${ESC}[0m`, { c: `${ESC}[1m` })]);
+    const { entries } = runConfig('stage.decolorize {}', [
+      entry(`${ESC}[0;32mgreen${ESC}[0m ${ESC}[0;31mred${ESC}[0m`, { c: `${ESC}[1m` }),
+    ]);
     expect(entries[0]!.line).toBe('green red');
     expect(entries[0]!.labels).toEqual({ c: `${ESC}[1m` });
     expect(entries[0]!.extracted).toEqual({ c: `${ESC}[1m` });
   });
 
   it('eats a final byte that is a letter of the text, as the reference does', () => {
-    expect(stripAnsi(`[2022-11-04 22:17:57.811] ${ESC}[0;32http${ESC}[0m: GET /_health (0 ms) 204`)).toBe('[2022-11-04 22:17:57.811] ttp: GET /_health (0 ms) 204');
+    expect(stripAnsi(`[2022-11-04 22:17:57.811] ${ESC}[0;32http${ESC}[0m: GET /_health (0 ms) 204`)).toBe(
+      '[2022-11-04 22:17:57.811] ttp: GET /_health (0 ms) 204',
+    );
   });
 
   it('removes OSC sequences ended by BEL', () => {
@@ -55,7 +61,9 @@ describe('stage.decolorize', () => {
     // BEL is left out: right after `ESC [ A` it would complete an OSC-like sequence instead.
     const plain = fc.string({ unit: anyChar, maxLength: 20 }).map((s) => s.replace(/[\u001b\u009b\u0007]/g, ''));
     const params = fc.array(fc.oneof(fc.constant(''), fc.nat(9999).map(String)), { maxLength: 4 }).map((p) => p.join(';'));
-    const csi = fc.tuple(fc.constantFrom(`${ESC}[`, '\u009b'), params, fc.constantFrom(...'ABCDHJKPRZcfghlmnqrty')).map(([intro, p, final]) => intro + p + final);
+    const csi = fc
+      .tuple(fc.constantFrom(`${ESC}[`, '\u009b'), params, fc.constantFrom(...'ABCDHJKPRZcfghlmnqrty'))
+      .map(([intro, p, final]) => intro + p + final);
     const word = fc.string({ unit: fc.constantFrom(...'abzAZ09'), maxLength: 8 });
     const osc = fc.array(word, { minLength: 1, maxLength: 3 }).map((words) => `${ESC}]${words.join(';')}\u0007`);
     const pieces = fc.array(fc.tuple(plain, fc.oneof(csi, osc)), { maxLength: 8 });

@@ -18,7 +18,11 @@ describe('stage.docker', () => {
 
   it('matches keys case-insensitively, as Go does', () => {
     const out = run('{"LOG":"a","Stream":"stdout","TIME":"2020-01-01T00:00:00Z"}');
-    expect(out).toMatchObject({ line: 'a', labels: { stream: 'stdout' }, timestamp: BigInt(Date.parse('2020-01-01T00:00:00Z')) * 1_000_000n });
+    expect(out).toMatchObject({
+      line: 'a',
+      labels: { stream: 'stdout' },
+      timestamp: BigInt(Date.parse('2020-01-01T00:00:00Z')) * 1_000_000n,
+    });
   });
 
   it('folds the long s and the dotless i the way Go field matching does', () => {
@@ -79,17 +83,23 @@ describe('stage.docker', () => {
   it('never throws and only changes what a valid record says (property)', () => {
     const record = fc.record({ log: fc.string(), stream: fc.string({ maxLength: 8 }), time: fc.string({ maxLength: 30 }) });
     fc.assert(
-      fc.property(fc.oneof(record.map((r) => JSON.stringify(r)), fc.string()), (line) => {
-        const out = run(line);
-        const decoded = decodeDockerRecord(line);
-        if (decoded === undefined || decoded.log === '') {
-          expect(out.line).toBe(line);
-          expect(out.labels).toEqual({});
-        } else {
-          expect(out.line).toBe(decoded.log);
-          expect(out.labels).toEqual({ stream: decoded.stream });
-        }
-      }),
+      fc.property(
+        fc.oneof(
+          record.map((r) => JSON.stringify(r)),
+          fc.string(),
+        ),
+        (line) => {
+          const out = run(line);
+          const decoded = decodeDockerRecord(line);
+          if (decoded === undefined || decoded.log === '') {
+            expect(out.line).toBe(line);
+            expect(out.labels).toEqual({});
+          } else {
+            expect(out.line).toBe(decoded.log);
+            expect(out.labels).toEqual({ stream: decoded.stream });
+          }
+        },
+      ),
       { numRuns: NUM_RUNS },
     );
   });

@@ -36,7 +36,9 @@ describe('stage.drop', () => {
     });
 
     it('rejects a bare number, a lowercase unit and SI kB at the attribute', () => {
-      expect(() => runConfig('stage.drop {\n  longer_than = "10"\n}', [])).toThrow('test.alloy:2:3: stage.drop: units: unknown unit  in 10');
+      expect(() => runConfig('stage.drop {\n  longer_than = "10"\n}', [])).toThrow(
+        'test.alloy:2:3: stage.drop: units: unknown unit  in 10',
+      );
       expect(() => runConfig('stage.drop { longer_than = "10b" }', [])).toThrow('stage.drop: units: unknown unit b in 10b');
       expect(() => runConfig('stage.drop { longer_than = "1kB" }', [])).toThrow('stage.drop: units: unknown unit kB in 1kB');
     });
@@ -46,7 +48,11 @@ describe('stage.drop', () => {
     it('drops entries strictly older than the injected clock minus the duration', () => {
       const { entries } = runConfig(
         'stage.drop { older_than = "1h" }',
-        [entry('old', {}, { timestamp: NOW - HOUR - 1n }), entry('edge', {}, { timestamp: NOW - HOUR }), entry('new', {}, { timestamp: NOW })],
+        [
+          entry('old', {}, { timestamp: NOW - HOUR - 1n }),
+          entry('edge', {}, { timestamp: NOW - HOUR }),
+          entry('new', {}, { timestamp: NOW }),
+        ],
         { startNs: NOW },
       );
       expect(entries.map((e) => e.line)).toEqual(['edge', 'new']);
@@ -73,12 +79,18 @@ describe('stage.drop', () => {
     });
 
     it('needs every listed key present', () => {
-      const { entries } = runConfig('stage.drop { source = "a,b" }', [entry('both', {}, { extracted: { a: 1, b: 2 } }), entry('one', {}, { extracted: { a: 1 } })]);
+      const { entries } = runConfig('stage.drop { source = "a,b" }', [
+        entry('both', {}, { extracted: { a: 1, b: 2 } }),
+        entry('one', {}, { extracted: { a: 1 } }),
+      ]);
       expect(entries.map((e) => e.line)).toEqual(['one']);
     });
 
     it('splits the list on commas without trimming spaces', () => {
-      const { entries } = runConfig('stage.drop { source = "a, b" }', [entry('trimmed', {}, { extracted: { a: 1, b: 2 } }), entry('raw', {}, { extracted: { a: 1, ' b': 2 } })]);
+      const { entries } = runConfig('stage.drop { source = "a, b" }', [
+        entry('trimmed', {}, { extracted: { a: 1, b: 2 } }),
+        entry('raw', {}, { extracted: { a: 1, ' b': 2 } }),
+      ]);
       expect(entries.map((e) => e.line)).toEqual(['trimmed']);
     });
 
@@ -88,7 +100,10 @@ describe('stage.drop', () => {
     });
 
     it('sees labels through the extracted map seeded at ingress', () => {
-      const { entries } = runConfig('stage.drop {\n  source = "app"\n  value = "noisy"\n}', [entry('a', { app: 'noisy' }), entry('b', { app: 'calm' })]);
+      const { entries } = runConfig('stage.drop {\n  source = "app"\n  value = "noisy"\n}', [
+        entry('a', { app: 'noisy' }),
+        entry('b', { app: 'calm' }),
+      ]);
       expect(entries.map((e) => e.line)).toEqual(['b']);
     });
   });
@@ -104,24 +119,36 @@ describe('stage.drop', () => {
     });
 
     it('stringifies numbers and booleans the Go way', () => {
-      const { entries } = runConfig('stage.drop {\n  source = "k"\n  value = "1000000000000000000000"\n}', [entry('big', {}, { extracted: { k: 1e21 } })]);
+      const { entries } = runConfig('stage.drop {\n  source = "k"\n  value = "1000000000000000000000"\n}', [
+        entry('big', {}, { extracted: { k: 1e21 } }),
+      ]);
       expect(entries).toHaveLength(0);
-      expect(runConfig('stage.drop {\n  source = "k"\n  value = "true"\n}', [entry('b', {}, { extracted: { k: true } })]).entries).toHaveLength(0);
+      expect(
+        runConfig('stage.drop {\n  source = "k"\n  value = "true"\n}', [entry('b', {}, { extracted: { k: true } })]).entries,
+      ).toHaveLength(0);
     });
 
     it('joins present sources with the separator, skipping absent ones', () => {
       const config = 'stage.drop {\n  source = "a,b,c"\n  separator = "|"\n  value = "1|3"\n}';
-      const { entries } = runConfig(config, [entry('skips b', {}, { extracted: { a: 1, c: 3 } }), entry('all', {}, { extracted: { a: 1, b: 2, c: 3 } })]);
+      const { entries } = runConfig(config, [
+        entry('skips b', {}, { extracted: { a: 1, c: 3 } }),
+        entry('all', {}, { extracted: { a: 1, b: 2, c: 3 } }),
+      ]);
       expect(entries.map((e) => e.line)).toEqual(['all']);
     });
 
     it('uses ";" when the separator is empty', () => {
-      const { entries } = runConfig('stage.drop {\n  source = "a,b"\n  separator = ""\n  value = "1;2"\n}', [entry('x', {}, { extracted: { a: 1, b: 2 } })]);
+      const { entries } = runConfig('stage.drop {\n  source = "a,b"\n  separator = ""\n  value = "1;2"\n}', [
+        entry('x', {}, { extracted: { a: 1, b: 2 } }),
+      ]);
       expect(entries).toHaveLength(0);
     });
 
     it('keeps the entry when a present source does not convert to text', () => {
-      const { entries } = runConfig('stage.drop {\n  source = "a,b"\n  expression = ".*"\n}', [entry('null', {}, { extracted: { a: 'x', b: null } }), entry('list', {}, { extracted: { a: [1] } })]);
+      const { entries } = runConfig('stage.drop {\n  source = "a,b"\n  expression = ".*"\n}', [
+        entry('null', {}, { extracted: { a: 'x', b: null } }),
+        entry('list', {}, { extracted: { a: [1] } }),
+      ]);
       expect(entries.map((e) => e.line)).toEqual(['null', 'list']);
     });
   });
@@ -133,7 +160,10 @@ describe('stage.drop', () => {
     });
 
     it('matches "^$" when none of the sources is present', () => {
-      const { entries } = runConfig('stage.drop {\n  source = "a,b"\n  expression = "^$"\n}', [entry('none'), entry('some', {}, { extracted: { a: 'x' } })]);
+      const { entries } = runConfig('stage.drop {\n  source = "a,b"\n  expression = "^$"\n}', [
+        entry('none'),
+        entry('some', {}, { extracted: { a: 'x' } }),
+      ]);
       expect(entries.map((e) => e.line)).toEqual(['some']);
     });
 
@@ -186,15 +216,26 @@ describe('stage.drop', () => {
     });
 
     it('rejects an expression that is not RE2', () => {
-      expect(() => runConfig('stage.drop {\n  expression = "(?P<ts[0-9]+).*"\n}', [])).toThrow(/^test\.alloy:2:3: stage\.drop: drop stage regex compilation error: /);
+      expect(() => runConfig('stage.drop {\n  expression = "(?P<ts[0-9]+).*"\n}', [])).toThrow(
+        /^test\.alloy:2:3: stage\.drop: drop stage regex compilation error: /,
+      );
       expect(() => drop({ expression: '(?=x)' })).toThrow(/drop stage regex compilation error/);
     });
   });
 
   it('never adds entries and passes kept ones unchanged and in order (property)', () => {
     const extractedValue = fc.oneof(fc.string({ maxLength: 4 }), fc.integer(), fc.boolean(), fc.constant(null));
-    const inputs = entryStream({ streams: fc.constant([{}]), line: fc.string({ maxLength: 12 }), extracted: fc.dictionary(fc.constantFrom('a', 'b'), extractedValue) });
-    const configs = fc.constantFrom('stage.drop { longer_than = "5B" }', 'stage.drop { source = "a" }', 'stage.drop {\n  source = "a,b"\n  expression = "1"\n}', 'stage.drop { expression = "^a" }');
+    const inputs = entryStream({
+      streams: fc.constant([{}]),
+      line: fc.string({ maxLength: 12 }),
+      extracted: fc.dictionary(fc.constantFrom('a', 'b'), extractedValue),
+    });
+    const configs = fc.constantFrom(
+      'stage.drop { longer_than = "5B" }',
+      'stage.drop { source = "a" }',
+      'stage.drop {\n  source = "a,b"\n  expression = "1"\n}',
+      'stage.drop { expression = "^a" }',
+    );
     const options = { inputs, numRuns: NUM_RUNS };
     neverAddsEntries(drop, configs, options);
     preservesOrder(drop, configs, options);

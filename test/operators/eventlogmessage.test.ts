@@ -30,7 +30,9 @@ describe('stage.eventlogmessage', () => {
   });
 
   it('overwrites existing keys with overwrite_existing', () => {
-    const { entries } = runConfig('stage.eventlogmessage { overwrite_existing = true }', [entry('x', { test: 'label' }, { extracted: { message: 'test: new value' } })]);
+    const { entries } = runConfig('stage.eventlogmessage { overwrite_existing = true }', [
+      entry('x', { test: 'label' }, { extracted: { message: 'test: new value' } }),
+    ]);
     expect(entries[0]!.extracted).toEqual({ message: 'test: new value', test: 'new value' });
     expect(entries[0]!.labels).toEqual({ test: 'label' });
   });
@@ -41,15 +43,24 @@ describe('stage.eventlogmessage', () => {
   });
 
   it('drops the whole entry, without counting it, when the source is null', async () => {
-    const { entries, registry } = runConfig('stage.eventlogmessage {}', [entry('', {}, { extracted: { message: null } }), entry('kept', {}, { extracted: { message: true } })]);
+    const { entries, registry } = runConfig('stage.eventlogmessage {}', [
+      entry('', {}, { extracted: { message: null } }),
+      entry('kept', {}, { extracted: { message: true } }),
+    ]);
     expect(entries.map((e) => e.extracted)).toEqual([{ message: true }]);
     expect((await registry.getSingleMetric('logs_process_dropped_lines_total')!.get()).values).toEqual([]);
   });
 
   it('rejects a source that is not a legacy label name, including a number', () => {
-    expect(() => runConfig('stage.eventlogmessage {\n  source = "the message"\n}', [])).toThrow('test.alloy:2:3: stage.eventlogmessage: invalid label name: the message');
-    expect(() => runConfig('stage.eventlogmessage {\n  source = 1\n}', [])).toThrow('test.alloy:2:3: stage.eventlogmessage: invalid label name: 1');
-    expect(() => runConfig('stage.eventlogmessage {\n  source = ""\n}', [])).toThrow('test.alloy:2:3: stage.eventlogmessage: invalid label name: ');
+    expect(() => runConfig('stage.eventlogmessage {\n  source = "the message"\n}', [])).toThrow(
+      'test.alloy:2:3: stage.eventlogmessage: invalid label name: the message',
+    );
+    expect(() => runConfig('stage.eventlogmessage {\n  source = 1\n}', [])).toThrow(
+      'test.alloy:2:3: stage.eventlogmessage: invalid label name: 1',
+    );
+    expect(() => runConfig('stage.eventlogmessage {\n  source = ""\n}', [])).toThrow(
+      'test.alloy:2:3: stage.eventlogmessage: invalid label name: ',
+    );
     expect(() => eventLogMessage({ source: 'a.b' })).toThrow('stage.eventlogmessage: invalid label name: a.b');
   });
 
@@ -58,7 +69,9 @@ describe('stage.eventlogmessage', () => {
     fc.assert(
       fc.property(fc.array(fc.oneof(piece, fc.string()), { maxLength: 12 }), fc.boolean(), (parts, drop) => {
         const message = parts.join('');
-        const { entries } = runConfig(`stage.eventlogmessage { drop_invalid_labels = ${drop} }`, [entry('l', {}, { extracted: { message } })]);
+        const { entries } = runConfig(`stage.eventlogmessage { drop_invalid_labels = ${drop} }`, [
+          entry('l', {}, { extracted: { message } }),
+        ]);
         for (const key of Object.keys(entries[0]!.extracted)) expect(key).toMatch(/^[a-zA-Z_][a-zA-Z0-9_]*$/);
       }),
       { numRuns: NUM_RUNS },

@@ -4,7 +4,8 @@ import { hostEvent } from '../../operators/hostevent.js';
 import { entry, runConfig } from '../support/run-stages.js';
 
 const NUM_RUNS = Number(process.env.FC_NUM_RUNS ?? 100);
-const SECURITY_EVENT = 'Credential Manager credentials were read.\r\n\r\nSubject:\r\n\tSecurity ID:\t\tS-1-5-21\r\n\tAccount Name:\t\tBob\r\n\r\nThis event occurs when a user reads credentials.';
+const SECURITY_EVENT =
+  'Credential Manager credentials were read.\r\n\r\nSubject:\r\n\tSecurity ID:\t\tS-1-5-21\r\n\tAccount Name:\t\tBob\r\n\r\nThis event occurs when a user reads credentials.';
 
 describe('stage.hostevent', () => {
   it('extracts the description and the titled fields of the default source', () => {
@@ -20,13 +21,20 @@ describe('stage.hostevent', () => {
   });
 
   it('reads a custom source and leaves other extracted values alone', () => {
-    const { entries } = runConfig('stage.hostevent { source = "the message" }', [entry('x', {}, { extracted: { 'the message': 'D\r\n\r\nK: v', other: 1 } })]);
+    const { entries } = runConfig('stage.hostevent { source = "the message" }', [
+      entry('x', {}, { extracted: { 'the message': 'D\r\n\r\nK: v', other: 1 } }),
+    ]);
     expect(entries[0]!.extracted).toEqual({ 'the message': 'D\r\n\r\nK: v', other: 1, Description: 'D', K: 'v' });
   });
 
   it('suffixes keys seeded from labels and overwrites them with overwrite_existing', () => {
     const input = () => [entry('x', { K: 'label' }, { extracted: { message: 'D\r\n\r\nK: v' } })];
-    expect(runConfig('stage.hostevent {}', input()).entries[0]!.extracted).toEqual({ K: 'label', K_extracted: 'v', message: 'D\r\n\r\nK: v', Description: 'D' });
+    expect(runConfig('stage.hostevent {}', input()).entries[0]!.extracted).toEqual({
+      K: 'label',
+      K_extracted: 'v',
+      message: 'D\r\n\r\nK: v',
+      Description: 'D',
+    });
     expect(runConfig('stage.hostevent { overwrite_existing = true }', input()).entries[0]!.extracted).toMatchObject({ K: 'v' });
   });
 
@@ -58,12 +66,19 @@ describe('stage.hostevent', () => {
   });
 
   it('rejects unknown attributes', () => {
-    expect(() => runConfig('stage.hostevent { sauce = "x" }', [])).toThrow('test.alloy:1:19: stage.hostevent: unrecognized attribute name "sauce"');
+    expect(() => runConfig('stage.hostevent { sauce = "x" }', [])).toThrow(
+      'test.alloy:1:19: stage.hostevent: unrecognized attribute name "sauce"',
+    );
   });
 
   it('never throws and keeps the line and labels (property)', () => {
     const piece = fc.constantFrom('\r\n', '\r\n\r\n', ':', ' ', '\t', 'Key', 'é', '');
-    const source = fc.oneof(fc.array(fc.oneof(piece, fc.string()), { maxLength: 12 }).map((p) => p.join('')), fc.double(), fc.boolean(), fc.constant(null));
+    const source = fc.oneof(
+      fc.array(fc.oneof(piece, fc.string()), { maxLength: 12 }).map((p) => p.join('')),
+      fc.double(),
+      fc.boolean(),
+      fc.constant(null),
+    );
     fc.assert(
       fc.property(source, fc.boolean(), fc.boolean(), (message, drop, overwrite) => {
         const config = `stage.hostevent {\n  drop_invalid_labels = ${drop}\n  overwrite_existing = ${overwrite}\n}`;

@@ -28,16 +28,29 @@ import * as stages from '../../operators/index.js';
 const dir = mkdtempSync(join(tmpdir(), 'rivulet-invariants-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const geoDb = join(dir, 'city.mmdb');
-writeFileSync(geoDb, writeMmdb([{ network: '192.0.2.0/24', data: { city: { names: { en: 'London' } } } }], { ipVersion: 4, recordSize: 24, databaseType: 'GeoIP2-City' }));
+writeFileSync(
+  geoDb,
+  writeMmdb([{ network: '192.0.2.0/24', data: { city: { names: { en: 'London' } } } }], {
+    ipVersion: 4,
+    recordSize: 24,
+    databaseType: 'GeoIP2-City',
+  }),
+);
 
 /** Every field but the ones a stage may change. */
-const allBut = (...changed: EntryField[]): EntryField[] => (['labels', 'line', 'timestamp', 'structuredMetadata', 'extracted'] as const).filter((f) => !changed.includes(f));
+const allBut = (...changed: EntryField[]): EntryField[] =>
+  (['labels', 'line', 'timestamp', 'structuredMetadata', 'extracted'] as const).filter((f) => !changed.includes(f));
 
 const linesOf = (line: fc.Arbitrary<string>) => entryStream({ line });
 /** Streams whose labels use a few known names, so label stages find what they look for. */
-const labelled = entryStream({ streams: fc.array(labelSet({ names: fc.constantFrom('app', 'env', 'level', 'pod') }), { minLength: 1, maxLength: 3 }) });
+const labelled = entryStream({
+  streams: fc.array(labelSet({ names: fc.constantFrom('app', 'env', 'level', 'pod') }), { minLength: 1, maxLength: 3 }),
+});
 const withMetadata = entryStream({
-  structuredMetadata: fc.uniqueArray(fc.record({ name: fc.constantFrom('trace_id', 'app', 'span'), value: plainText }), { selector: (p) => p.name, maxLength: 3 }),
+  structuredMetadata: fc.uniqueArray(fc.record({ name: fc.constantFrom('trace_id', 'app', 'span'), value: plainText }), {
+    selector: (p) => p.name,
+    maxLength: 3,
+  }),
 });
 
 /** Each stage's invariants, expressed with the testing kit. */
@@ -66,21 +79,34 @@ const INVARIANTS: Record<string, Record<string, () => void>> = {
   },
   drop: {
     'drops some entries, keeps the others unchanged and in order': () => {
-      const configs = fc.constantFrom<Record<string, unknown>>({ expression: 'error|^a' }, { longer_than: '40B' }, { source: 'app' }, { older_than: '1h' });
+      const configs = fc.constantFrom<Record<string, unknown>>(
+        { expression: 'error|^a' },
+        { longer_than: '40B' },
+        { source: 'app' },
+        { older_than: '1h' },
+      );
       neverAddsEntries(stages.drop, configs, { inputs: labelled });
       preservesOrder(stages.drop, configs, { inputs: labelled });
       doesNotTouch(stages.drop, configs, allBut(), { inputs: labelled });
     },
   },
   eventlogmessage: {
-    'only writes extracted values': () => doesNotTouch(stages.eventLogMessage, {}, allBut('extracted'), { inputs: entryStream({ extracted: fc.record({ message: fc.constantFrom('Key: value\r\nOther: 2', 'no fields', 'A:1') }) }) }),
+    'only writes extracted values': () =>
+      doesNotTouch(stages.eventLogMessage, {}, allBut('extracted'), {
+        inputs: entryStream({ extracted: fc.record({ message: fc.constantFrom('Key: value\r\nOther: 2', 'no fields', 'A:1') }) }),
+      }),
   },
   geoip: {
     'only writes extracted values': () =>
-      doesNotTouch(stages.geoip, { db: geoDb, source: 'ip', db_type: 'city' }, allBut('extracted'), { inputs: entryStream({ extracted: fc.record({ ip: fc.oneof(fc.constant('192.0.2.1'), fc.ipV4(), fc.string()) }) }) }),
+      doesNotTouch(stages.geoip, { db: geoDb, source: 'ip', db_type: 'city' }, allBut('extracted'), {
+        inputs: entryStream({ extracted: fc.record({ ip: fc.oneof(fc.constant('192.0.2.1'), fc.ipV4(), fc.string()) }) }),
+      }),
   },
   hostevent: {
-    'only writes extracted values': () => doesNotTouch(stages.hostEvent, {}, allBut('extracted'), { inputs: entryStream({ extracted: fc.record({ message: fc.constantFrom('Key: value\r\nOther: 2', 'no fields', 'A:1') }) }) }),
+    'only writes extracted values': () =>
+      doesNotTouch(stages.hostEvent, {}, allBut('extracted'), {
+        inputs: entryStream({ extracted: fc.record({ message: fc.constantFrom('Key: value\r\nOther: 2', 'no fields', 'A:1') }) }),
+      }),
   },
   json: {
     'only writes extracted values, the same ones on a second run': () => {
@@ -88,19 +114,24 @@ const INVARIANTS: Record<string, Record<string, () => void>> = {
       doesNotTouch(stages.json, config, allBut('extracted'), { inputs: linesOf(jsonLine()) });
       idempotent(stages.json, config, { inputs: linesOf(jsonLine()) });
     },
-    'drops malformed lines but never adds entries': () => neverAddsEntries(stages.json, { expressions: { level: '' }, drop_malformed: true }),
+    'drops malformed lines but never adds entries': () =>
+      neverAddsEntries(stages.json, { expressions: { level: '' }, drop_malformed: true }),
   },
   label_drop: {
     'removes the listed labels and nothing else': () => {
       doesNotTouch(stages.labelDrop, { values: ['app', 'env'] }, allBut('labels'), { inputs: labelled });
-      outputWithinBounds(stages.labelDrop, { values: ['app', 'env'] }, (out) => !('app' in out.labels) && !('env' in out.labels), { inputs: labelled });
+      outputWithinBounds(stages.labelDrop, { values: ['app', 'env'] }, (out) => !('app' in out.labels) && !('env' in out.labels), {
+        inputs: labelled,
+      });
     },
     'is idempotent': () => idempotent(stages.labelDrop, { values: ['app'] }, { inputs: labelled }),
   },
   label_keep: {
     'keeps only the listed labels and touches nothing else': () => {
       doesNotTouch(stages.labelKeep, { values: ['app'] }, allBut('labels'), { inputs: labelled });
-      outputWithinBounds(stages.labelKeep, { values: ['app'] }, (out) => Object.keys(out.labels).every((name) => name === 'app'), { inputs: labelled });
+      outputWithinBounds(stages.labelKeep, { values: ['app'] }, (out) => Object.keys(out.labels).every((name) => name === 'app'), {
+        inputs: labelled,
+      });
     },
     'is idempotent': () => idempotent(stages.labelKeep, { values: ['app', 'pod'] }, { inputs: labelled }),
   },
@@ -118,7 +149,9 @@ const INVARIANTS: Record<string, Record<string, () => void>> = {
   },
   luhn: {
     'only rewrites the line, and a second run finds nothing more': () => {
-      const cards = linesOf(fc.tuple(plainText, fc.constantFrom('4242424242424242', '6011111111111117', '1234567812345678'), plainText).map((p) => p.join(' ')));
+      const cards = linesOf(
+        fc.tuple(plainText, fc.constantFrom('4242424242424242', '6011111111111117', '1234567812345678'), plainText).map((p) => p.join(' ')),
+      );
       doesNotTouch(stages.luhn, {}, allBut('line'), { inputs: cards });
       idempotent(stages.luhn, {}, { inputs: cards });
     },
@@ -147,7 +180,9 @@ const INVARIANTS: Record<string, Record<string, () => void>> = {
   },
   pack: {
     'writes JSON holding the old line under _entry': () =>
-      outputWithinBounds(stages.pack, { labels: ['app'] }, (out, input) => JSON.parse(out.line)._entry === input!.line, { inputs: labelled }),
+      outputWithinBounds(stages.pack, { labels: ['app'] }, (out, input) => JSON.parse(out.line)._entry === input!.line, {
+        inputs: labelled,
+      }),
   },
   pattern: {
     'only writes extracted values, the same ones on a second run': () => {
@@ -192,12 +227,18 @@ const INVARIANTS: Record<string, Record<string, () => void>> = {
   structured_metadata_drop: {
     'removes the listed pairs and nothing else': () => {
       doesNotTouch(stages.structuredMetadataDrop, { values: ['trace_id'] }, allBut('structuredMetadata'), { inputs: withMetadata });
-      outputWithinBounds(stages.structuredMetadataDrop, { values: ['trace_id'] }, (out) => out.structuredMetadata.every((p) => p.name !== 'trace_id'), { inputs: withMetadata });
+      outputWithinBounds(
+        stages.structuredMetadataDrop,
+        { values: ['trace_id'] },
+        (out) => out.structuredMetadata.every((p) => p.name !== 'trace_id'),
+        { inputs: withMetadata },
+      );
       idempotent(stages.structuredMetadataDrop, { values: ['trace_id'] }, { inputs: withMetadata });
     },
   },
   template: {
-    'only writes extracted values': () => doesNotTouch(stages.template, { source: 'app', template: '{{ .Value | ToUpper }}' }, allBut('extracted'), { inputs: labelled }),
+    'only writes extracted values': () =>
+      doesNotTouch(stages.template, { source: 'app', template: '{{ .Value | ToUpper }}' }, allBut('extracted'), { inputs: labelled }),
   },
   tenant: {
     'only sets the tenant label, the same on a second run': () => {
@@ -207,12 +248,18 @@ const INVARIANTS: Record<string, Record<string, () => void>> = {
   },
   timestamp: {
     'only sets the timestamp': () =>
-      doesNotTouch(stages.timestamp, { source: 'ts', format: 'RFC3339' }, allBut('timestamp'), { inputs: entryStream({ extracted: fc.record({ ts: fc.constantFrom('2024-01-02T03:04:05Z', 'x') }) }) }),
+      doesNotTouch(stages.timestamp, { source: 'ts', format: 'RFC3339' }, allBut('timestamp'), {
+        inputs: entryStream({ extracted: fc.record({ ts: fc.constantFrom('2024-01-02T03:04:05Z', 'x') }) }),
+      }),
   },
   truncate: {
     'keeps lines within the limit, suffix included, and is idempotent': () => {
       const config = { rule: [{ limit: '12B', suffix: '…' }] };
-      outputWithinBounds(stages.truncate, config, (out) => Buffer.byteLength(out.line) <= 12 || `line of ${Buffer.byteLength(out.line)} bytes`);
+      outputWithinBounds(
+        stages.truncate,
+        config,
+        (out) => Buffer.byteLength(out.line) <= 12 || `line of ${Buffer.byteLength(out.line)} bytes`,
+      );
       idempotent(stages.truncate, config);
     },
   },

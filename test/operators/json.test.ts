@@ -9,10 +9,16 @@ import { marshalJsoniter, parseJsonObject } from '../../lib/go/jsoniter.js';
 import { entry, runConfig } from '../support/run-stages.js';
 
 const NUM_RUNS = Number(process.env.FC_NUM_RUNS ?? 100);
-const anyChar = fc.oneof(fc.integer({ min: 0, max: 0x7f }), fc.integer({ min: 0, max: 0x10ffff })).map((cp) => (cp >= 0xd800 && cp <= 0xdfff ? '\uFFFD' : String.fromCodePoint(cp)));
+const anyChar = fc
+  .oneof(fc.integer({ min: 0, max: 0x7f }), fc.integer({ min: 0, max: 0x10ffff }))
+  .map((cp) => (cp >= 0xd800 && cp <= 0xdfff ? '\uFFFD' : String.fromCodePoint(cp)));
 
 /** Runs one stage.json directly; `failures` collects any exception the pipeline guard caught. */
-function runJson(config: Partial<JsonConfig>, line: string, extracted: Record<string, unknown> = {}): { out: Entry | null; failures: string[]; registry: Registry } {
+function runJson(
+  config: Partial<JsonConfig>,
+  line: string,
+  extracted: Record<string, unknown> = {},
+): { out: Entry | null; failures: string[]; registry: Registry } {
   const failures: string[] = [];
   const registry = new Registry();
   const built = buildPipeline([json(config).spec], {
@@ -51,16 +57,25 @@ describe('stage.json', () => {
     });
 
     it('escapes < > & and sorts keys in stored JSON text', () => {
-      expect(extract({ o: '' }, '{"o":{"z":"<a href=\\"x\\">&","a":1}}')).toEqual({ o: '{"a":1,"z":"\\u003ca href=\\"x\\"\\u003e\\u0026"}' });
+      expect(extract({ o: '' }, '{"o":{"z":"<a href=\\"x\\">&","a":1}}')).toEqual({
+        o: '{"a":1,"z":"\\u003ca href=\\"x\\"\\u003e\\u0026"}',
+      });
     });
 
     it('writes numbers inside stored JSON text the way json-iterator does', () => {
-      expect(extract({ o: '' }, '{"o":[1e-7,1e21,1.5,-0,100,123456789012345678]}')).toEqual({ o: '[1e-07,1e+21,1.5,-0,100,123456789012345680]' });
+      expect(extract({ o: '' }, '{"o":[1e-7,1e21,1.5,-0,100,123456789012345678]}')).toEqual({
+        o: '[1e-07,1e+21,1.5,-0,100,123456789012345680]',
+      });
     });
 
     it('evaluates Community Edition JMESPath: arithmetic, let, items, $ and code-point length', () => {
       const line = '{"a":7,"b":2,"s":"héllo😀","o":{"k":"v"}}';
-      expect(extract({ sum: 'a + b', floor: 'a // b', let: 'let $x = a in $x * `2`', items: 'items(o)', root: 'o | $.a', len: 'length(s)' }, line)).toEqual({
+      expect(
+        extract(
+          { sum: 'a + b', floor: 'a // b', let: 'let $x = a in $x * `2`', items: 'items(o)', root: 'o | $.a', len: 'length(s)' },
+          line,
+        ),
+      ).toEqual({
         sum: 9,
         floor: 3,
         let: 14,
@@ -81,7 +96,11 @@ describe('stage.json', () => {
     });
 
     it('never resolves a field to an inherited property', () => {
-      expect(extract({ constructor: '', toString: '', proto: '"__proto__"' }, '{"x":1}')).toEqual({ constructor: null, toString: null, proto: null });
+      expect(extract({ constructor: '', toString: '', proto: '"__proto__"' }, '{"x":1}')).toEqual({
+        constructor: null,
+        toString: null,
+        proto: null,
+      });
     });
 
     it('reads and stores a key named __proto__ as an ordinary key', () => {
@@ -95,7 +114,11 @@ describe('stage.json', () => {
     });
 
     it('converts with Go rules in to_number and to_string', () => {
-      expect(extract({ n: "to_number(' 1')", m: "to_number('0x10')", s: 'to_string(o)' }, '{"o":{"b":"<","a":1}}')).toEqual({ n: null, m: null, s: '{"a":1,"b":"\\u003c"}' });
+      expect(extract({ n: "to_number(' 1')", m: "to_number('0x10')", s: 'to_string(o)' }, '{"o":{"b":"<","a":1}}')).toEqual({
+        n: null,
+        m: null,
+        s: '{"a":1,"b":"\\u003c"}',
+      });
     });
 
     it('leaves the key unset when evaluation fails', () => {
@@ -110,7 +133,9 @@ describe('stage.json', () => {
 
   describe('regex', () => {
     it('extracts top-level keys whose names match, unanchored', () => {
-      expect(runJson({ regex: 'pod_' }, '{"time":"t","pod_name":"p","my_pod_x":{"a":[1]},"nested":{"pod_inner":1}}').out!.extracted).toEqual({
+      expect(
+        runJson({ regex: 'pod_' }, '{"time":"t","pod_name":"p","my_pod_x":{"a":[1]},"nested":{"pod_inner":1}}').out!.extracted,
+      ).toEqual({
         pod_name: 'p',
         my_pod_x: '{"a":[1]}',
       });
@@ -179,7 +204,9 @@ describe('stage.json', () => {
     });
 
     it('rejects an explicitly empty source', () => {
-      expect(() => runConfig('stage.json {\n expressions = { a = "" }\n source = ""\n}', [])).toThrow('test.alloy:3:2: stage.json: empty source');
+      expect(() => runConfig('stage.json {\n expressions = { a = "" }\n source = ""\n}', [])).toThrow(
+        'test.alloy:3:2: stage.json: empty source',
+      );
     });
 
     it('rejects a trailing hyphenated number with the reference message', () => {
@@ -189,7 +216,9 @@ describe('stage.json', () => {
     });
 
     it('rejects an expression that does not lex', () => {
-      expect(() => runConfig('stage.json { expressions = { extr1 = "3##@$#33" } }', [])).toThrow('could not compile JMES expression: SyntaxError: unknown character: #');
+      expect(() => runConfig('stage.json { expressions = { extr1 = "3##@$#33" } }', [])).toThrow(
+        'could not compile JMES expression: SyntaxError: unknown character: #',
+      );
     });
 
     it('rejects a regex that does not compile', () => {
@@ -203,15 +232,27 @@ describe('stage.json', () => {
 
     it('never throws on any input string', () => {
       fc.assert(
-        fc.property(fc.oneof(anyText, fc.json(), fc.json().map((j) => `{"a":${j}}`)), (line) => {
-          expect(runJson(config, line).failures).toEqual([]);
-        }),
+        fc.property(
+          fc.oneof(
+            anyText,
+            fc.json(),
+            fc.json().map((j) => `{"a":${j}}`),
+          ),
+          (line) => {
+            expect(runJson(config, line).failures).toEqual([]);
+          },
+        ),
         { numRuns: NUM_RUNS },
       );
     });
 
     it('never throws on deep nesting or a 1 MiB line', () => {
-      for (const line of ['['.repeat(100_000), '{"a":' + '{"b":'.repeat(10_000) + '1' + '}'.repeat(10_001), `{"a":"${'x'.repeat(1 << 20)}"}`, '{'.repeat(1 << 20)]) {
+      for (const line of [
+        '['.repeat(100_000),
+        '{"a":' + '{"b":'.repeat(10_000) + '1' + '}'.repeat(10_001),
+        `{"a":"${'x'.repeat(1 << 20)}"}`,
+        '{'.repeat(1 << 20),
+      ]) {
         expect(runJson(config, line).failures).toEqual([]);
       }
     });

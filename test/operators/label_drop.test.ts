@@ -24,12 +24,17 @@ describe('stage.label_drop', () => {
   it('removes exactly the listed labels and never touches the line (property)', () => {
     const name = fc.constantFrom<string>('a', 'b', 'c', 'd', 'e');
     fc.assert(
-      fc.property(fc.dictionary(name, fc.string({ maxLength: 3 })), fc.uniqueArray(name, { minLength: 1 }), fc.string(), (labels, drop, line) => {
-        const [out] = runConfig(`stage.label_drop { values = ${JSON.stringify(drop)} }`, [entry(line, { ...labels })]).entries;
-        const expected = Object.fromEntries(Object.entries(labels).filter(([k]) => !drop.includes(k)));
-        expect(out!.labels).toEqual(expected);
-        expect(out!.line).toBe(line);
-      }),
+      fc.property(
+        fc.dictionary(name, fc.string({ maxLength: 3 })),
+        fc.uniqueArray(name, { minLength: 1 }),
+        fc.string(),
+        (labels, drop, line) => {
+          const [out] = runConfig(`stage.label_drop { values = ${JSON.stringify(drop)} }`, [entry(line, { ...labels })]).entries;
+          const expected = Object.fromEntries(Object.entries(labels).filter(([k]) => !drop.includes(k)));
+          expect(out!.labels).toEqual(expected);
+          expect(out!.line).toBe(line);
+        },
+      ),
       { numRuns: 100 },
     );
   });

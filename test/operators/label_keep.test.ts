@@ -21,15 +21,20 @@ describe('stage.label_keep', () => {
   it('leaves only listed labels, with their values unchanged (property)', () => {
     const name = fc.constantFrom<string>('a', 'b', 'c', 'd', 'e');
     fc.assert(
-      fc.property(fc.dictionary(name, fc.string({ maxLength: 3 })), fc.uniqueArray(name, { minLength: 1 }), fc.string(), (labels, keep, line) => {
-        const [out] = runConfig(`stage.label_keep { values = ${JSON.stringify(keep)} }`, [entry(line, { ...labels })]).entries;
-        for (const key of Object.keys(out!.labels)) {
-          expect(keep).toContain(key);
-          expect(out!.labels[key]).toBe(labels[key]);
-        }
-        expect(Object.keys(out!.labels).length).toBe(keep.filter((k) => k in labels).length);
-        expect(out!.line).toBe(line);
-      }),
+      fc.property(
+        fc.dictionary(name, fc.string({ maxLength: 3 })),
+        fc.uniqueArray(name, { minLength: 1 }),
+        fc.string(),
+        (labels, keep, line) => {
+          const [out] = runConfig(`stage.label_keep { values = ${JSON.stringify(keep)} }`, [entry(line, { ...labels })]).entries;
+          for (const key of Object.keys(out!.labels)) {
+            expect(keep).toContain(key);
+            expect(out!.labels[key]).toBe(labels[key]);
+          }
+          expect(Object.keys(out!.labels).length).toBe(keep.filter((k) => k in labels).length);
+          expect(out!.line).toBe(line);
+        },
+      ),
       { numRuns: 100 },
     );
   });

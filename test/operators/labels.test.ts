@@ -6,7 +6,9 @@ import { entry, runConfig } from '../support/run-stages.js';
 
 describe('stage.labels', () => {
   it('sets labels from extracted values, an empty source meaning the same name', () => {
-    const { entries } = runConfig('stage.labels { values = { level = "", svc = "app" } }', [entry('l', {}, { extracted: { level: 'warn', app: 'api' } })]);
+    const { entries } = runConfig('stage.labels { values = { level = "", svc = "app" } }', [
+      entry('l', {}, { extracted: { level: 'warn', app: 'api' } }),
+    ]);
     expect(entries[0]!.labels).toEqual({ level: 'warn', svc: 'api' });
   });
 

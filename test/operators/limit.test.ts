@@ -8,7 +8,15 @@ import type { Entry } from '../../core/entry.js';
 import { processMetrics } from '../../core/metrics.js';
 import { buildPipeline } from '../../core/pipeline.js';
 import type { BuildContext } from '../../core/stage.js';
-import { holdUntilTokens, limit, MAX_HELD_ENTRIES, TokenBucket, validateLimit, type LimitConfig, type WaitingLimitImpl } from '../../operators/limit.js';
+import {
+  holdUntilTokens,
+  limit,
+  MAX_HELD_ENTRIES,
+  TokenBucket,
+  validateLimit,
+  type LimitConfig,
+  type WaitingLimitImpl,
+} from '../../operators/limit.js';
 import { entry, runConfig } from '../support/run-stages.js';
 
 const NUM_RUNS = Number(process.env.FC_NUM_RUNS ?? 50);
@@ -38,7 +46,13 @@ function limitOperator(config: Partial<LimitConfig>, clock: Clock, registry = ne
 }
 
 function contextFor(clock: Clock, registry: Registry): BuildContext {
-  return { clock, metrics: processMetrics(registry), random: Math.random, buildNested: () => ({ operator: (s) => s, pending: async () => {}, dispose: () => {} }), debug: () => {} };
+  return {
+    clock,
+    metrics: processMetrics(registry),
+    random: Math.random,
+    buildNested: () => ({ operator: (s) => s, pending: async () => {}, dispose: () => {} }),
+    debug: () => {},
+  };
 }
 
 /** Builds a wait-mode limit stage directly, to reach its back-pressure hooks. */
@@ -165,7 +179,12 @@ describe('stage.limit', () => {
     });
 
     it('counts each drop under ratelimit_drop_stage', async () => {
-      const { entries, registry } = runConfig('stage.limit {\n  rate = 1\n  burst = 2\n  drop = true\n}', [entry('a'), entry('b'), entry('c'), entry('d')]);
+      const { entries, registry } = runConfig('stage.limit {\n  rate = 1\n  burst = 2\n  drop = true\n}', [
+        entry('a'),
+        entry('b'),
+        entry('c'),
+        entry('d'),
+      ]);
       expect(entries.map((e) => e.line)).toEqual(['a', 'b']);
       expect(await dropped(registry, 'ratelimit_drop_stage')).toBe(2);
     });
@@ -177,7 +196,12 @@ describe('stage.limit', () => {
           fc.double({ min: 0.5, max: 200, noNaN: true }),
           fc.integer({ min: 1, max: 5 }),
           (gaps, rate, burst) => {
-            const arrivals = gaps.map(((sum) => (g: number) => (sum += g))(0));
+            const arrivals = gaps.map(
+              (
+                (sum) => (g: number) =>
+                  (sum += g)
+              )(0),
+            );
             const { out } = runTimed((clock) => limitOperator({ rate, burst, drop: true }, clock), arrivals);
             return withinBucket(
               out.map((o) => o.atMs),
@@ -224,7 +248,10 @@ describe('stage.limit', () => {
     it('raises max_distinct_labels below 10000 to 10000', () => {
       const config = 'stage.limit {\n  rate = 1\n  burst = 1\n  drop = true\n  by_label_name = "app"\n  max_distinct_labels = 2\n}';
       // With a store of 2 values, "a" would be forgotten after c and d and pass again.
-      const { entries } = runConfig(config, ['a', 'b', 'c', 'd', 'a'].map((app, i) => entry(`${i}`, { app })));
+      const { entries } = runConfig(
+        config,
+        ['a', 'b', 'c', 'd', 'a'].map((app, i) => entry(`${i}`, { app })),
+      );
       expect(entries.map((e) => e.line)).toEqual(['0', '1', '2', '3']);
     });
 
@@ -285,12 +312,19 @@ describe('stage.limit', () => {
     it('forwards a source error after the held entries', () => {
       marbles(({ hot, expectObservable }, clock) => {
         const v = named('ab');
-        expectObservable(hot('ab#', v, new Error('boom')).pipe(limitOperator({ rate: 1, burst: 1 }, clock))).toBe('a 999ms (b#)', v, new Error('boom'));
+        expectObservable(hot('ab#', v, new Error('boom')).pipe(limitOperator({ rate: 1, burst: 1 }, clock))).toBe(
+          'a 999ms (b#)',
+          v,
+          new Error('boom'),
+        );
       });
     });
 
     it('passes the conformance wait case: five entries over four seconds, none lost', () => {
-      const { entries, clock } = runConfig('stage.limit {\n  rate = 1\n  burst = 1\n}', ['1', '2', '3', '4', '5'].map((l) => entry(l)));
+      const { entries, clock } = runConfig(
+        'stage.limit {\n  rate = 1\n  burst = 1\n}',
+        ['1', '2', '3', '4', '5'].map((l) => entry(l)),
+      );
       expect(entries.map((e) => e.line)).toEqual(['1', '2', '3', '4', '5']);
       expect(clock.now()).toBe(4000);
     });
@@ -302,11 +336,22 @@ describe('stage.limit', () => {
           fc.double({ min: 0.5, max: 100, noNaN: true }),
           fc.integer({ min: 1, max: 4 }),
           (gaps, rate, burst) => {
-            const arrivals = gaps.map(((sum) => (g: number) => (sum += g))(0));
+            const arrivals = gaps.map(
+              (
+                (sum) => (g: number) =>
+                  (sum += g)
+              )(0),
+            );
             const { out, clock } = runTimed((c) => limitOperator({ rate, burst }, c), arrivals);
             expect(out.map((o) => o.line)).toEqual(arrivals.map((_, i) => String(i)));
             out.forEach((o, i) => expect(o.atMs).toBeGreaterThanOrEqual(arrivals[i]!));
-            expect(withinBucket(out.map((o) => o.atMs), rate, burst)).toBe(true);
+            expect(
+              withinBucket(
+                out.map((o) => o.atMs),
+                rate,
+                burst,
+              ),
+            ).toBe(true);
             expect(clock.pendingTimers()).toBe(0);
           },
         ),
@@ -316,7 +361,12 @@ describe('stage.limit', () => {
 
     it('drains inside a match block before the pipeline completes', () => {
       const config = 'stage.match {\n  selector = "{app=\\"slow\\"}"\n  stage.limit {\n    rate  = 1\n    burst = 1\n  }\n}';
-      const { entries, clock } = runConfig(config, [entry('s1', { app: 'slow' }), entry('s2', { app: 'slow' }), entry('f1', { app: 'fast' }), entry('s3', { app: 'slow' })]);
+      const { entries, clock } = runConfig(config, [
+        entry('s1', { app: 'slow' }),
+        entry('s2', { app: 'slow' }),
+        entry('f1', { app: 'fast' }),
+        entry('s3', { app: 'slow' }),
+      ]);
       expect(entries.map((e) => e.line)).toEqual(['s1', 'f1', 's2', 's3']);
       expect(clock.now()).toBe(2000);
     });
@@ -412,7 +462,11 @@ describe('stage.limit', () => {
     it('holds at most maxHeld entries per subscription', () => {
       const clock = new ManualClock(0n);
       const refused: string[] = [];
-      const held = holdUntilTokens(new TokenBucket(1, 1), clock, { maxHeld: 2, onQueueFull: (e) => refused.push(e.line), onDiscard: () => {} });
+      const held = holdUntilTokens(new TokenBucket(1, 1), clock, {
+        maxHeld: 2,
+        onQueueFull: (e) => refused.push(e.line),
+        onDiscard: () => {},
+      });
       const input = new Subject<Entry>();
       const out: string[] = [];
       held.operator(input).subscribe((e) => out.push(e.line));
@@ -433,16 +487,24 @@ describe('stage.limit', () => {
       ['burst', { burst: 0 }],
       ['burst', { burst: -3 }],
     ])('rejects a %s that is not positive', (field, patch) => {
-      expect(() => validateLimit({ ...base, ...patch })).toThrow(expect.objectContaining({ field, reason: 'limit stage failed to parse rate or burst' }));
+      expect(() => validateLimit({ ...base, ...patch })).toThrow(
+        expect.objectContaining({ field, reason: 'limit stage failed to parse rate or burst' }),
+      );
     });
 
     it('rejects by_label_name without drop', () => {
-      expect(() => validateLimit({ ...base, by_label_name: 'app' })).toThrow(expect.objectContaining({ field: 'by_label_name', reason: 'When ratelimiting by label, drop must be true' }));
+      expect(() => validateLimit({ ...base, by_label_name: 'app' })).toThrow(
+        expect.objectContaining({ field: 'by_label_name', reason: 'When ratelimiting by label, drop must be true' }),
+      );
     });
 
     it('reports config errors at the attribute', () => {
-      expect(() => runConfig('stage.limit {\n  rate  = 0\n  burst = 1\n}', [])).toThrow('test.alloy:2:3: stage.limit: limit stage failed to parse rate or burst');
-      expect(() => runConfig('stage.limit {\n  rate = 1\n  burst = 1\n  by_label_name = "app"\n}', [])).toThrow('test.alloy:4:3: stage.limit: When ratelimiting by label, drop must be true');
+      expect(() => runConfig('stage.limit {\n  rate  = 0\n  burst = 1\n}', [])).toThrow(
+        'test.alloy:2:3: stage.limit: limit stage failed to parse rate or burst',
+      );
+      expect(() => runConfig('stage.limit {\n  rate = 1\n  burst = 1\n  by_label_name = "app"\n}', [])).toThrow(
+        'test.alloy:4:3: stage.limit: When ratelimiting by label, drop must be true',
+      );
       expect(() => runConfig('stage.limit {\n  burst = 1\n}', [])).toThrow('missing required attribute "rate"');
       expect(() => runConfig('stage.limit {\n  rate = 1\n}', [])).toThrow('missing required attribute "burst"');
     });

@@ -6,13 +6,20 @@ import { logfmt } from '../../operators/index.js';
 import { entry, runConfig } from '../support/run-stages.js';
 
 const NUM_RUNS = Number(process.env.FC_NUM_RUNS ?? 100);
-const anyChar = fc.oneof(fc.integer({ min: 0, max: 0x7f }), fc.integer({ min: 0, max: 0x10ffff })).map((cp) => (cp >= 0xd800 && cp <= 0xdfff ? '\uFFFD' : String.fromCodePoint(cp)));
+const anyChar = fc
+  .oneof(fc.integer({ min: 0, max: 0x7f }), fc.integer({ min: 0, max: 0x10ffff }))
+  .map((cp) => (cp >= 0xd800 && cp <= 0xdfff ? '\uFFFD' : String.fromCodePoint(cp)));
 
-const extract = (config: string, line: string, extracted: Record<string, unknown> = {}) => runConfig(config, [entry(line, {}, { extracted })]).entries[0]!.extracted;
+const extract = (config: string, line: string, extracted: Record<string, unknown> = {}) =>
+  runConfig(config, [entry(line, {}, { extracted })]).entries[0]!.extracted;
 
 describe('stage.logfmt', () => {
   it('stores every value as a string', () => {
-    expect(extract('stage.logfmt { mapping = { d = "duration", ok = "", f = "" } }', 'duration=125 ok=true f=1.5')).toEqual({ d: '125', ok: 'true', f: '1.5' });
+    expect(extract('stage.logfmt { mapping = { d = "duration", ok = "", f = "" } }', 'duration=125 ok=true f=1.5')).toEqual({
+      d: '125',
+      ok: 'true',
+      f: '1.5',
+    });
   });
 
   it('gives the empty string for a bare key, key= and key=""', () => {
@@ -24,7 +31,9 @@ describe('stage.logfmt', () => {
   });
 
   it('decodes quoted values with JSON escapes', () => {
-    expect(extract('stage.logfmt { mapping = { m = "msg" } }', 'msg="a \\"quoted\\"\\n\\u00e9 value"')).toEqual({ m: 'a "quoted"\né value' });
+    expect(extract('stage.logfmt { mapping = { m = "msg" } }', 'msg="a \\"quoted\\"\\n\\u00e9 value"')).toEqual({
+      m: 'a "quoted"\né value',
+    });
   });
 
   it('collects keys from every line, later values winning', () => {
@@ -44,7 +53,10 @@ describe('stage.logfmt', () => {
   });
 
   it('stores a key under its mapped name and, when the regex matches, under its own', () => {
-    expect(extract('stage.logfmt {\n mapping = { out = "message" }\n regex = "^mess"\n}', 'message=hi')).toEqual({ out: 'hi', message: 'hi' });
+    expect(extract('stage.logfmt {\n mapping = { out = "message" }\n regex = "^mess"\n}', 'message=hi')).toEqual({
+      out: 'hi',
+      message: 'hi',
+    });
   });
 
   it('keeps one name when two map to the same key', () => {
@@ -56,7 +68,9 @@ describe('stage.logfmt', () => {
   });
 
   it('reads extracted[source] and leaves the line alone', () => {
-    const { entries } = runConfig('stage.logfmt {\n mapping = { user = "" }\n source = "extra"\n}', [entry('the line', {}, { extracted: { extra: 'user=foo' } })]);
+    const { entries } = runConfig('stage.logfmt {\n mapping = { user = "" }\n source = "extra"\n}', [
+      entry('the line', {}, { extracted: { extra: 'user=foo' } }),
+    ]);
     expect(entries[0]!.line).toBe('the line');
     expect(entries[0]!.extracted).toEqual({ extra: 'user=foo', user: 'foo' });
   });
@@ -90,11 +104,14 @@ describe('stage.logfmt', () => {
   it('round-trips the values it encodes (property)', () => {
     const key = fc.string({ unit: fc.constantFrom(...'abcxyz_.-/0129'), minLength: 1, maxLength: 8 });
     fc.assert(
-      fc.property(fc.uniqueArray(fc.tuple(key, fc.string({ unit: anyChar, maxLength: 20 })), { selector: ([k]) => k, maxLength: 6 }), (pairs) => {
-        const line = encodeLogfmt(pairs);
-        const out = extract('stage.logfmt { regex = ".*" }', line);
-        expect(out).toEqual(Object.fromEntries(pairs));
-      }),
+      fc.property(
+        fc.uniqueArray(fc.tuple(key, fc.string({ unit: anyChar, maxLength: 20 })), { selector: ([k]) => k, maxLength: 6 }),
+        (pairs) => {
+          const line = encodeLogfmt(pairs);
+          const out = extract('stage.logfmt { regex = ".*" }', line);
+          expect(out).toEqual(Object.fromEntries(pairs));
+        },
+      ),
       { numRuns: NUM_RUNS },
     );
   });

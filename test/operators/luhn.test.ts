@@ -5,10 +5,13 @@ import { redactLuhnNumbers, type LuhnOptions } from '../../operators/luhn.js';
 import { entry, runConfig } from '../support/run-stages.js';
 
 const NUM_RUNS = Number(process.env.FC_NUM_RUNS ?? 100);
-const anyChar = fc.oneof(fc.integer({ min: 0, max: 0x7f }), fc.integer({ min: 0, max: 0x10ffff })).map((cp) => (cp >= 0xd800 && cp <= 0xdfff ? '\uFFFD' : String.fromCodePoint(cp)));
+const anyChar = fc
+  .oneof(fc.integer({ min: 0, max: 0x7f }), fc.integer({ min: 0, max: 0x10ffff }))
+  .map((cp) => (cp >= 0xd800 && cp <= 0xdfff ? '\uFFFD' : String.fromCodePoint(cp)));
 const plain: LuhnOptions = { replacement: '**REDACTED**', minLength: 13, delimiters: '' };
 const redact = (input: string, options: Partial<LuhnOptions> = {}) => redactLuhnNumbers(input, { ...plain, ...options });
-const line = (config: string, text: string, extracted: Record<string, unknown> = {}) => runConfig(config, [entry(text, {}, { extracted })]).entries[0]!.line;
+const line = (config: string, text: string, extracted: Record<string, unknown> = {}) =>
+  runConfig(config, [entry(text, {}, { extracted })]).entries[0]!.line;
 
 /** `prefix` followed by the digit that makes it pass mod-10. */
 function withCheckDigit(prefix: string): string {
@@ -67,7 +70,9 @@ describe('stage.luhn', () => {
     const delimited = (text: string) => redact(text, { delimiters: ' -' });
 
     it('lets delimiters inside a number extend it', () => {
-      expect(delimited('Cards 4532-0151-1283-0366 and 6011 1111 1111 1117 ok; 3530:1113:3330:0000 not')).toBe('Cards **REDACTED** and **REDACTED** ok; 3530:1113:3330:0000 not');
+      expect(delimited('Cards 4532-0151-1283-0366 and 6011 1111 1111 1117 ok; 3530:1113:3330:0000 not')).toBe(
+        'Cards **REDACTED** and **REDACTED** ok; 3530:1113:3330:0000 not',
+      );
     });
 
     it('keeps the last of the trailing delimiters after the replacement', () => {
@@ -93,7 +98,9 @@ describe('stage.luhn', () => {
     const uuid = compileRegex('[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}');
 
     it('keeps a run lying inside a match and redacts the others', () => {
-      expect(redact('s=a3f1b2e4-c5d6-7e8f-4242-424242424242 card=4242424242424242', { minLength: 12, skip: uuid })).toBe('s=a3f1b2e4-c5d6-7e8f-4242-424242424242 card=**REDACTED**');
+      expect(redact('s=a3f1b2e4-c5d6-7e8f-4242-424242424242 card=4242424242424242', { minLength: 12, skip: uuid })).toBe(
+        's=a3f1b2e4-c5d6-7e8f-4242-424242424242 card=**REDACTED**',
+      );
     });
 
     it('does not protect on a partial overlap or an empty match', () => {
@@ -102,11 +109,15 @@ describe('stage.luhn', () => {
     });
 
     it('measures the protected span from the first to the last digit, not the trailing delimiters', () => {
-      expect(redact('safe=4242-4242-4242-4242- x', { delimiters: '-', skip: compileRegex('safe=[0-9-]{19}') })).toBe('safe=4242-4242-4242-4242- x');
+      expect(redact('safe=4242-4242-4242-4242- x', { delimiters: '-', skip: compileRegex('safe=[0-9-]{19}') })).toBe(
+        'safe=4242-4242-4242-4242- x',
+      );
     });
 
     it('compares positions correctly after astral characters', () => {
-      expect(redact('😀😀 4242424242424242 😀 4242424242424242', { skip: compileRegex('😀 \\d+ 😀') })).toBe('😀😀 4242424242424242 😀 **REDACTED**');
+      expect(redact('😀😀 4242424242424242 😀 4242424242424242', { skip: compileRegex('😀 \\d+ 😀') })).toBe(
+        '😀😀 4242424242424242 😀 **REDACTED**',
+      );
     });
 
     it('rejects a pattern that does not compile', () => {
@@ -139,7 +150,16 @@ describe('stage.luhn', () => {
   });
 
   describe('properties', () => {
-    const text = fc.array(fc.oneof(fc.string({ unit: anyChar, maxLength: 6 }), fc.stringMatching(/^\d{10,20}$/), fc.constantFrom('4242424242424242', '6011-1111-1111-1117', ' ', '-')), { maxLength: 10 }).map((p) => p.join(''));
+    const text = fc
+      .array(
+        fc.oneof(
+          fc.string({ unit: anyChar, maxLength: 6 }),
+          fc.stringMatching(/^\d{10,20}$/),
+          fc.constantFrom('4242424242424242', '6011-1111-1111-1117', ' ', '-'),
+        ),
+        { maxLength: 10 },
+      )
+      .map((p) => p.join(''));
 
     const qualifies = (run: string) => /^[0-9]+$/.test(run) && run.length >= 13 && BigInt(run) <= 9223372036854775807n && luhnValid(run);
 

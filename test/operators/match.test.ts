@@ -21,10 +21,11 @@ const holdUntilEnd = defineStage<Record<string, never>>({
   fields: {},
   build: () => ({
     kind: 'operator',
-    operator: (source) => source.pipe(
-      toArray(),
-      mergeMap((held) => from(held.reverse())),
-    ),
+    operator: (source) =>
+      source.pipe(
+        toArray(),
+        mergeMap((held) => from(held.reverse())),
+      ),
     dispose: () => {
       disposedHolds++;
     },
@@ -70,7 +71,12 @@ describe('stage.match', () => {
     });
 
     it('accepts comments, raw whitespace and several matchers', () => {
-      expect(matchedLines('{ app = "api" , env=~"prod|dev" } // only api', [entry('a', { app: 'api', env: 'dev' }), entry('b', { app: 'api', env: 'qa' })])).toEqual(['a']);
+      expect(
+        matchedLines('{ app = "api" , env=~"prod|dev" } // only api', [
+          entry('a', { app: 'api', env: 'dev' }),
+          entry('b', { app: 'api', env: 'qa' }),
+        ]),
+      ).toEqual(['a']);
     });
   });
 
@@ -97,25 +103,38 @@ describe('stage.match', () => {
     });
 
     it('treats an empty action as keep', () => {
-      const config = 'stage.match {\n  selector = "{app=\\"api\\"}"\n  action = ""\n  stage.static_labels {\n    values = { matched = "yes" }\n  }\n}';
+      const config =
+        'stage.match {\n  selector = "{app=\\"api\\"}"\n  action = ""\n  stage.static_labels {\n    values = { matched = "yes" }\n  }\n}';
       expect(runConfig(config, [entry('a', { app: 'api' })]).entries[0]!.labels.matched).toBe('yes');
     });
 
     it('lets nested stages drop entries and count them', async () => {
       const config = keepBlock('{app="api"}', 'stage.drop {\n    expression = "debug"\n  }');
-      const { entries, registry } = runConfig(config, [entry('debug 1', { app: 'api' }), entry('debug 2', { app: 'web' }), entry('info', { app: 'api' })]);
+      const { entries, registry } = runConfig(config, [
+        entry('debug 1', { app: 'api' }),
+        entry('debug 2', { app: 'web' }),
+        entry('info', { app: 'api' }),
+      ]);
       expect(entries.map((e) => e.line)).toEqual(['debug 2', 'info']);
       expect(await droppedCount(registry, 'drop_stage')).toBe(1);
     });
 
     it('nests match blocks to any depth', () => {
-      const inner = 'stage.match {\n    selector = "{env=\\"prod\\"}"\n    stage.match {\n      selector = "{team=\\"a\\"}"\n      stage.static_labels {\n        values = { deep = "yes" }\n      }\n    }\n  }';
-      const { entries } = runConfig(keepBlock('{app="api"}', inner), [entry('1', { app: 'api', env: 'prod', team: 'a' }), entry('2', { app: 'api', env: 'prod', team: 'b' }), entry('3', { app: 'web', env: 'prod', team: 'a' })]);
+      const inner =
+        'stage.match {\n    selector = "{env=\\"prod\\"}"\n    stage.match {\n      selector = "{team=\\"a\\"}"\n      stage.static_labels {\n        values = { deep = "yes" }\n      }\n    }\n  }';
+      const { entries } = runConfig(keepBlock('{app="api"}', inner), [
+        entry('1', { app: 'api', env: 'prod', team: 'a' }),
+        entry('2', { app: 'api', env: 'prod', team: 'b' }),
+        entry('3', { app: 'web', env: 'prod', team: 'a' }),
+      ]);
       expect(entries.map((e) => e.labels.deep)).toEqual(['yes', undefined, undefined]);
     });
 
     it('is one per-entry function when every nested stage is per-entry', () => {
-      const built = buildPipeline([match({ selector: '{a="1"}', stages: [staticLabels({ values: { b: '2' } }).spec] }).spec], { clock: new ManualClock(0n), registry: new Registry() });
+      const built = buildPipeline([match({ selector: '{a="1"}', stages: [staticLabels({ values: { b: '2' } }).spec] }).spec], {
+        clock: new ManualClock(0n),
+        registry: new Registry(),
+      });
       expect(built.process).toBeDefined();
       expect(built.process!(ingress(entry('x', { a: '1' })))!.labels).toEqual({ a: '1', b: '2' });
     });
@@ -125,12 +144,20 @@ describe('stage.match', () => {
     const config = keepBlock('{app="api"}', 'stage.test_hold_until_end {}');
 
     it('passes other entries straight on and flushes the nested pipeline when the input ends', () => {
-      const { entries } = runConfig(config, [entry('a1', { app: 'api' }), entry('w1', { app: 'web' }), entry('a2', { app: 'api' }), entry('w2', { app: 'web' })]);
+      const { entries } = runConfig(config, [
+        entry('a1', { app: 'api' }),
+        entry('w1', { app: 'web' }),
+        entry('a2', { app: 'api' }),
+        entry('w2', { app: 'web' }),
+      ]);
       expect(entries.map((e) => e.line)).toEqual(['w1', 'w2', 'a2', 'a1']);
     });
 
     it('is an operator rather than a per-entry function', () => {
-      const built = buildPipeline([match({ selector: '{a="1"}', stages: [holdUntilEnd({}).spec] }).spec], { clock: new ManualClock(0n), registry: new Registry() });
+      const built = buildPipeline([match({ selector: '{a="1"}', stages: [holdUntilEnd({}).spec] }).spec], {
+        clock: new ManualClock(0n),
+        registry: new Registry(),
+      });
       expect(built.process).toBeUndefined();
     });
 
@@ -145,13 +172,20 @@ describe('stage.match', () => {
       const input = new Subject<Entry>();
       const seen: string[] = [];
       let completed = false;
-      const sub = input.pipe(pipeline([match({ selector: '{a="1"}', stages: [holdUntilEnd({}).spec] })], { clock: new ManualClock(0n), registry: new Registry() })).subscribe({
-        next: (e) => seen.push(e.line),
-        complete: () => {
-          completed = true;
-          seen.push('<end>');
-        },
-      });
+      const sub = input
+        .pipe(
+          pipeline([match({ selector: '{a="1"}', stages: [holdUntilEnd({}).spec] })], {
+            clock: new ManualClock(0n),
+            registry: new Registry(),
+          }),
+        )
+        .subscribe({
+          next: (e) => seen.push(e.line),
+          complete: () => {
+            completed = true;
+            seen.push('<end>');
+          },
+        });
       input.next(entry('held', { a: '1' }));
       input.next(entry('passed', { a: '2' }));
       expect(seen).toEqual(['passed']);
@@ -165,7 +199,10 @@ describe('stage.match', () => {
       const clock = new ManualClock(0n);
       const input = new Subject<Entry>();
       const seen: string[] = [];
-      const specs = loadStageList(keepBlock('{app="java"}', 'stage.multiline {\n    firstline = "^\\\\d"\n    max_wait_time = "1s"\n  }'), 'test.alloy');
+      const specs = loadStageList(
+        keepBlock('{app="java"}', 'stage.multiline {\n    firstline = "^\\\\d"\n    max_wait_time = "1s"\n  }'),
+        'test.alloy',
+      );
       const built = buildPipeline(specs, { clock, registry: new Registry() });
       built.operator(input).subscribe((e) => seen.push(e.line));
       const send = (line: string, app: string) => input.next(ingress(entry(line, { app })));
@@ -189,7 +226,12 @@ describe('stage.match', () => {
         s.next(entry('x', { a: '2' }));
         s.error(new Error('boom'));
       })
-        .pipe(pipeline([match({ selector: '{a="1"}', stages: [holdUntilEnd({}).spec] })], { clock: new ManualClock(0n), registry: new Registry() }))
+        .pipe(
+          pipeline([match({ selector: '{a="1"}', stages: [holdUntilEnd({}).spec] })], {
+            clock: new ManualClock(0n),
+            registry: new Registry(),
+          }),
+        )
         .subscribe({ error: (err) => errors.push(err) });
       expect(errors).toEqual([new Error('boom')]);
       sub.unsubscribe();
@@ -199,7 +241,11 @@ describe('stage.match', () => {
 
   describe('drop', () => {
     it('drops matching entries and counts them under match_stage', async () => {
-      const { entries, registry } = runConfig('stage.match {\n  selector = "{app=\\"api\\"} |= \\"noise\\""\n  action = "drop"\n}', [entry('noise', { app: 'api' }), entry('signal', { app: 'api' }), entry('noise', { app: 'web' })]);
+      const { entries, registry } = runConfig('stage.match {\n  selector = "{app=\\"api\\"} |= \\"noise\\""\n  action = "drop"\n}', [
+        entry('noise', { app: 'api' }),
+        entry('signal', { app: 'api' }),
+        entry('noise', { app: 'web' }),
+      ]);
       expect(entries.map((e) => [e.line, e.labels.app])).toEqual([
         ['signal', 'api'],
         ['noise', 'web'],
@@ -208,44 +254,67 @@ describe('stage.match', () => {
     });
 
     it('counts under drop_counter_reason, an empty one meaning match_stage', async () => {
-      const custom = runConfig('stage.match {\n  selector = "{app=\\"api\\"}"\n  action = "drop"\n  drop_counter_reason = "noisy"\n}', [entry('x', { app: 'api' })]);
+      const custom = runConfig('stage.match {\n  selector = "{app=\\"api\\"}"\n  action = "drop"\n  drop_counter_reason = "noisy"\n}', [
+        entry('x', { app: 'api' }),
+      ]);
       expect(await droppedCount(custom.registry, 'noisy')).toBe(1);
-      const empty = runConfig('stage.match {\n  selector = "{app=\\"api\\"}"\n  action = "drop"\n  drop_counter_reason = ""\n}', [entry('x', { app: 'api' })]);
+      const empty = runConfig('stage.match {\n  selector = "{app=\\"api\\"}"\n  action = "drop"\n  drop_counter_reason = ""\n}', [
+        entry('x', { app: 'api' }),
+      ]);
       expect(await droppedCount(empty.registry, 'match_stage')).toBe(1);
     });
   });
 
   describe('validation', () => {
     it('requires a selector', () => {
-      expect(() => runConfig('stage.match {\n  selector = ""\n  action = "drop"\n}', [])).toThrow('test.alloy:2:3: stage.match: selector statement required for match stage');
-      expect(() => runConfig('stage.match {\n  action = "drop"\n}', [])).toThrow('test.alloy:1:1: stage.match: missing required attribute "selector"');
+      expect(() => runConfig('stage.match {\n  selector = ""\n  action = "drop"\n}', [])).toThrow(
+        'test.alloy:2:3: stage.match: selector statement required for match stage',
+      );
+      expect(() => runConfig('stage.match {\n  action = "drop"\n}', [])).toThrow(
+        'test.alloy:1:1: stage.match: missing required attribute "selector"',
+      );
     });
 
     it('rejects an unknown action at the attribute', () => {
-      expect(() => runConfig('stage.match {\n  selector = "{a=\\"b\\"}"\n  action = "nope"\n}', [])).toThrow('test.alloy:3:3: stage.match: match stage action should be "keep" or "drop", got "nope"');
+      expect(() => runConfig('stage.match {\n  selector = "{a=\\"b\\"}"\n  action = "nope"\n}', [])).toThrow(
+        'test.alloy:3:3: stage.match: match stage action should be "keep" or "drop", got "nope"',
+      );
     });
 
     it('requires nested stages for keep and forbids them for drop', () => {
-      expect(() => runConfig('stage.match {\n  selector = "{a=\\"b\\"}"\n}', [])).toThrow('test.alloy:1:1: stage.match: match stage with action "keep" requires at least one nested stage');
-      expect(() => runConfig('stage.match {\n  selector = "{a=\\"b\\"}"\n  action = "drop"\n  stage.static_labels {\n    values = { a = "b" }\n  }\n}', [])).toThrow(
-        'stage.match: match stage with action "drop" cannot contain nested stages',
+      expect(() => runConfig('stage.match {\n  selector = "{a=\\"b\\"}"\n}', [])).toThrow(
+        'test.alloy:1:1: stage.match: match stage with action "keep" requires at least one nested stage',
       );
+      expect(() =>
+        runConfig(
+          'stage.match {\n  selector = "{a=\\"b\\"}"\n  action = "drop"\n  stage.static_labels {\n    values = { a = "b" }\n  }\n}',
+          [],
+        ),
+      ).toThrow('stage.match: match stage with action "drop" cannot contain nested stages');
     });
 
     it('reports selector syntax errors with the parser position', () => {
       expect(() => runConfig('stage.match {\n  selector = "{}"\n  action = "drop"\n}', [])).toThrow(
         'test.alloy:2:3: stage.match: invalid selector syntax for match stage: parse error at line 1, col 2: syntax error: unexpected }, expecting IDENTIFIER',
       );
-      expect(() => match({ selector: '{a="b"} | status >= 200', action: 'drop' })).toThrow(/invalid selector syntax for match stage: parse error at line 1, col 9/);
+      expect(() => match({ selector: '{a="b"} | status >= 200', action: 'drop' })).toThrow(
+        /invalid selector syntax for match stage: parse error at line 1, col 9/,
+      );
     });
 
     it('rejects invalid label and line regexes', () => {
-      expect(() => match({ selector: '{a=~"("}', action: 'drop' })).toThrow(/invalid selector syntax for match stage: invalid regular expression in label matcher a=~/);
-      expect(() => match({ selector: '{a="b"} !~ "[]"', action: 'drop' })).toThrow(/invalid selector syntax for match stage: invalid regular expression in line filter !~/);
+      expect(() => match({ selector: '{a=~"("}', action: 'drop' })).toThrow(
+        /invalid selector syntax for match stage: invalid regular expression in label matcher a=~/,
+      );
+      expect(() => match({ selector: '{a="b"} !~ "[]"', action: 'drop' })).toThrow(
+        /invalid selector syntax for match stage: invalid regular expression in line filter !~/,
+      );
     });
 
     it('reports errors of nested stages at their own position', () => {
-      expect(() => runConfig('stage.match {\n  selector = "{a=\\"b\\"}"\n  stage.drop {\n    expression = "("\n  }\n}', [])).toThrow(/^test\.alloy:4:5: stage\.match > stage\.drop: drop stage regex compilation error/);
+      expect(() => runConfig('stage.match {\n  selector = "{a=\\"b\\"}"\n  stage.drop {\n    expression = "("\n  }\n}', [])).toThrow(
+        /^test\.alloy:4:5: stage\.match > stage\.drop: drop stage regex compilation error/,
+      );
     });
   });
 
@@ -256,7 +325,10 @@ describe('stage.match', () => {
     it('keep never changes entries that do not match', () => {
       fc.assert(
         fc.property(fc.array(fc.record({ labels: labelSets, line: lines }), { maxLength: 6 }), (inputs) => {
-          const { entries } = runConfig(keepBlock('{app="api"} |= "error"', 'stage.static_labels {\n    values = { touched = "yes" }\n  }'), inputs.map((i) => entry(i.line, { ...i.labels })));
+          const { entries } = runConfig(
+            keepBlock('{app="api"} |= "error"', 'stage.static_labels {\n    values = { touched = "yes" }\n  }'),
+            inputs.map((i) => entry(i.line, { ...i.labels })),
+          );
           expect(entries).toHaveLength(inputs.length);
           inputs.forEach((input, n) => {
             const matches = input.labels.app === 'api' && input.line.includes('error');
@@ -275,7 +347,10 @@ describe('stage.match', () => {
     it('drop never adds entries and keeps exactly the non-matching ones', () => {
       fc.assert(
         fc.property(fc.array(fc.record({ labels: labelSets, line: lines }), { maxLength: 6 }), (inputs) => {
-          const { entries } = runConfig('stage.match {\n  selector = "{env!=\\"web\\"} !~ \\"^info\\""\n  action = "drop"\n}', inputs.map((i) => entry(i.line, { ...i.labels })));
+          const { entries } = runConfig(
+            'stage.match {\n  selector = "{env!=\\"web\\"} !~ \\"^info\\""\n  action = "drop"\n}',
+            inputs.map((i) => entry(i.line, { ...i.labels })),
+          );
           const expected = inputs.filter((i) => i.labels.env === 'web' || i.line.startsWith('info'));
           expect(entries.map((e) => [e.line, e.labels])).toEqual(expected.map((i) => [i.line, i.labels]));
         }),

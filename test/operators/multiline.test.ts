@@ -23,7 +23,8 @@ function marbles(run: (helpers: Parameters<Parameters<TestScheduler['run']>[0]>[
 }
 
 function multilineOperator(config: Partial<MultilineConfig>, clock: Clock) {
-  return buildPipeline([multiline({ firstline: '^START', max_wait_time: 100n * MS, ...config }).spec], { clock, registry: new Registry() }).operator;
+  return buildPipeline([multiline({ firstline: '^START', max_wait_time: 100n * MS, ...config }).spec], { clock, registry: new Registry() })
+    .operator;
 }
 
 /** An input line of stream `stream`, stamped `ms` milliseconds after the epoch. */
@@ -57,14 +58,20 @@ function runTimed(config: Partial<MultilineConfig>, inputs: readonly Entry[], ga
 describe('stage.multiline', () => {
   describe('blocks', () => {
     it('passes lines before the first start line through, then merges each block', () => {
-      const { entries } = runConfig('stage.multiline {\n  firstline = "^START"\n}', ['before', 'START 1', 'more', 'START 2', 'START 3'].map((l) => entry(l)));
+      const { entries } = runConfig(
+        'stage.multiline {\n  firstline = "^START"\n}',
+        ['before', 'START 1', 'more', 'START 2', 'START 3'].map((l) => entry(l)),
+      );
       expect(lines(entries)).toEqual(['before', 'START 1\nmore', 'START 2', 'START 3']);
     });
 
     it('sends a block when the next start line of its stream arrives', () => {
       marbles(({ hot, expectObservable }, clock) => {
         const v = { s: line('START x', 'a', 1), c: line('cont', 'a', 2), t: line('START y', 'a', 3) };
-        expectObservable(hot('sct|', v).pipe(multilineOperator({}, clock))).toBe('--x(y|)', { x: block(v.s, 'START x\ncont'), y: block(v.t, 'START y') });
+        expectObservable(hot('sct|', v).pipe(multilineOperator({}, clock))).toBe('--x(y|)', {
+          x: block(v.s, 'START x\ncont'),
+          y: block(v.t, 'START y'),
+        });
       });
     });
 
@@ -78,7 +85,14 @@ describe('stage.multiline', () => {
 
     it('merges interleaved streams independently', () => {
       marbles(({ hot, expectObservable }, clock) => {
-        const v = { a: line('START a', 'a'), b: line('START b', 'b'), c: line('a-1', 'a'), d: line('b-1', 'b'), e: line('START a2', 'a'), f: line('a2-1', 'a') };
+        const v = {
+          a: line('START a', 'a'),
+          b: line('START b', 'b'),
+          c: line('a-1', 'a'),
+          d: line('b-1', 'b'),
+          e: line('START a2', 'a'),
+          f: line('a2-1', 'a'),
+        };
         const expected = { A: block(v.a, 'START a\na-1'), B: block(v.b, 'START b\nb-1'), E: block(v.e, 'START a2\na2-1') };
         // At end of input the pending blocks go out least recently active first.
         expectObservable(hot('abcdef|', v).pipe(multilineOperator({}, clock))).toBe('----A-(BE|)', expected);
@@ -87,7 +101,13 @@ describe('stage.multiline', () => {
 
     it('splits a block at max_lines; later parts keep the start line', () => {
       marbles(({ hot, expectObservable }, clock) => {
-        const v = { s: line('START', 'a', 7), c: line('c1', 'a', 8), d: line('c2', 'a', 9), e: line('c3', 'a', 10), f: line('c4', 'a', 11) };
+        const v = {
+          s: line('START', 'a', 7),
+          c: line('c1', 'a', 8),
+          d: line('c2', 'a', 9),
+          e: line('c3', 'a', 10),
+          f: line('c4', 'a', 11),
+        };
         const expected = { x: block(v.s, 'START\nc1'), y: block(v.s, 'c2\nc3'), z: block(v.s, 'c4') };
         expectObservable(hot('scdef|', v).pipe(multilineOperator({ max_lines: 2 }, clock))).toBe('-x-y-(z|)', expected);
       });
@@ -102,12 +122,32 @@ describe('stage.multiline', () => {
     });
 
     it('carries the start line labels, timestamp, structured metadata and a copy of its extracted map on every part', () => {
-      const start = entry('START', { stream: 'a' }, { timestamp: 5n, structuredMetadata: [{ name: 'trace', value: 't1' }], extracted: { level: 'info' } });
-      const cont = entry('cont', { stream: 'a' }, { timestamp: 6n, structuredMetadata: [{ name: 'trace', value: 't2' }], extracted: { level: 'debug', other: 1 } });
+      const start = entry(
+        'START',
+        { stream: 'a' },
+        { timestamp: 5n, structuredMetadata: [{ name: 'trace', value: 't1' }], extracted: { level: 'info' } },
+      );
+      const cont = entry(
+        'cont',
+        { stream: 'a' },
+        { timestamp: 6n, structuredMetadata: [{ name: 'trace', value: 't2' }], extracted: { level: 'debug', other: 1 } },
+      );
       const { out } = runTimed({ max_lines: 1 }, [start, cont]);
       expect(out).toEqual([
-        { labels: { stream: 'a' }, line: 'START', timestamp: 5n, structuredMetadata: [{ name: 'trace', value: 't1' }], extracted: { level: 'info' } },
-        { labels: { stream: 'a' }, line: 'cont', timestamp: 5n, structuredMetadata: [{ name: 'trace', value: 't1' }], extracted: { level: 'info' } },
+        {
+          labels: { stream: 'a' },
+          line: 'START',
+          timestamp: 5n,
+          structuredMetadata: [{ name: 'trace', value: 't1' }],
+          extracted: { level: 'info' },
+        },
+        {
+          labels: { stream: 'a' },
+          line: 'cont',
+          timestamp: 5n,
+          structuredMetadata: [{ name: 'trace', value: 't1' }],
+          extracted: { level: 'info' },
+        },
       ]);
       out[0]!.extracted.level = 'changed';
       out[0]!.labels.stream = 'changed';
@@ -116,12 +156,20 @@ describe('stage.multiline', () => {
     });
 
     it('trims every trailing CR and LF of each line by default', () => {
-      const { entries } = runConfig('stage.multiline {\n  firstline = "^START"\n}', [entry('START\r\n\r\n'), entry(' indented \t\n'), entry('last\r')]);
+      const { entries } = runConfig('stage.multiline {\n  firstline = "^START"\n}', [
+        entry('START\r\n\r\n'),
+        entry(' indented \t\n'),
+        entry('last\r'),
+      ]);
       expect(lines(entries)).toEqual(['START\n indented \t\nlast']);
     });
 
     it('joins lines as they are with trim_newlines = false', () => {
-      const { entries } = runConfig('stage.multiline {\n  firstline = "^START"\n  trim_newlines = false\n}', [entry('START\n'), entry('b\r\n'), entry('c')]);
+      const { entries } = runConfig('stage.multiline {\n  firstline = "^START"\n  trim_newlines = false\n}', [
+        entry('START\n'),
+        entry('b\r\n'),
+        entry('c'),
+      ]);
       expect(lines(entries)).toEqual(['START\n\nb\r\n\nc']);
     });
 
@@ -145,7 +193,11 @@ describe('stage.multiline', () => {
     it('forgets a stream after an idle flush, so its next non-start line passes through', () => {
       marbles(({ hot, expectObservable }, clock) => {
         const v = { s: line('START'), c: line('after timeout'), t: line('START again') };
-        expectObservable(hot('s 149ms ct 9ms |', v).pipe(multilineOperator({}, clock))).toBe('100ms S 49ms c 10ms (T|)', { S: block(v.s, 'START'), c: v.c, T: block(v.t, 'START again') });
+        expectObservable(hot('s 149ms ct 9ms |', v).pipe(multilineOperator({}, clock))).toBe('100ms S 49ms c 10ms (T|)', {
+          S: block(v.s, 'START'),
+          c: v.c,
+          T: block(v.t, 'START again'),
+        });
       });
     });
 
@@ -189,13 +241,19 @@ describe('stage.multiline', () => {
     it('flushes every pending block when the input ends, the last block included', () => {
       marbles(({ hot, expectObservable }, clock) => {
         const v = { s: line('START'), c: line('tail') };
-        expectObservable(hot('sc|', v).pipe(multilineOperator({ max_wait_time: 60_000_000_000n }, clock))).toBe('--(B|)', { B: block(v.s, 'START\ntail') });
+        expectObservable(hot('sc|', v).pipe(multilineOperator({ max_wait_time: 60_000_000_000n }, clock))).toBe('--(B|)', {
+          B: block(v.s, 'START\ntail'),
+        });
       });
     });
 
     it('flushes the last block of a multiline nested in a match block when the input ends', () => {
       const config = 'stage.match {\n  selector = "{app=\\"java\\"}"\n  stage.multiline {\n    firstline = "^START"\n  }\n}';
-      const { entries } = runConfig(config, [entry('START', { app: 'java' }), entry('at x', { app: 'java' }), entry('other', { app: 'go' })]);
+      const { entries } = runConfig(config, [
+        entry('START', { app: 'java' }),
+        entry('at x', { app: 'java' }),
+        entry('other', { app: 'go' }),
+      ]);
       expect(lines(entries)).toEqual(['other', 'START\nat x']);
     });
 
@@ -234,35 +292,57 @@ describe('stage.multiline', () => {
     const base: MultilineConfig = { firstline: '^START', max_lines: 128, max_wait_time: 3_000_000_000n, trim_newlines: true };
 
     it('rejects an empty firstline', () => {
-      expect(() => validateMultiline({ ...base, firstline: '' })).toThrow(expect.objectContaining({ field: 'firstline', reason: 'multiline stage config must define `firstline` regular expression' }));
+      expect(() => validateMultiline({ ...base, firstline: '' })).toThrow(
+        expect.objectContaining({ field: 'firstline', reason: 'multiline stage config must define `firstline` regular expression' }),
+      );
     });
 
     it('rejects a firstline that is not RE2', () => {
-      expect(() => validateMultiline({ ...base, firstline: '(?=x)' })).toThrow(expect.objectContaining({ field: 'firstline', reason: expect.stringMatching(/^multiline stage first line regex compilation error: /) }));
+      expect(() => validateMultiline({ ...base, firstline: '(?=x)' })).toThrow(
+        expect.objectContaining({
+          field: 'firstline',
+          reason: expect.stringMatching(/^multiline stage first line regex compilation error: /),
+        }),
+      );
     });
 
     it('rejects a max_wait_time that is not positive', () => {
       for (const max_wait_time of [0n, -1n]) {
-        expect(() => validateMultiline({ ...base, max_wait_time })).toThrow(expect.objectContaining({ field: 'max_wait_time', reason: 'max_wait_time must be greater than 0' }));
+        expect(() => validateMultiline({ ...base, max_wait_time })).toThrow(
+          expect.objectContaining({ field: 'max_wait_time', reason: 'max_wait_time must be greater than 0' }),
+        );
       }
     });
 
     it('rejects a negative max_lines', () => {
-      expect(() => validateMultiline({ ...base, max_lines: -1 })).toThrow(expect.objectContaining({ field: 'max_lines', reason: 'max_lines must not be negative' }));
+      expect(() => validateMultiline({ ...base, max_lines: -1 })).toThrow(
+        expect.objectContaining({ field: 'max_lines', reason: 'max_lines must not be negative' }),
+      );
     });
 
     it('reports config errors at the attribute', () => {
-      expect(() => runConfig('stage.multiline {\n  firstline = "^S"\n  max_wait_time = "0s"\n}', [])).toThrow('test.alloy:3:3: stage.multiline: max_wait_time must be greater than 0');
+      expect(() => runConfig('stage.multiline {\n  firstline = "^S"\n  max_wait_time = "0s"\n}', [])).toThrow(
+        'test.alloy:3:3: stage.multiline: max_wait_time must be greater than 0',
+      );
       expect(() => runConfig('stage.multiline {\n  max_lines = 10\n}', [])).toThrow('missing required attribute "firstline"');
     });
 
     it('defaults to 128 lines, 3 s and trimming', () => {
-      expect(multiline({ firstline: 'x' }).spec.config).toEqual({ firstline: 'x', max_lines: 128, max_wait_time: 3_000_000_000n, trim_newlines: true });
+      expect(multiline({ firstline: 'x' }).spec.config).toEqual({
+        firstline: 'x',
+        max_lines: 128,
+        max_wait_time: 3_000_000_000n,
+        trim_newlines: true,
+      });
     });
   });
 
   describe('properties', () => {
-    const event = fc.record({ stream: fc.integer({ min: 0, max: 2 }), start: fc.boolean(), gapMs: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 150 })) });
+    const event = fc.record({
+      stream: fc.integer({ min: 0, max: 2 }),
+      start: fc.boolean(),
+      gapMs: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 150 })),
+    });
     const events = fc.array(event, { minLength: 1, maxLength: 60 });
     const maxLines = fc.constantFrom(0, 1, 2, 3, 5);
 
@@ -318,10 +398,18 @@ describe('stage.multiline', () => {
         fc.property(events, maxLines, fc.nat(), (list, max_lines, cut) => {
           const inputs = inputsOf(list);
           const upTo = cut % (inputs.length + 1);
-          const idle = runTimed({ max_lines }, inputs, list.map((e) => e.gapMs));
+          const idle = runTimed(
+            { max_lines },
+            inputs,
+            list.map((e) => e.gapMs),
+          );
           idle.clock.advanceBy(100);
           expect(idle.clock.pendingTimers()).toBe(0);
-          const cutShort = runTimed({ max_lines }, inputs.slice(0, upTo), list.map((e) => e.gapMs));
+          const cutShort = runTimed(
+            { max_lines },
+            inputs.slice(0, upTo),
+            list.map((e) => e.gapMs),
+          );
           cutShort.sub.unsubscribe();
           expect(cutShort.clock.pendingTimers()).toBe(0);
         }),

@@ -14,7 +14,11 @@ describe('stage.output', () => {
   });
 
   it('leaves the line unchanged for a missing, null or list value', () => {
-    const { entries } = runConfig('stage.output { source = "v" }', [entry('a'), entry('b', {}, { extracted: { v: null } }), entry('c', {}, { extracted: { v: ['x'] } })]);
+    const { entries } = runConfig('stage.output { source = "v" }', [
+      entry('a'),
+      entry('b', {}, { extracted: { v: null } }),
+      entry('c', {}, { extracted: { v: ['x'] } }),
+    ]);
     expect(entries.map((e) => e.line)).toEqual(['a', 'b', 'c']);
   });
 

@@ -4,15 +4,23 @@ import { packLine } from '../../operators/pack.js';
 import { entry, runConfig } from '../support/run-stages.js';
 
 const NUM_RUNS = Number(process.env.FC_NUM_RUNS ?? 100);
-const anyChar = fc.oneof(fc.integer({ min: 0, max: 0x7f }), fc.integer({ min: 0, max: 0x10ffff })).map((cp) => (cp >= 0xd800 && cp <= 0xdfff ? '\uFFFD' : String.fromCodePoint(cp)));
+const anyChar = fc
+  .oneof(fc.integer({ min: 0, max: 0x7f }), fc.integer({ min: 0, max: 0x10ffff }))
+  .map((cp) => (cp >= 0xd800 && cp <= 0xdfff ? '\uFFFD' : String.fromCodePoint(cp)));
 const START = 1_700_000_000_000_000_000n;
 const BEFORE = 1_000_000_000n;
 const noIngest = (labels: string) => `stage.pack {\n labels = ${labels}\n ingest_timestamp = false\n}`;
 
 describe('stage.pack', () => {
   it('packs the listed values in byte order with _entry last and removes packed labels', () => {
-    const { entries } = runConfig(noIngest('["foo", "extr1"]'), [entry('test line 1', { foo: 'bar', bar: 'baz' }, { extracted: { extr1: 'etr1val', extr2: 'etr2val' }, timestamp: BEFORE })]);
-    expect(entries[0]).toMatchObject({ line: '{"extr1":"etr1val","foo":"bar","_entry":"test line 1"}', labels: { bar: 'baz' }, timestamp: BEFORE });
+    const { entries } = runConfig(noIngest('["foo", "extr1"]'), [
+      entry('test line 1', { foo: 'bar', bar: 'baz' }, { extracted: { extr1: 'etr1val', extr2: 'etr2val' }, timestamp: BEFORE }),
+    ]);
+    expect(entries[0]).toMatchObject({
+      line: '{"extr1":"etr1val","foo":"bar","_entry":"test line 1"}',
+      labels: { bar: 'baz' },
+      timestamp: BEFORE,
+    });
   });
 
   it('writes only _entry for an empty list', () => {
@@ -21,11 +29,22 @@ describe('stage.pack', () => {
   });
 
   it('sorts keys by UTF-8 bytes, not UTF-16 units', () => {
-    expect(packLine([['\uff61', 'b'], ['\u{1F600}', 'a'], ['Z', 'c']], 'l')).toBe('{"Z":"c","\uff61":"b","\u{1F600}":"a","_entry":"l"}');
+    expect(
+      packLine(
+        [
+          ['\uff61', 'b'],
+          ['\u{1F600}', 'a'],
+          ['Z', 'c'],
+        ],
+        'l',
+      ),
+    ).toBe('{"Z":"c","\uff61":"b","\u{1F600}":"a","_entry":"l"}');
   });
 
   it('escapes like Go with HTML escaping', () => {
-    expect(packLine([['k', '<a>&"\\']], 'tab\there\nnew\u0008\u000c\u2028')).toBe('{"k":"\\u003ca\\u003e\\u0026\\"\\\\","_entry":"tab\\there\\nnew\\u0008\\u000c\\u2028"}');
+    expect(packLine([['k', '<a>&"\\']], 'tab\there\nnew\u0008\u000c\u2028')).toBe(
+      '{"k":"\\u003ca\\u003e\\u0026\\"\\\\","_entry":"tab\\there\\nnew\\u0008\\u000c\\u2028"}',
+    );
   });
 
   it('converts numbers and booleans to text and skips values that do not convert, keeping such labels', () => {
@@ -41,7 +60,9 @@ describe('stage.pack', () => {
   });
 
   it('keeps a label whose extracted copy was replaced by a value that does not convert', () => {
-    const { entries } = runConfig(`stage.json { expressions = { foo = "missing" } }\n${noIngest('["foo"]')}`, [entry('{}', { foo: 'bar' })]);
+    const { entries } = runConfig(`stage.json { expressions = { foo = "missing" } }\n${noIngest('["foo"]')}`, [
+      entry('{}', { foo: 'bar' }),
+    ]);
     expect(entries[0]).toMatchObject({ line: '{"_entry":"{}"}', labels: { foo: 'bar' } });
   });
 
@@ -67,14 +88,22 @@ describe('stage.pack', () => {
   it('produces JSON holding _entry equal to the old line and every packed value (property)', () => {
     const text = fc.string({ unit: anyChar, maxLength: 40 });
     fc.assert(
-      fc.property(text, fc.dictionary(fc.string({ unit: anyChar, minLength: 1, maxLength: 8 }).filter((k) => k !== '_entry' && k !== '__proto__'), text, { maxKeys: 5 }), (line, values) => {
-        const names = Object.keys(values);
-        const { entries } = runConfig(noIngest(JSON.stringify(names)), [entry(line, {}, { extracted: { ...values } })]);
-        const parsed = JSON.parse(entries[0]!.line) as Record<string, string>;
-        expect(parsed._entry).toBe(line);
-        expect(Object.keys(parsed).at(-1)).toBe('_entry');
-        for (const name of names) expect(parsed[name]).toBe(values[name]);
-      }),
+      fc.property(
+        text,
+        fc.dictionary(
+          fc.string({ unit: anyChar, minLength: 1, maxLength: 8 }).filter((k) => k !== '_entry' && k !== '__proto__'),
+          text,
+          { maxKeys: 5 },
+        ),
+        (line, values) => {
+          const names = Object.keys(values);
+          const { entries } = runConfig(noIngest(JSON.stringify(names)), [entry(line, {}, { extracted: { ...values } })]);
+          const parsed = JSON.parse(entries[0]!.line) as Record<string, string>;
+          expect(parsed._entry).toBe(line);
+          expect(Object.keys(parsed).at(-1)).toBe('_entry');
+          for (const name of names) expect(parsed[name]).toBe(values[name]);
+        },
+      ),
       { numRuns: NUM_RUNS },
     );
   });

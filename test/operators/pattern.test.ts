@@ -52,26 +52,37 @@ describe('stage.pattern', () => {
 
   it('reports configuration errors with the reference texts', () => {
     expect(() => runConfig('stage.pattern {\n  pattern = ""\n}', [])).toThrow('test.alloy:2:3: stage.pattern: pattern is required');
-    expect(() => runConfig('stage.pattern {\n  pattern = "<a>"\n  source = ""\n}', [])).toThrow('test.alloy:3:3: stage.pattern: empty source');
-    expect(() => runConfig('stage.pattern {\n  pattern = "<_> <_>"\n}', [])).toThrow('test.alloy:2:3: stage.pattern: could not compile pattern: at least one capture is required');
-    expect(() => pattern({ pattern: '<a><b>' })).toThrow("stage.pattern: could not compile pattern: found consecutive capture '<a><b>': invalid expression");
+    expect(() => runConfig('stage.pattern {\n  pattern = "<a>"\n  source = ""\n}', [])).toThrow(
+      'test.alloy:3:3: stage.pattern: empty source',
+    );
+    expect(() => runConfig('stage.pattern {\n  pattern = "<_> <_>"\n}', [])).toThrow(
+      'test.alloy:2:3: stage.pattern: could not compile pattern: at least one capture is required',
+    );
+    expect(() => pattern({ pattern: '<a><b>' })).toThrow(
+      "stage.pattern: could not compile pattern: found consecutive capture '<a><b>': invalid expression",
+    );
     expect(() => runConfig('stage.pattern {}', [])).toThrow('test.alloy:1:1: stage.pattern: missing required attribute "pattern"');
   });
 
   it('never throws and only writes names of the pattern (property)', () => {
     const token = fc.oneof(fc.constantFrom('<a>', '<b>', '<c>', '<_>', '<1x>', '< a>', '<'), fc.string({ minLength: 1, maxLength: 3 }));
-    const validPattern = fc.array(token, { minLength: 1, maxLength: 8 }).map((t) => t.join('')).filter((p) => {
-      try {
-        parsePattern(p);
-        return true;
-      } catch {
-        return false;
-      }
-    });
+    const validPattern = fc
+      .array(token, { minLength: 1, maxLength: 8 })
+      .map((t) => t.join(''))
+      .filter((p) => {
+        try {
+          parsePattern(p);
+          return true;
+        } catch {
+          return false;
+        }
+      });
     fc.assert(
       fc.property(validPattern, anyText, fc.boolean(), (text, line, asLabels) => {
         const names = parsePattern(text).names;
-        const out = extract(`stage.pattern {\n  pattern = ${JSON.stringify(text)}\n  labels_from_groups = ${asLabels}\n}`, line, { job: 'j' });
+        const out = extract(`stage.pattern {\n  pattern = ${JSON.stringify(text)}\n  labels_from_groups = ${asLabels}\n}`, line, {
+          job: 'j',
+        });
         for (const key of Object.keys(out.extracted)) expect(key === 'job' || names.includes(key)).toBe(true);
         for (const key of Object.keys(out.labels)) expect(key === 'job' || names.includes(key)).toBe(true);
         expect(out.line).toBe(line);

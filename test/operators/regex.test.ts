@@ -67,7 +67,15 @@ describe('stage.regex', () => {
     .array(fc.tuple(fc.constantFrom('named', 'unnamed', 'bare', 'optional'), piece), { minLength: 1, maxLength: 4 })
     .map((parts) =>
       parts
-        .map(([kind, body], i) => (kind === 'named' ? `(?P<${names[i]}>${body})` : kind === 'optional' ? `(?P<${names[i]}>${body})?` : kind === 'unnamed' ? `(${body})` : body))
+        .map(([kind, body], i) =>
+          kind === 'named'
+            ? `(?P<${names[i]}>${body})`
+            : kind === 'optional'
+              ? `(?P<${names[i]}>${body})?`
+              : kind === 'unnamed'
+                ? `(${body})`
+                : body,
+        )
         .join(''),
     );
   const line = fc.oneof(fc.string({ maxLength: 12 }), fc.stringMatching(/^[a-z0-9 xyz-]{0,12}$/));

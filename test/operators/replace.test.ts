@@ -114,7 +114,12 @@ describe('stage.replace: extracted values', () => {
   });
 
   it('gives the template every convertible extracted value and .Value, but no .Entry', () => {
-    const out = run(stage('(\\d+)', '{{ .app }}:{{ .n }}:{{ .Value }}:{{ .Entry }}:{{ .gone }}'), 'v=1', { n: 2, gone: null }, { app: 'api' });
+    const out = run(
+      stage('(\\d+)', '{{ .app }}:{{ .n }}:{{ .Value }}:{{ .Entry }}:{{ .gone }}'),
+      'v=1',
+      { n: 2, gone: null },
+      { app: 'api' },
+    );
     expect(out.line).toBe('v=api:2:1:<no value>:<no value>');
   });
 
@@ -132,16 +137,27 @@ describe('stage.replace: extracted values', () => {
 describe('stage.replace: configuration', () => {
   it('reports configuration errors with the reference and engine texts', () => {
     expect(() => runConfig(stage('', 'x'), [])).toThrow('test.alloy:2:3: stage.replace: expression is required');
-    expect(() => runConfig(stage('(?P<ts[0-9]+).*', 'x'), [])).toThrow(/^test\.alloy:2:3: stage\.replace: could not compile regular expression: /);
-    expect(() => runConfig(stage('(a)', '{{ .Value '), [])).toThrow('test.alloy:3:3: stage.replace: template: pipeline_template:1: unclosed action');
-    expect(() => runConfig(stage('(a)', '{{ nope }}'), [])).toThrow('test.alloy:3:3: stage.replace: template: pipeline_template:1: function "nope" not defined');
-    expect(() => runConfig('stage.replace {\n  replace = "x"\n}', [])).toThrow('test.alloy:1:1: stage.replace: missing required attribute "expression"');
+    expect(() => runConfig(stage('(?P<ts[0-9]+).*', 'x'), [])).toThrow(
+      /^test\.alloy:2:3: stage\.replace: could not compile regular expression: /,
+    );
+    expect(() => runConfig(stage('(a)', '{{ .Value '), [])).toThrow(
+      'test.alloy:3:3: stage.replace: template: pipeline_template:1: unclosed action',
+    );
+    expect(() => runConfig(stage('(a)', '{{ nope }}'), [])).toThrow(
+      'test.alloy:3:3: stage.replace: template: pipeline_template:1: function "nope" not defined',
+    );
+    expect(() => runConfig('stage.replace {\n  replace = "x"\n}', [])).toThrow(
+      'test.alloy:1:1: stage.replace: missing required attribute "expression"',
+    );
     expect(() => replace({ expression: '(a)\\1' })).toThrow(/^stage\.replace: could not compile regular expression: /);
   });
 
   it('parses the replacement when the stage is built, never per entry', () => {
     const parse = vi.mocked(templateEngine.parseTemplate);
-    const built = buildPipeline([replace({ expression: '(\\d+)', replace: '<{{ .Value }}>' }).spec], { clock: new ManualClock(0n), registry: new Registry() });
+    const built = buildPipeline([replace({ expression: '(\\d+)', replace: '<{{ .Value }}>' }).spec], {
+      clock: new ManualClock(0n),
+      registry: new Registry(),
+    });
     const parsesAtBuild = parse.mock.calls.length;
     let last = '';
     for (let i = 0; i < 100; i++) last = built.process!(entry(`n=${i} m=${i}`))!.line;
@@ -159,7 +175,10 @@ describe('stage.replace: properties', () => {
   it('with an expression without groups never changes the text of anything (property)', () => {
     fc.assert(
       fc.property(groupless, line, extracted, fc.constantFrom('', 'src'), (expression, text, before, source) => {
-        const built = buildPipeline([replace({ expression, replace: 'REPLACED', source }).spec], { clock: new ManualClock(0n), registry: new Registry() });
+        const built = buildPipeline([replace({ expression, replace: 'REPLACED', source }).spec], {
+          clock: new ManualClock(0n),
+          registry: new Registry(),
+        });
         const out = built.process!(entry(text, {}, { extracted: { ...before } }))!;
         expect(out.line).toBe(text);
         expect(textOf(out.extracted)).toEqual(textOf(before));

@@ -53,22 +53,43 @@ describe('stage.sampling', () => {
 
   it('counts drops under sampling_stage, or drop_counter_reason when set and non-empty', async () => {
     const always = () => 0.9;
-    expect(await droppedCount(runConfig('stage.sampling { rate = 0.5 }', [entry('a'), entry('b')], { random: always }).registry, 'sampling_stage')).toBe(2);
-    expect(await droppedCount(runConfig('stage.sampling {\n  rate = 0\n  drop_counter_reason = "logs_sampling"\n}', [entry('a')], { random: always }).registry, 'logs_sampling')).toBe(1);
-    expect(await droppedCount(runConfig('stage.sampling {\n  rate = 0\n  drop_counter_reason = ""\n}', [entry('a')], { random: always }).registry, 'sampling_stage')).toBe(1);
+    expect(
+      await droppedCount(
+        runConfig('stage.sampling { rate = 0.5 }', [entry('a'), entry('b')], { random: always }).registry,
+        'sampling_stage',
+      ),
+    ).toBe(2);
+    expect(
+      await droppedCount(
+        runConfig('stage.sampling {\n  rate = 0\n  drop_counter_reason = "logs_sampling"\n}', [entry('a')], { random: always }).registry,
+        'logs_sampling',
+      ),
+    ).toBe(1);
+    expect(
+      await droppedCount(
+        runConfig('stage.sampling {\n  rate = 0\n  drop_counter_reason = ""\n}', [entry('a')], { random: always }).registry,
+        'sampling_stage',
+      ),
+    ).toBe(1);
   });
 
   it('passes kept entries on unchanged and in order', () => {
     const draws = [0.1, 0.9, 0.2, 0.95, 0.3];
     let i = 0;
-    const { entries } = runConfig('stage.sampling { rate = 0.5 }', draws.map((_, n) => entry(`line ${n}`, { app: 'a' })), { random: () => draws[i++]! });
+    const { entries } = runConfig(
+      'stage.sampling { rate = 0.5 }',
+      draws.map((_, n) => entry(`line ${n}`, { app: 'a' })),
+      { random: () => draws[i++]! },
+    );
     expect(entries.map((e) => e.line)).toEqual(['line 0', 'line 2', 'line 4']);
     expect(entries[0]!.labels).toEqual({ app: 'a' });
   });
 
   describe('validation', () => {
     it('rejects a rate above 1 or below 0 at the attribute', () => {
-      expect(() => runConfig('stage.sampling {\n  rate = 12\n}', [])).toThrow('test.alloy:2:3: stage.sampling: sampling rate must be between 0.0 and 1.0, got 12');
+      expect(() => runConfig('stage.sampling {\n  rate = 12\n}', [])).toThrow(
+        'test.alloy:2:3: stage.sampling: sampling rate must be between 0.0 and 1.0, got 12',
+      );
       expect(() => runConfig('stage.sampling { rate = -0.1 }', [])).toThrow('sampling rate must be between 0.0 and 1.0, got -0.1');
       expect(() => sampling({ rate: Number.NaN })).toThrow('sampling rate must be between 0.0 and 1.0, got NaN');
     });
@@ -82,7 +103,11 @@ describe('stage.sampling', () => {
     const count = 2000;
     fc.assert(
       fc.property(fc.double({ min: 0, max: 1, noNaN: true }), fc.integer(), (rate, seed) => {
-        const built = buildPipeline([sampling({ rate }).spec], { clock: new ManualClock(0n), registry: new Registry(), random: seeded(seed) });
+        const built = buildPipeline([sampling({ rate }).spec], {
+          clock: new ManualClock(0n),
+          registry: new Registry(),
+          random: seeded(seed),
+        });
         let kept = 0;
         for (let n = 0; n < count; n++) if (built.process!(ingress(entry('x'))) !== null) kept++;
         // Six standard deviations of a binomial count, plus one entry for rounding.

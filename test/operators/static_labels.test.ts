@@ -19,18 +19,27 @@ describe('stage.static_labels', () => {
   });
 
   it('rejects an empty label name with its position', () => {
-    expect(() => runConfig('stage.static_labels {\n  values = { "" = "x" }\n}', [])).toThrow('test.alloy:2:3: stage.static_labels: invalid label name: ""');
+    expect(() => runConfig('stage.static_labels {\n  values = { "" = "x" }\n}', [])).toThrow(
+      'test.alloy:2:3: stage.static_labels: invalid label name: ""',
+    );
   });
 
   it('never changes the line and leaves only listed labels changed (property)', () => {
     const name = fc.stringMatching(/^[a-z_][a-z0-9_]{0,6}$/);
     fc.assert(
-      fc.property(fc.dictionary(name, fc.string({ maxLength: 5 })), fc.dictionary(name, fc.string({ minLength: 1, maxLength: 5 })), fc.string(), (start, values, line) => {
-        const config = `stage.static_labels { values = { ${Object.entries(values).map(([k, v]) => `${k} = ${JSON.stringify(v)}`).join(', ')} } }`;
-        const [out] = runConfig(config, [entry(line, { ...start })]).entries;
-        expect(out!.line).toBe(line);
-        expect(out!.labels).toEqual({ ...start, ...values });
-      }),
+      fc.property(
+        fc.dictionary(name, fc.string({ maxLength: 5 })),
+        fc.dictionary(name, fc.string({ minLength: 1, maxLength: 5 })),
+        fc.string(),
+        (start, values, line) => {
+          const config = `stage.static_labels { values = { ${Object.entries(values)
+            .map(([k, v]) => `${k} = ${JSON.stringify(v)}`)
+            .join(', ')} } }`;
+          const [out] = runConfig(config, [entry(line, { ...start })]).entries;
+          expect(out!.line).toBe(line);
+          expect(out!.labels).toEqual({ ...start, ...values });
+        },
+      ),
       { numRuns: 100 },
     );
   });

@@ -12,29 +12,53 @@ describe('stage.structured_metadata', () => {
   });
 
   it('lets a label value override an extracted value of the same name', () => {
-    const { entries } = runConfig('stage.structured_metadata { values = { app = "" } }', [entry('l', { app: 'from-labels' }, { extracted: {} })]);
+    const { entries } = runConfig('stage.structured_metadata { values = { app = "" } }', [
+      entry('l', { app: 'from-labels' }, { extracted: {} }),
+    ]);
     expect(entries[0]!.structuredMetadata).toEqual([{ name: 'app', value: 'from-labels' }]);
   });
 
   it('adds extracted keys and labels whose names match the regex, unanchored', () => {
-    const { entries } = runConfig('stage.structured_metadata { regex = "trace" }', [entry('l', { x_trace_y: 'lab' }, { extracted: { trace_id: 'abc', other: 'no' } })]);
+    const { entries } = runConfig('stage.structured_metadata { regex = "trace" }', [
+      entry('l', { x_trace_y: 'lab' }, { extracted: { trace_id: 'abc', other: 'no' } }),
+    ]);
     expect(Object.fromEntries(entries[0]!.structuredMetadata.map((p) => [p.name, p.value]))).toEqual({ trace_id: 'abc', x_trace_y: 'lab' });
     expect(entries[0]!.labels).toEqual({});
   });
 
   it('replaces an existing pair in place, keeping the order of the others', () => {
     const { entries } = runConfig('stage.structured_metadata { values = { b = "v" } }', [
-      entry('l', {}, { extracted: { v: 'new' }, structuredMetadata: [{ name: 'a', value: '1' }, { name: 'b', value: 'old' }, { name: 'c', value: '3' }] }),
+      entry(
+        'l',
+        {},
+        {
+          extracted: { v: 'new' },
+          structuredMetadata: [
+            { name: 'a', value: '1' },
+            { name: 'b', value: 'old' },
+            { name: 'c', value: '3' },
+          ],
+        },
+      ),
     ]);
-    expect(entries[0]!.structuredMetadata).toEqual([{ name: 'a', value: '1' }, { name: 'b', value: 'new' }, { name: 'c', value: '3' }]);
+    expect(entries[0]!.structuredMetadata).toEqual([
+      { name: 'a', value: '1' },
+      { name: 'b', value: 'new' },
+      { name: 'c', value: '3' },
+    ]);
   });
 
   it('rejects an invalid regex with RE2’s reason', () => {
-    expect(() => runConfig('stage.structured_metadata { regex = "(?=x)" }', [])).toThrow(/^test\.alloy:1:29: stage\.structured_metadata: could not compile regular expression: /);
+    expect(() => runConfig('stage.structured_metadata { regex = "(?=x)" }', [])).toThrow(
+      /^test\.alloy:1:29: stage\.structured_metadata: could not compile regular expression: /,
+    );
   });
 
   it('never changes the line and leaves no promoted label behind (property)', () => {
-    const inputs = entryStream({ streams: fc.array(fc.dictionary(fc.constantFrom('a', 'b'), fc.string()), { minLength: 1, maxLength: 3 }), line: fc.string() });
+    const inputs = entryStream({
+      streams: fc.array(fc.dictionary(fc.constantFrom('a', 'b'), fc.string()), { minLength: 1, maxLength: 3 }),
+      line: fc.string(),
+    });
     const config = 'stage.structured_metadata { values = { a = "" } }';
     doesNotTouch(structuredMetadata, config, ['line'], { inputs, numRuns: 100 });
     outputWithinBounds(structuredMetadata, config, (out) => !('a' in out.labels), { inputs, numRuns: 100 });

@@ -28,7 +28,10 @@ function render(source: string, text: string, extracted: Record<string, unknown>
 
 describe('stage.template: data', () => {
   it('renders .Value, .Entry and every extracted key', () => {
-    expect(render('msg', '{{ .Value }} [{{ .level }}] {{ .Entry }}', { msg: 'hi', level: 'warn' })).toEqual({ msg: 'hi [warn] the line', level: 'warn' });
+    expect(render('msg', '{{ .Value }} [{{ .level }}] {{ .Entry }}', { msg: 'hi', level: 'warn' })).toEqual({
+      msg: 'hi [warn] the line',
+      level: 'warn',
+    });
   });
 
   it('creates the source key when it is absent', () => {
@@ -86,9 +89,15 @@ describe('stage.template: Go template rules', () => {
   });
 
   it('hashes the concatenation of both arguments with Hash (SHA3-256) and Sha2Hash (SHA-256)', () => {
-    expect(render('v', '{{ Hash .Value "salt" }}', { v: 'this is PII data' }).v).toBe('0807ea24e992127128b38e4930f7155013786a4999c73a25910318a793847658');
-    expect(render('v', '{{ Hash "this is PII " "datasalt" }}', {}).v).toBe('0807ea24e992127128b38e4930f7155013786a4999c73a25910318a793847658');
-    expect(render('v', '{{ Sha2Hash .Value "salt" }}', { v: 'this is PII data' }).v).toBe('5526fd6f8ad457279cf8ff06453c6cb61bf479fa826e3b099caa6c846f9376f2');
+    expect(render('v', '{{ Hash .Value "salt" }}', { v: 'this is PII data' }).v).toBe(
+      '0807ea24e992127128b38e4930f7155013786a4999c73a25910318a793847658',
+    );
+    expect(render('v', '{{ Hash "this is PII " "datasalt" }}', {}).v).toBe(
+      '0807ea24e992127128b38e4930f7155013786a4999c73a25910318a793847658',
+    );
+    expect(render('v', '{{ Sha2Hash .Value "salt" }}', { v: 'this is PII data' }).v).toBe(
+      '5526fd6f8ad457279cf8ff06453c6cb61bf479fa826e3b099caa6c846f9376f2',
+    );
   });
 
   it('offers the reference custom functions and sprig with its own argument orders', () => {
@@ -116,17 +125,26 @@ describe('stage.template: results', () => {
 describe('stage.template: configuration', () => {
   it('reports configuration errors with the reference and engine texts', () => {
     expect(() => runConfig(stage('', 'x'), [])).toThrow('test.alloy:2:3: stage.template: template source value is required');
-    expect(() => runConfig(stage('v', '{{{.Value}}}'), [])).toThrow('test.alloy:3:3: stage.template: template: pipeline_template:1: unexpected "{" in command');
+    expect(() => runConfig(stage('v', '{{{.Value}}}'), [])).toThrow(
+      'test.alloy:3:3: stage.template: template: pipeline_template:1: unexpected "{" in command',
+    );
     expect(() => runConfig(stage('v', '{{ NoSuchFunc .Value }}'), [])).toThrow(
       'test.alloy:3:3: stage.template: template: pipeline_template:1: function "NoSuchFunc" not defined',
     );
-    expect(() => runConfig('stage.template {\n  source = "v"\n}', [])).toThrow('test.alloy:1:1: stage.template: missing required attribute "template"');
-    expect(() => template({ source: 'v', template: '{{ .Value ' })).toThrow('stage.template: template: pipeline_template:1: unclosed action');
+    expect(() => runConfig('stage.template {\n  source = "v"\n}', [])).toThrow(
+      'test.alloy:1:1: stage.template: missing required attribute "template"',
+    );
+    expect(() => template({ source: 'v', template: '{{ .Value ' })).toThrow(
+      'stage.template: template: pipeline_template:1: unclosed action',
+    );
   });
 
   it('parses the template when the stage is built, never per entry', () => {
     const parse = vi.mocked(templateEngine.parseTemplate);
-    const built = buildPipeline([template({ source: 'v', template: '{{ .Value | ToUpper }}' }).spec], { clock: new ManualClock(0n), registry: new Registry() });
+    const built = buildPipeline([template({ source: 'v', template: '{{ .Value | ToUpper }}' }).spec], {
+      clock: new ManualClock(0n),
+      registry: new Registry(),
+    });
     const parsesAtBuild = parse.mock.calls.length;
     const out: Array<Entry | null> = [];
     for (let i = 0; i < 100; i++) out.push(built.process!(entry('l', {}, { extracted: { v: `value ${i}` } })));
@@ -137,7 +155,9 @@ describe('stage.template: configuration', () => {
 
 describe('stage.template: properties', () => {
   const key = fc.string({ minLength: 1, maxLength: 8 });
-  const extracted = fc.dictionary(key, fc.oneof(fc.string({ maxLength: 8 }), fc.double({ noNaN: true }), fc.boolean(), fc.constant(null)), { maxKeys: 6 });
+  const extracted = fc.dictionary(key, fc.oneof(fc.string({ maxLength: 8 }), fc.double({ noNaN: true }), fc.boolean(), fc.constant(null)), {
+    maxKeys: 6,
+  });
   const constantText = fc.string({ minLength: 1, maxLength: 30 }).filter((s) => !s.includes('{{'));
 
   it('with a constant template sets exactly the source key to that text (property)', () => {

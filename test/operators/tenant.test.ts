@@ -23,7 +23,9 @@ describe('stage.tenant', () => {
   });
 
   it('requires exactly one of label, source and value', () => {
-    expect(() => runConfig('stage.tenant { }', [])).toThrow('test.alloy:1:1: stage.tenant: label, source or value config option is required');
+    expect(() => runConfig('stage.tenant { }', [])).toThrow(
+      'test.alloy:1:1: stage.tenant: label, source or value config option is required',
+    );
     expect(() => runConfig('stage.tenant {\n  value = "a"\n  label = "b"\n}', [])).toThrow(
       'stage.tenant: label, source and value are mutually exclusive: you should set source, value or label but not all',
     );

@@ -129,7 +129,12 @@ describe('stage.timestamp: failures', () => {
 
   it('keeps one history per label set, read at the time the stage runs', () => {
     const config = `stage.static_labels {\n  values = { extra = "1" }\n}\n${stage('RFC3339Nano')}`;
-    const inputs = [withTs('2019-10-01T01:02:03.4Z', { f: 'a' }), withTs('2019-10-01T01:02:03.8Z', { f: 'b' }), withTs('x', { f: 'b' }), withTs('x', { f: 'a' })];
+    const inputs = [
+      withTs('2019-10-01T01:02:03.4Z', { f: 'a' }),
+      withTs('2019-10-01T01:02:03.8Z', { f: 'b' }),
+      withTs('x', { f: 'b' }),
+      withTs('x', { f: 'a' }),
+    ];
     expect(stamps(config, inputs)).toEqual([
       '2019-10-01T01:02:03.4Z',
       '2019-10-01T01:02:03.8Z',
@@ -138,7 +143,9 @@ describe('stage.timestamp: failures', () => {
     ]);
     // The stream key includes the label added before the stage: a plain {f="a"} stream is new.
     const keyed = `${stage('RFC3339Nano')}\nstage.static_labels {\n  values = { extra = "1" }\n}`;
-    expect(stamps(keyed, [withTs('2019-10-01T01:02:03.4Z', { f: 'a' }), withTs('x', { f: 'a', extra: '1' })])[1]).toBe('2000-01-01T00:00:00Z');
+    expect(stamps(keyed, [withTs('2019-10-01T01:02:03.4Z', { f: 'a' }), withTs('x', { f: 'a', extra: '1' })])[1]).toBe(
+      '2000-01-01T00:00:00Z',
+    );
   });
 
   it('forgets the least recently used stream beyond 10 000 streams', () => {
@@ -146,9 +153,22 @@ describe('stage.timestamp: failures', () => {
     const second = withTs('2019-10-01T01:02:03Z', { s: 'second' });
     const others = Array.from({ length: TIMESTAMP_STREAMS_REMEMBERED - 2 }, (_, i) => withTs('2019-10-01T01:02:03Z', { s: String(i) }));
     // `first` is used again before the 10 001st stream arrives, so `second` is the one forgotten.
-    const inputs = [first, second, ...others, withTs('x', { s: 'first' }), withTs('2019-10-01T01:02:03Z', { s: 'new' }), withTs('x', { s: 'second' }), withTs('x', { s: 'first' })];
+    const inputs = [
+      first,
+      second,
+      ...others,
+      withTs('x', { s: 'first' }),
+      withTs('2019-10-01T01:02:03Z', { s: 'new' }),
+      withTs('x', { s: 'second' }),
+      withTs('x', { s: 'first' }),
+    ];
     const out = stamps(stage('RFC3339'), inputs);
-    expect(out.slice(-4)).toEqual(['2019-10-01T01:02:03.000000001Z', '2019-10-01T01:02:03Z', '2000-01-01T00:00:00Z', '2019-10-01T01:02:03.000000002Z']);
+    expect(out.slice(-4)).toEqual([
+      '2019-10-01T01:02:03.000000001Z',
+      '2019-10-01T01:02:03Z',
+      '2000-01-01T00:00:00Z',
+      '2019-10-01T01:02:03.000000002Z',
+    ]);
   });
 });
 
@@ -200,7 +220,9 @@ describe('stage.timestamp: configuration', () => {
     expect(() => runConfig('stage.timestamp {\n  source = ""\n  format = "RFC3339"\n}', [])).toThrow(
       'test.alloy:2:3: stage.timestamp: timestamp source value is required if timestamp is specified',
     );
-    expect(() => runConfig('stage.timestamp {\n  source = "ts"\n  format = ""\n}', [])).toThrow('test.alloy:3:3: stage.timestamp: timestamp format is required');
+    expect(() => runConfig('stage.timestamp {\n  source = "ts"\n  format = ""\n}', [])).toThrow(
+      'test.alloy:3:3: stage.timestamp: timestamp format is required',
+    );
     expect(() => runConfig(stage('2006-01-02', 'location = "America/Canada"'), [])).toThrow(
       'test.alloy:4:3: stage.timestamp: invalid location specified: %v: unknown time zone America/Canada',
     );
@@ -210,7 +232,9 @@ describe('stage.timestamp: configuration', () => {
     expect(() => runConfig(stage('RFC3339', 'action_on_duplicate_timestamp = "drop"'), [])).toThrow(
       'test.alloy:4:3: stage.timestamp: invalid action on duplicate timestamp (supported values are [keep fudge])',
     );
-    expect(() => runConfig('stage.timestamp {\n  source = "ts"\n}', [])).toThrow('test.alloy:1:1: stage.timestamp: missing required attribute "format"');
+    expect(() => runConfig('stage.timestamp {\n  source = "ts"\n}', [])).toThrow(
+      'test.alloy:1:1: stage.timestamp: missing required attribute "format"',
+    );
     expect(() => timestamp({ source: 'ts', format: 'RFC3339', location: 'Mars/Base' })).toThrow(
       'stage.timestamp: invalid location specified: %v: unknown time zone Mars/Base',
     );
@@ -237,7 +261,10 @@ describe('stage.timestamp: properties', () => {
   it('with skip never changes the timestamp of an entry that fails to parse (property)', () => {
     fc.assert(
       fc.property(inputs, (items) => {
-        const out = runConfig(stage('RFC3339', 'action_on_failure = "skip"'), items.map(([v, labels]) => withTs(v, labels))).entries;
+        const out = runConfig(
+          stage('RFC3339', 'action_on_failure = "skip"'),
+          items.map(([v, labels]) => withTs(v, labels)),
+        ).entries;
         items.forEach(([v], i) => {
           if (fails(v)) expect(out[i]!.timestamp).toBe(INCOMING);
         });
@@ -249,7 +276,10 @@ describe('stage.timestamp: properties', () => {
   it('with fudge gives each failure 1 ns after the previous output of its stream, once the stream has one (property)', () => {
     fc.assert(
       fc.property(inputs, (items) => {
-        const out = runConfig(stage('RFC3339'), items.map(([v, labels]) => withTs(v, labels))).entries;
+        const out = runConfig(
+          stage('RFC3339'),
+          items.map(([v, labels]) => withTs(v, labels)),
+        ).entries;
         const lastOutput = new Map<string, bigint>();
         items.forEach(([v, labels], i) => {
           const key = JSON.stringify(labels);

@@ -54,13 +54,17 @@ describe('stage.truncate', () => {
 
   describe('labels', () => {
     it('cuts every label value, reserved ones included, counting each', async () => {
-      const { entries, registry } = runConfig(rule('limit = "3B"\nsource_type = "label"'), [entry('l', { app: 'abcdef', env: 'ab', __tenant_id__: 'tenant' })]);
+      const { entries, registry } = runConfig(rule('limit = "3B"\nsource_type = "label"'), [
+        entry('l', { app: 'abcdef', env: 'ab', __tenant_id__: 'tenant' }),
+      ]);
       expect(entries[0]!.labels).toEqual({ app: 'abc', env: 'ab', __tenant_id__: 'ten' });
       expect(await truncatedCounts(registry)).toEqual({ label: 2 });
     });
 
     it('cuts only the named labels and ignores names that are absent', () => {
-      const { entries } = runConfig(rule('limit = "3B"\nsource_type = "label"\nsources = ["app", "missing"]'), [entry('l', { app: 'abcdef', env: 'abcdef' })]);
+      const { entries } = runConfig(rule('limit = "3B"\nsource_type = "label"\nsources = ["app", "missing"]'), [
+        entry('l', { app: 'abcdef', env: 'abcdef' }),
+      ]);
       expect(entries[0]!.labels).toEqual({ app: 'abc', env: 'abcdef' });
       expect(entries[0]!.extracted.truncated).toBe('label');
     });
@@ -78,27 +82,35 @@ describe('stage.truncate', () => {
         { name: 'b', value: 'long-2' },
         { name: 'a', value: 'long-3' },
       ];
-      const all = runConfig(rule('limit = "4B"\nsource_type = "structured_metadata"'), [entry('l', {}, { structuredMetadata: metadata() })]);
+      const all = runConfig(rule('limit = "4B"\nsource_type = "structured_metadata"'), [
+        entry('l', {}, { structuredMetadata: metadata() }),
+      ]);
       expect(all.entries[0]!.structuredMetadata).toEqual([
         { name: 'a', value: 'long' },
         { name: 'b', value: 'long' },
         { name: 'a', value: 'long' },
       ]);
       expect(await truncatedCounts(all.registry)).toEqual({ structured_metadata: 3 });
-      const named = runConfig(rule('limit = "4B"\nsource_type = "structured_metadata"\nsources = ["a"]'), [entry('l', {}, { structuredMetadata: metadata() })]);
+      const named = runConfig(rule('limit = "4B"\nsource_type = "structured_metadata"\nsources = ["a"]'), [
+        entry('l', {}, { structuredMetadata: metadata() }),
+      ]);
       expect(named.entries[0]!.structuredMetadata.map((p) => p.value)).toEqual(['long', 'long-2', 'long']);
     });
   });
 
   describe('extracted', () => {
     it('cuts only string values', async () => {
-      const { entries, registry } = runConfig(rule('limit = "2B"\nsource_type = "extracted"'), [entry('l', {}, { extracted: { s: 'abc', n: 12345, b: true, z: null, list: ['abc'] } })]);
+      const { entries, registry } = runConfig(rule('limit = "2B"\nsource_type = "extracted"'), [
+        entry('l', {}, { extracted: { s: 'abc', n: 12345, b: true, z: null, list: ['abc'] } }),
+      ]);
       expect(entries[0]!.extracted).toEqual({ s: 'ab', n: 12345, b: true, z: null, list: ['abc'], truncated: 'extracted' });
       expect(await truncatedCounts(registry)).toEqual({ extracted: 1 });
     });
 
     it('cuts the named keys only', () => {
-      const { entries } = runConfig(rule('limit = "2B"\nsource_type = "extracted"\nsources = ["a"]'), [entry('l', {}, { extracted: { a: 'abc', b: 'abc' } })]);
+      const { entries } = runConfig(rule('limit = "2B"\nsource_type = "extracted"\nsources = ["a"]'), [
+        entry('l', {}, { extracted: { a: 'abc', b: 'abc' } }),
+      ]);
       expect(entries[0]!.extracted).toEqual({ a: 'ab', b: 'abc', truncated: 'extracted' });
     });
 
@@ -118,13 +130,18 @@ describe('stage.truncate', () => {
     });
 
     it('accumulates across chained truncate stages', () => {
-      const config = 'stage.truncate {\n  rule {\n    limit = "1B"\n  }\n}\nstage.truncate {\n  rule {\n    limit = "1B"\n    source_type = "label"\n  }\n}';
+      const config =
+        'stage.truncate {\n  rule {\n    limit = "1B"\n  }\n}\nstage.truncate {\n  rule {\n    limit = "1B"\n    source_type = "label"\n  }\n}';
       const { entries } = runConfig(config, [entry('ab', { a: 'bc' })]);
       expect(entries[0]!.extracted.truncated).toBe('label,line');
     });
 
     it('merges an existing string value split on commas as it is, and replaces a non-string one', () => {
-      const { entries } = runConfig(rule('limit = "1B"'), [entry('ab', {}, { extracted: { truncated: 'zeta,alpha' } }), entry('ab', {}, { extracted: { truncated: 7 } }), entry('ab', {}, { extracted: { truncated: '' } })]);
+      const { entries } = runConfig(rule('limit = "1B"'), [
+        entry('ab', {}, { extracted: { truncated: 'zeta,alpha' } }),
+        entry('ab', {}, { extracted: { truncated: 7 } }),
+        entry('ab', {}, { extracted: { truncated: '' } }),
+      ]);
       expect(entries.map((e) => e.extracted.truncated)).toEqual(['alpha,line,zeta', 'line', ',line']);
     });
 
@@ -153,17 +170,25 @@ describe('stage.truncate', () => {
     it('rejects a zero limit, a bad size and sources for the line', () => {
       expect(() => runConfig(rule('limit = "0B"'), [])).toThrow('test.alloy:1:1: stage.truncate: rule 1: limit must be greater than 0');
       expect(() => runConfig(rule('limit = "10b"'), [])).toThrow('stage.truncate: rule 1: invalid limit: units: unknown unit b in 10b');
-      expect(() => runConfig(rule('limit = "10B"\nsources = ["app"]'), [])).toThrow('stage.truncate: rule 1: sources cannot be set when source_type is line');
+      expect(() => runConfig(rule('limit = "10B"\nsources = ["app"]'), [])).toThrow(
+        'stage.truncate: rule 1: sources cannot be set when source_type is line',
+      );
     });
 
     it('rejects a suffix as long as the limit or longer, in bytes', () => {
-      expect(() => runConfig(rule('limit = "3B"\nsuffix = "..."'), [])).toThrow('rule 1: suffix length cannot be greater than or equal to limit');
-      expect(() => runConfig(rule('limit = "4B"\nsuffix = "éé"'), [])).toThrow('rule 1: suffix length cannot be greater than or equal to limit');
+      expect(() => runConfig(rule('limit = "3B"\nsuffix = "..."'), [])).toThrow(
+        'rule 1: suffix length cannot be greater than or equal to limit',
+      );
+      expect(() => runConfig(rule('limit = "4B"\nsuffix = "éé"'), [])).toThrow(
+        'rule 1: suffix length cannot be greater than or equal to limit',
+      );
     });
 
     it('rejects an unknown source_type naming the rule', () => {
       const config = 'stage.truncate {\n  rule {\n    limit = "1B"\n  }\n  rule {\n    limit = "1B"\n    source_type = "test"\n  }\n}';
-      expect(() => runConfig(config, [])).toThrow('rule 2: invalid truncate source_type "test", expected one of line, label, structured_metadata, extracted');
+      expect(() => runConfig(config, [])).toThrow(
+        'rule 2: invalid truncate source_type "test", expected one of line, label, structured_metadata, extracted',
+      );
     });
   });
 
@@ -176,10 +201,12 @@ describe('stage.truncate', () => {
         fc.string({ unit: mixedWidthChar, maxLength: 30 }),
         (limit, suffixCandidate, line, label) => {
           const suffix = Buffer.byteLength(suffixCandidate) < limit ? suffixCandidate : '';
-          const stage = truncate({ rule: [
-            { limit: `${limit}B`, suffix, source_type: 'line', sources: [] },
-            { limit: `${limit}B`, suffix: '', source_type: 'label', sources: [] },
-          ] });
+          const stage = truncate({
+            rule: [
+              { limit: `${limit}B`, suffix, source_type: 'line', sources: [] },
+              { limit: `${limit}B`, suffix: '', source_type: 'label', sources: [] },
+            ],
+          });
           const built = buildPipeline([stage.spec], { clock: new ManualClock(0n), registry: new Registry() });
           const out = built.process!(ingress(entry(line, { a: label })));
           expect(Buffer.byteLength(out!.line)).toBeLessThanOrEqual(limit);

@@ -18,7 +18,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 const run = promisify(execFile);
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const TSC = join(ROOT, 'node_modules/typescript/bin/tsc');
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-quic',
+];
 
 const work = mkdtempSync(join(tmpdir(), 'rivulet-package-'));
 const consumer = join(work, 'consumer');
@@ -32,10 +40,23 @@ beforeAll(async () => {
   mkdirSync(consumer);
   writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
   const fastCheck = (JSON.parse(readFileSync(join(ROOT, 'node_modules/fast-check/package.json'), 'utf8')) as { version: string }).version;
-  await run('npm', ['install', '--prefer-offline', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error', join(work, packed.filename), `fast-check@${fastCheck}`], {
-    cwd: consumer,
-    timeout: 120_000,
-  });
+  await run(
+    'npm',
+    [
+      'install',
+      '--prefer-offline',
+      '--ignore-scripts',
+      '--no-audit',
+      '--no-fund',
+      '--loglevel=error',
+      join(work, packed.filename),
+      `fast-check@${fastCheck}`,
+    ],
+    {
+      cwd: consumer,
+      timeout: 120_000,
+    },
+  );
   const addon = 'node_modules/re2/build/Release/re2.node';
   mkdirSync(dirname(join(consumer, addon)), { recursive: true });
   copyFileSync(join(ROOT, addon), join(consumer, addon));
@@ -70,7 +91,10 @@ describe('installed into a new project', () => {
   it('type-checks a consumer under strict nodenext', async () => {
     writeFileSync(
       join(consumer, 'tsconfig.json'),
-      JSON.stringify({ compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', strict: true, noEmit: true }, files: ['consumer.ts'] }),
+      JSON.stringify({
+        compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', strict: true, noEmit: true },
+        files: ['consumer.ts'],
+      }),
     );
     writeFileSync(
       join(consumer, 'consumer.ts'),
@@ -79,7 +103,7 @@ describe('installed into a new project', () => {
         "import { pipeline, staticLabels, json, labels, type Entry } from 'rivulet';",
         "import { entry as entryArbitrary, neverAddsEntries } from 'rivulet/testing';",
         '',
-        "const entry: Entry = { labels: { app: 'api' }, line: '{\"level\":\"info\"}', timestamp: 1n, structuredMetadata: [], extracted: {} };",
+        'const entry: Entry = { labels: { app: \'api\' }, line: \'{"level":"info"}\', timestamp: 1n, structuredMetadata: [], extracted: {} };',
         "const out: Entry[] = await lastValueFrom(from([entry]).pipe(pipeline([json({ expressions: { level: '' } }), labels({ values: { level: '' } }), staticLabels({ values: { env: 'prod' } })]), toArray()));",
         'const level: string | undefined = out[0]?.labels.level;',
         'export { level, entryArbitrary, neverAddsEntries };',
@@ -93,8 +117,13 @@ describe('installed into a new project', () => {
   it('runs the installed bin: process on a sample, and --version', async () => {
     const version = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
     expect((await run(bin, ['--version'], { cwd: consumer })).stdout).toBe(`rivulet ${version}\n`);
-    writeFileSync(join(consumer, 'stages.alloy'), 'stage.logfmt {\n  mapping = { level = "" }\n}\nstage.labels {\n  values = { level = "" }\n}\n');
-    const child = execFile(bin, ['process', '--config', 'stages.alloy', '--input', 'text', '--now', '2024-01-01T00:00:00Z'], { cwd: consumer });
+    writeFileSync(
+      join(consumer, 'stages.alloy'),
+      'stage.logfmt {\n  mapping = { level = "" }\n}\nstage.labels {\n  values = { level = "" }\n}\n',
+    );
+    const child = execFile(bin, ['process', '--config', 'stages.alloy', '--input', 'text', '--now', '2024-01-01T00:00:00Z'], {
+      cwd: consumer,
+    });
     child.stdin!.end('level=warn msg=disk\n');
     const stdout = await new Promise<string>((resolve, reject) => {
       let text = '';
@@ -102,7 +131,13 @@ describe('installed into a new project', () => {
       child.on('error', reject);
       child.on('close', (code) => (code === 0 ? resolve(text) : reject(new Error(`exit ${code}`))));
     });
-    expect(JSON.parse(stdout)).toEqual({ labels: { level: 'warn' }, line: 'level=warn msg=disk', timestamp: '2024-01-01T00:00:00.000000000Z', structured_metadata: {}, extracted: { level: 'warn' } });
+    expect(JSON.parse(stdout)).toEqual({
+      labels: { level: 'warn' },
+      line: 'level=warn msg=disk',
+      timestamp: '2024-01-01T00:00:00.000000000Z',
+      structured_metadata: {},
+      extracted: { level: 'warn' },
+    });
   });
 
   it('serves the playground from the installed package, and chromium runs a sample in it', async () => {

@@ -11,7 +11,15 @@ import { startPlaygroundServer, type PlaygroundServer } from '../../playground/s
  * is saved as a screenshot under test-artifacts/playground/.
  */
 const ARTIFACTS = join('test-artifacts', 'playground');
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-quic',
+];
 
 const dir = mkdtempSync(join(tmpdir(), 'rivulet-playground-browser-'));
 let server: PlaygroundServer;
@@ -20,7 +28,10 @@ let page: Page;
 
 beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true });
-  const [assets, launched] = await Promise.all([buildAssets(), chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS })]);
+  const [assets, launched] = await Promise.all([
+    buildAssets(),
+    chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS }),
+  ]);
   browser = launched;
   server = await startPlaygroundServer({ port: 0, assets, databaseDir: dir });
   page = await browser.newPage({ viewport: { width: 1440, height: 960 } });
@@ -99,7 +110,10 @@ describe('the playground in a browser', () => {
       })),
     );
     expect(steps).toEqual([
-      { head: 'changedstage.logfmtline 1+0 ms', diff: ['+|extracted.level||warn', '+|extracted.msg||slow query', '+|extracted.duration||1.5s'] },
+      {
+        head: 'changedstage.logfmtline 1+0 ms',
+        diff: ['+|extracted.level||warn', '+|extracted.msg||slow query', '+|extracted.duration||1.5s'],
+      },
       { head: 'no changestage.dropline 5+0 ms', diff: [] },
       { head: 'changedstage.labelsline 10+0 ms', diff: ['+|labels.level||warn', '+|labels.msg||slow query'] },
       { head: 'no changestage.metricsline 14+0 ms', diff: [] },
@@ -109,7 +123,9 @@ describe('the playground in a browser', () => {
 
   it('explains where and why a dropped entry stopped', async () => {
     await page.click('#output tbody tr.not-forwarded');
-    expect(await page.textContent('#panel-stages .fate')).toBe('Dropped by stage.drop (line 5): every condition held: the value of level is "debug" (counted as reason "drop_stage").');
+    expect(await page.textContent('#panel-stages .fate')).toBe(
+      'Dropped by stage.drop (line 5): every condition held: the value of level is "debug" (counted as reason "drop_stage").',
+    );
   });
 
   it('marks a config error at its line and column', async () => {
@@ -152,20 +168,26 @@ describe('the playground in a browser', () => {
     await token.hover();
     await page.waitForSelector('.help-card');
     expect(await page.textContent('.help-card .help-title')).toBe('stage.logfmt');
-    expect(await page.textContent('.help-card .help-doc')).toBe('Parses the line or an extracted value as logfmt and extracts the mapped keys.');
+    expect(await page.textContent('.help-card .help-doc')).toBe(
+      'Parses the line or an extracted value as logfmt and extracts the mapped keys.',
+    );
     await page.mouse.move(5, 5);
   });
 
   it('shows flushes on the virtual clock and the metrics as scraped', async () => {
     await afterRun(page, () => page.selectOption('#sample', 'java-multiline'));
     await page.click('#tab-timeline');
-    const timeline = await page.$$eval('#panel-timeline tbody tr', (rows) => rows.map((r) => [...r.children].map((c) => c.textContent).join(' | ')));
+    const timeline = await page.$$eval('#panel-timeline tbody tr', (rows) =>
+      rows.map((r) => [...r.children].map((c) => c.textContent).join(' | ')),
+    );
     expect(timeline).toContain('+3.003 s | stage.multiline flushed | Sent on output #1 by a timer on the virtual clock.');
     await shot(page, '04-timeline');
 
     await afterRun(page, () => page.selectOption('#sample', 'nginx-geoip'));
     await page.click('#tab-metrics');
-    expect(await page.$$eval('#metrics .metric-custom', (lines) => lines.map((l) => l.textContent))).toContain('logs_process_custom_http_requests_total{country="GB",method="GET",status="200"} 1');
+    expect(await page.$$eval('#metrics .metric-custom', (lines) => lines.map((l) => l.textContent))).toContain(
+      'logs_process_custom_http_requests_total{country="GB",method="GET",status="200"} 1',
+    );
     await shot(page, '05-metrics');
     await page.click('#tab-stages');
   });
@@ -196,7 +218,11 @@ describe('the playground in a browser', () => {
       await fresh.waitForSelector('body[data-ready="true"]');
       expect(await editorText(fresh, '#config-editor')).toBe(await editorText(page, '#config-editor'));
       expect(await editorText(fresh, '#input-editor')).toBe(await editorText(page, '#input-editor'));
-      expect([await fresh.inputValue('#input-format'), await fresh.inputValue('#now'), await fresh.inputValue('#seed')]).toEqual(['jsonl', '2024-05-01T12:30:00Z', '7']);
+      expect([await fresh.inputValue('#input-format'), await fresh.inputValue('#now'), await fresh.inputValue('#seed')]).toEqual([
+        'jsonl',
+        '2024-05-01T12:30:00Z',
+        '7',
+      ]);
       expect(await outputRows(fresh)).toEqual(await outputRows(page));
       await shot(fresh, '06-shared');
     } finally {
@@ -210,7 +236,10 @@ describe('the playground in a browser', () => {
       const parse = (c: string): Rgba => {
         const m = /rgba?\(([^)]+)\)/.exec(c);
         if (!m) return [0, 0, 0, 0];
-        const [r, g, b, a] = m[1]!.split(/[ ,/]+/).filter(Boolean).map(Number);
+        const [r, g, b, a] = m[1]!
+          .split(/[ ,/]+/)
+          .filter(Boolean)
+          .map(Number);
         return [r!, g!, b!, a ?? 1];
       };
       const over = (top: Rgba, below: Rgba): Rgba => [0, 1, 2].map((i) => top[i]! * top[3] + below[i]! * (1 - top[3])).concat(1) as Rgba;
@@ -236,7 +265,8 @@ describe('the playground in a browser', () => {
         const fg = over(parse(getComputedStyle(el).color), bg);
         const [hi, lo] = [luminance(fg), luminance(bg)].sort((a, b) => b - a);
         const ratio = (hi! + 0.05) / (lo! + 0.05);
-        if (ratio < 4.5) out.push(`${el.tagName.toLowerCase()}.${el.className} "${el.textContent!.trim().slice(0, 30)}" ${ratio.toFixed(2)}`);
+        if (ratio < 4.5)
+          out.push(`${el.tagName.toLowerCase()}.${el.className} "${el.textContent!.trim().slice(0, 30)}" ${ratio.toFixed(2)}`);
       }
       return out;
     });
@@ -250,12 +280,17 @@ describe('the playground in a browser', () => {
     await page.keyboard.press('Tab');
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('share');
     const unlabelled = await page.$$eval('input, select, textarea, [role="textbox"], .cm-content', (els) =>
-      els.filter((el) => !(el as HTMLInputElement).labels?.length && !el.getAttribute('aria-label') && !el.getAttribute('aria-labelledby')).map((el) => el.outerHTML.slice(0, 60)),
+      els
+        .filter((el) => !(el as HTMLInputElement).labels?.length && !el.getAttribute('aria-label') && !el.getAttribute('aria-labelledby'))
+        .map((el) => el.outerHTML.slice(0, 60)),
     );
     expect(unlabelled).toEqual([]);
     await page.focus('#tab-stages');
     await page.keyboard.press('ArrowRight');
-    expect(await page.evaluate(() => [document.activeElement?.id, document.getElementById('panel-timeline')!.hidden])).toEqual(['tab-timeline', false]);
+    expect(await page.evaluate(() => [document.activeElement?.id, document.getElementById('panel-timeline')!.hidden])).toEqual([
+      'tab-timeline',
+      false,
+    ]);
     await page.keyboard.press('ArrowLeft');
   });
 });

@@ -8,7 +8,9 @@ import type { Assets } from '../../playground/assets.js';
 import { startPlaygroundServer, type PlaygroundServerOptions } from '../../playground/server.js';
 
 // The bundle itself is built and driven by the browser tests; here a stand-in page is enough.
-const assets: Assets = new Map([['/index.html', { body: '<!doctype html><title>Rivulet playground</title>', type: 'text/html; charset=utf-8' }]]);
+const assets: Assets = new Map([
+  ['/index.html', { body: '<!doctype html><title>Rivulet playground</title>', type: 'text/html; charset=utf-8' }],
+]);
 const startWithStandIn = (options: PlaygroundServerOptions) => startPlaygroundServer({ ...options, assets });
 
 function io() {
@@ -42,7 +44,10 @@ describe('rivulet playground', () => {
     try {
       const { io: streams, out } = io();
       expect(await playgroundCommand(['--port', String(port)], streams, new EventEmitter(), startWithStandIn)).toBe(1);
-      expect(out).toEqual({ stdout: '', stderr: `rivulet playground: port ${port} is in use; choose another with --port N (0 picks a free one)\n` });
+      expect(out).toEqual({
+        stdout: '',
+        stderr: `rivulet playground: port ${port} is in use; choose another with --port N (0 picks a free one)\n`,
+      });
     } finally {
       blocker.close();
     }
@@ -57,6 +62,8 @@ describe('rivulet playground', () => {
   it('is listed in the usage text', async () => {
     const { io: streams, out } = io();
     expect(await main(['help'], streams)).toBe(0);
-    expect(out.stdout).toContain('  playground [--port N]                               serve the pipeline playground on 127.0.0.1 (default port 8580)\n');
+    expect(out.stdout).toContain(
+      '  playground [--port N]                               serve the pipeline playground on 127.0.0.1 (default port 8580)\n',
+    );
   });
 });

@@ -27,10 +27,15 @@ describe('exportConfig', () => {
   });
 
   it('keeps an existing forward_to', () => {
-    expect(exportConfig('logs.process "web" {\n  stage.decolorize {}\n  forward_to = [loki.write.x.receiver]\n}\n').config).toBe('logs.process "web" {\n  stage.decolorize {}\n  forward_to = [loki.write.x.receiver]\n}\n');
+    expect(exportConfig('logs.process "web" {\n  stage.decolorize {}\n  forward_to = [loki.write.x.receiver]\n}\n').config).toBe(
+      'logs.process "web" {\n  stage.decolorize {}\n  forward_to = [loki.write.x.receiver]\n}\n',
+    );
   });
 
   it('reports a config that does not parse', () => {
-    expect(exportConfig('stage.json {\n')).toEqual({ config: '', errors: [{ line: 2, col: 1, message: 'expected "}" to close block "stage.json" opened at 1:12, got end of file' }] });
+    expect(exportConfig('stage.json {\n')).toEqual({
+      config: '',
+      errors: [{ line: 2, col: 1, message: 'expected "}" to close block "stage.json" opened at 1:12, got end of file' }],
+    });
   });
 });

@@ -21,7 +21,13 @@ describe('runPlayground', () => {
     });
     expect(result.errors).toEqual([]);
     expect(result.entries).toEqual([
-      { labels: { app: 'api', level: 'warn' }, line: '{"level":"warn"}', timestamp: '2024-05-01T11:00:00.000000000Z', structured_metadata: {}, extracted: { app: 'api', level: 'warn' } },
+      {
+        labels: { app: 'api', level: 'warn' },
+        line: '{"level":"warn"}',
+        timestamp: '2024-05-01T11:00:00.000000000Z',
+        structured_metadata: {},
+        extracted: { app: 'api', level: 'warn' },
+      },
     ]);
     expect(result.outputs).toEqual([{ trace: 0, atMs: 0 }]);
     expect(result.stages.map((s) => [s.name, s.line, s.col, s.kind, s.parent])).toEqual([
@@ -45,7 +51,11 @@ describe('runPlayground', () => {
       now: NOW,
     });
     expect(result.entries.map((e) => e.line)).toEqual(['GET /']);
-    expect(result.traces[0]!.fate).toEqual({ kind: 'dropped', stage: 0, reason: 'every condition held: the line matches "healthz" and the line is longer than 4B (counted as reason "noise")' });
+    expect(result.traces[0]!.fate).toEqual({
+      kind: 'dropped',
+      stage: 0,
+      reason: 'every condition held: the line matches "healthz" and the line is longer than 4B (counted as reason "noise")',
+    });
     expect(steps(result, 0)).toEqual(['stage.drop:dropped']);
     expect(result.metrics).toContain('logs_process_dropped_lines_total{reason="noise"} 1');
   });
@@ -66,7 +76,9 @@ describe('runPlayground', () => {
       '  forward_to = []',
       '}',
     ].join('\n');
-    const input = ['{"line":"a","labels":{"app":"api"}}', '{"line":"b","labels":{"app":"web"}}', '{"line":"c","labels":{"app":"db"}}'].join('\n');
+    const input = ['{"line":"a","labels":{"app":"api"}}', '{"line":"b","labels":{"app":"web"}}', '{"line":"c","labels":{"app":"db"}}'].join(
+      '\n',
+    );
     const result = await runPlayground({ config, input, inputFormat: 'jsonl', now: NOW });
     expect(result.stages.map((s) => [s.name, s.depth, s.parent])).toEqual([
       ['stage.match', 0, null],
@@ -77,7 +89,11 @@ describe('runPlayground', () => {
     expect(result.traces[0]!.steps[0]!.changes).toEqual(['labels +team="core"']);
     expect(steps(result, 1)).toEqual(['stage.match:not-matched', 'stage.match:not-matched']);
     expect(steps(result, 2)).toEqual(['stage.match:not-matched', 'stage.match:dropped']);
-    expect(result.traces[2]!.fate).toEqual({ kind: 'dropped', stage: 2, reason: 'matched selector {app="db"} with action "drop" (counted as reason "match_stage")' });
+    expect(result.traces[2]!.fate).toEqual({
+      kind: 'dropped',
+      stage: 2,
+      reason: 'matched selector {app="db"} with action "drop" (counted as reason "match_stage")',
+    });
   });
 
   it('names the nested stage when an entry is dropped inside a match branch', async () => {
@@ -109,12 +125,19 @@ describe('runPlayground', () => {
     ]);
     expect(result.traces[1]!.fate).toEqual({ kind: 'merged', stage: 0, into: 0 });
     const released = result.traces[0]!.steps[0]!;
-    expect([released.outcome, released.atMs, released.releasedAtMs, released.changes]).toEqual(['released', 0, 3010, ['line "START a" -> "START a\\n  a2"']]);
+    expect([released.outcome, released.atMs, released.releasedAtMs, released.changes]).toEqual([
+      'released',
+      0,
+      3010,
+      ['line "START a" -> "START a\\n  a2"'],
+    ]);
     expect(result.endMs).toBe(5100);
   });
 
   it('joins CRI partial lines into the entry of the full line', async () => {
-    const input = ['2024-05-01T12:00:00Z stdout P one ', '2024-05-01T12:00:01Z stdout P two ', '2024-05-01T12:00:02Z stdout F three'].join('\n');
+    const input = ['2024-05-01T12:00:00Z stdout P one ', '2024-05-01T12:00:01Z stdout P two ', '2024-05-01T12:00:02Z stdout F three'].join(
+      '\n',
+    );
     const result = await runPlayground({ config: 'stage.cri {}\n', input, inputFormat: 'text', now: NOW });
     expect(result.entries.map((e) => e.line)).toEqual(['one two three']);
     expect(result.traces.map((t) => t.fate)).toEqual([
@@ -140,10 +163,22 @@ describe('runPlayground', () => {
     const result = await runPlayground({ config, input: 'S1\nx\ny\n', inputFormat: 'text', now: NOW });
     expect(result.entries.map((e) => e.line)).toEqual(['S1\nx', 'y']);
     expect(result.traces.map((t) => [t.origin, t.fate])).toEqual([
-      [{ kind: 'input', input: 0, line: 1 }, { kind: 'forwarded', output: 0 }],
-      [{ kind: 'input', input: 1, line: 2 }, { kind: 'merged', stage: 0, into: 0 }],
-      [{ kind: 'input', input: 2, line: 3 }, { kind: 'merged', stage: 0, into: 3 }],
-      [{ kind: 'emitted', stage: 0, from: 0 }, { kind: 'forwarded', output: 1 }],
+      [
+        { kind: 'input', input: 0, line: 1 },
+        { kind: 'forwarded', output: 0 },
+      ],
+      [
+        { kind: 'input', input: 1, line: 2 },
+        { kind: 'merged', stage: 0, into: 0 },
+      ],
+      [
+        { kind: 'input', input: 2, line: 3 },
+        { kind: 'merged', stage: 0, into: 3 },
+      ],
+      [
+        { kind: 'emitted', stage: 0, from: 0 },
+        { kind: 'forwarded', output: 1 },
+      ],
     ]);
   });
 
@@ -156,7 +191,13 @@ describe('runPlayground', () => {
 
   it('reports a build error of a stage at its attribute', () => {
     const config = 'logs.process "default" {\n  stage.multiline {\n    firstline = "("\n  }\n}\n';
-    expect(checkConfig(config)).toEqual([{ line: 3, col: 5, message: 'logs.process "default" > stage.multiline: multiline stage first line regex compilation error: missing ): (' }]);
+    expect(checkConfig(config)).toEqual([
+      {
+        line: 3,
+        col: 5,
+        message: 'logs.process "default" > stage.multiline: multiline stage first line regex compilation error: missing ): (',
+      },
+    ]);
     expect(checkConfig('stage.decolorize {}\n')).toEqual([]);
   });
 
@@ -179,7 +220,13 @@ describe('runPlayground', () => {
   });
 
   it('gives the same sampling picks for the same seed', async () => {
-    const request = { config: 'stage.sampling {\n  rate = 0.5\n}\n', input: 'a\nb\nc\nd\ne\nf\ng\nh\n', inputFormat: 'text' as const, now: NOW, seed: 42 };
+    const request = {
+      config: 'stage.sampling {\n  rate = 0.5\n}\n',
+      input: 'a\nb\nc\nd\ne\nf\ng\nh\n',
+      inputFormat: 'text' as const,
+      now: NOW,
+      seed: 42,
+    };
     const first = await runPlayground(request);
     const second = await runPlayground(request);
     expect(second.entries).toEqual(first.entries);
@@ -197,11 +244,18 @@ describe('readInputs', () => {
   it('runs at most MAX_ENTRIES entries and says where it stopped', () => {
     const { inputs, problems } = readInputs({ config: '', input: 'x\n'.repeat(MAX_ENTRIES + 2), inputFormat: 'text' });
     expect(inputs).toHaveLength(MAX_ENTRIES);
-    expect(problems).toEqual([{ line: MAX_ENTRIES + 1, message: `only the first ${MAX_ENTRIES} entries are run; this one and the rest are skipped` }]);
+    expect(problems).toEqual([
+      { line: MAX_ENTRIES + 1, message: `only the first ${MAX_ENTRIES} entries are run; this one and the rest are skipped` },
+    ]);
   });
 
   it('never lets arrival offsets run backwards and prefers explicit arrivals', () => {
-    const { inputs } = readInputs({ config: '', input: '{"line":"a","arrival_ms":500}\n{"line":"b","arrival_ms":100}\n{"line":"c"}\n', inputFormat: 'jsonl', arrivals: [null, null, 900] });
+    const { inputs } = readInputs({
+      config: '',
+      input: '{"line":"a","arrival_ms":500}\n{"line":"b","arrival_ms":100}\n{"line":"c"}\n',
+      inputFormat: 'jsonl',
+      arrivals: [null, null, 900],
+    });
     expect(inputs.map((i) => i.arrivalMs)).toEqual([500, 500, 900]);
   });
 });

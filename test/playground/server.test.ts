@@ -28,7 +28,11 @@ describe('the playground server', () => {
   it('listens on 127.0.0.1 and serves the UI', async () => {
     expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     const page = await fetch(server.url + '/');
-    expect([page.status, page.headers.get('content-type'), await page.text()]).toEqual([200, 'text/html; charset=utf-8', '<!doctype html><title>t</title>']);
+    expect([page.status, page.headers.get('content-type'), await page.text()]).toEqual([
+      200,
+      'text/html; charset=utf-8',
+      '<!doctype html><title>t</title>',
+    ]);
     const script = await fetch(server.url + '/assets/app-1.js');
     expect(script.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
     expect((await fetch(server.url + '/missing.js')).status).toBe(404);
@@ -39,9 +43,27 @@ describe('the playground server', () => {
     const byName = new Map(stages.map((s: BlockHelp) => [s.name, s]));
     expect(byName.get('stage.multiline')!.fields).toEqual([
       { name: 'firstline', type: 'string', doc: 'RE2 expression that identifies the first line of a block.', required: true },
-      { name: 'max_lines', type: 'int', doc: 'Maximum lines per block; a full block is sent on and a new one starts. 0 means no limit.', required: false, default: '128' },
-      { name: 'max_wait_time', type: 'duration', doc: 'A block whose stream gets no line for this long is sent on.', required: false, default: '"3s"' },
-      { name: 'trim_newlines', type: 'bool', doc: 'Removes trailing `\\r` and `\\n` from each line before joining.', required: false, default: 'true' },
+      {
+        name: 'max_lines',
+        type: 'int',
+        doc: 'Maximum lines per block; a full block is sent on and a new one starts. 0 means no limit.',
+        required: false,
+        default: '128',
+      },
+      {
+        name: 'max_wait_time',
+        type: 'duration',
+        doc: 'A block whose stream gets no line for this long is sent on.',
+        required: false,
+        default: '"3s"',
+      },
+      {
+        name: 'trim_newlines',
+        type: 'bool',
+        doc: 'Removes trailing `\\r` and `\\n` from each line before joining.',
+        required: false,
+        default: 'true',
+      },
     ]);
     expect(byName.get('stage.match')!.stages).toBe(true);
     expect(byName.get('stage.metrics')!.blocks.map((b) => [b.name, b.multiple])).toEqual([
@@ -57,10 +79,17 @@ describe('the playground server', () => {
   });
 
   it('runs a config over input and answers with entries, traces, metrics and errors', async () => {
-    const response = await post('/api/run', { config: 'stage.static_labels {\n  values = { env = "dev" }\n}\n', input: 'hello\n', inputFormat: 'text', now: '2024-05-01T00:00:00Z' });
+    const response = await post('/api/run', {
+      config: 'stage.static_labels {\n  values = { env = "dev" }\n}\n',
+      input: 'hello\n',
+      inputFormat: 'text',
+      now: '2024-05-01T00:00:00Z',
+    });
     expect(response.status).toBe(200);
     const result = (await response.json()) as RunResult;
-    expect(result.entries).toEqual([{ labels: { env: 'dev' }, line: 'hello', timestamp: '2024-05-01T00:00:00.000000000Z', structured_metadata: {}, extracted: {} }]);
+    expect(result.entries).toEqual([
+      { labels: { env: 'dev' }, line: 'hello', timestamp: '2024-05-01T00:00:00.000000000Z', structured_metadata: {}, extracted: {} },
+    ]);
     expect(result.traces[0]!.steps[0]!.changes).toEqual(['labels +env="dev"']);
     expect(result.errors).toEqual([]);
   });
@@ -72,14 +101,20 @@ describe('the playground server', () => {
 
   it('exports a complete logs.process block', async () => {
     const result = (await (await post('/api/export', { config: 'stage.decolorize {}\n' })).json()) as { config: string };
-    expect(result.config).toBe('logs.process "default" {\n  stage.decolorize {}\n\n  // Where the processed entries go: replace with the receivers of your config.\n  forward_to = [loki.write.default.receiver]\n}\n');
+    expect(result.config).toBe(
+      'logs.process "default" {\n  stage.decolorize {}\n\n  // Where the processed entries go: replace with the receivers of your config.\n  forward_to = [loki.write.default.receiver]\n}\n',
+    );
   });
 
   it('rejects malformed requests with a message', async () => {
     const cases: Array<[unknown, number, string]> = [
       [{ config: 1, input: '' }, 400, 'config must be a string'],
       [{ config: '', input: '', inputFormat: 'csv' }, 400, 'inputFormat must be "jsonl" or "text"'],
-      [{ config: '', input: '', now: 'soon' }, 400, 'now: parsing time "soon" as "2006-01-02T15:04:05Z07:00": cannot parse "soon" as "2006"'],
+      [
+        { config: '', input: '', now: 'soon' },
+        400,
+        'now: parsing time "soon" as "2006-01-02T15:04:05Z07:00": cannot parse "soon" as "2006"',
+      ],
       [{ config: '', input: '', seed: 1.5 }, 400, 'seed must be an integer'],
       ['[1]', 400, 'expected a JSON object'],
     ];

@@ -44,14 +44,29 @@ describe('logs.source.api push', () => {
     const api = await start([receiver], { extra: 'use_incoming_timestamp = true' });
     const res = await pushJson(api.url, {
       streams: [
-        { stream: { app: 'web', env: 'prod' }, values: [[String(NS), 'first', { trace_id: 'abc', span: '1' }], [String(NS + 1n), 'second']] },
+        {
+          stream: { app: 'web', env: 'prod' },
+          values: [
+            [String(NS), 'first', { trace_id: 'abc', span: '1' }],
+            [String(NS + 1n), 'second'],
+          ],
+        },
         { stream: { app: 'db' }, values: [['5', 'third']] },
       ],
     });
     expect(res.status).toBe(204);
     expect(res.body).toBe('');
     expect(receiver.entries).toEqual([
-      { labels: { app: 'web', env: 'prod' }, line: 'first', timestamp: NS, structuredMetadata: [{ name: 'trace_id', value: 'abc' }, { name: 'span', value: '1' }], extracted: {} },
+      {
+        labels: { app: 'web', env: 'prod' },
+        line: 'first',
+        timestamp: NS,
+        structuredMetadata: [
+          { name: 'trace_id', value: 'abc' },
+          { name: 'span', value: '1' },
+        ],
+        extracted: {},
+      },
       { labels: { app: 'web', env: 'prod' }, line: 'second', timestamp: NS + 1n, structuredMetadata: [], extracted: {} },
       { labels: { app: 'db' }, line: 'third', timestamp: 5n, structuredMetadata: [], extracted: {} },
     ]);
@@ -61,11 +76,20 @@ describe('logs.source.api push', () => {
     const receiver = recordingReceiver();
     const api = await start([receiver], { extra: 'use_incoming_timestamp = true' });
     const res = await pushProto(api.url, [
-      { labels: '{app="web", env="prod"}', entries: [{ timestampNs: NS, line: 'first', structuredMetadata: [{ name: 'trace_id', value: 'abc' }] }] },
+      {
+        labels: '{app="web", env="prod"}',
+        entries: [{ timestampNs: NS, line: 'first', structuredMetadata: [{ name: 'trace_id', value: 'abc' }] }],
+      },
     ]);
     expect(res.status).toBe(204);
     expect(receiver.entries).toEqual([
-      { labels: { app: 'web', env: 'prod' }, line: 'first', timestamp: NS, structuredMetadata: [{ name: 'trace_id', value: 'abc' }], extracted: {} },
+      {
+        labels: { app: 'web', env: 'prod' },
+        line: 'first',
+        timestamp: NS,
+        structuredMetadata: [{ name: 'trace_id', value: 'abc' }],
+        extracted: {},
+      },
     ]);
   });
 
@@ -78,7 +102,10 @@ describe('logs.source.api push', () => {
     expect((await pushJson(api.url, deflateSync(body), { 'Content-Encoding': 'deflate' })).status).toBe(204);
     expect((await pushJson(api.url, deflateRawSync(body), { 'Content-Encoding': 'deflate' })).status).toBe(204);
     const proto = protoBody([{ labels: '{app="a"}', entries: [{ timestampNs: 2n, line: 'proto zipped', structuredMetadata: [] }] }]);
-    const res = await rawRequest(`${api.url}/loki/api/v1/push`, { headers: { 'Content-Type': 'application/x-protobuf', 'Content-Encoding': 'gzip' }, body: gzipSync(proto) });
+    const res = await rawRequest(`${api.url}/loki/api/v1/push`, {
+      headers: { 'Content-Type': 'application/x-protobuf', 'Content-Encoding': 'gzip' },
+      body: gzipSync(proto),
+    });
     expect(res.status).toBe(204);
     expect(receiver.entries.map((e) => e.line)).toEqual(['zipped', 'zipped', 'zipped', 'proto zipped']);
   });
@@ -86,7 +113,9 @@ describe('logs.source.api push', () => {
   it('treats a push without a content type as protobuf, as the reference does', async () => {
     const receiver = recordingReceiver();
     const api = await start([receiver]);
-    const res = await rawRequest(`${api.url}/loki/api/v1/push`, { body: protoBody([{ labels: '{a="1"}', entries: [{ timestampNs: 1n, line: 'x', structuredMetadata: [] }] }]) });
+    const res = await rawRequest(`${api.url}/loki/api/v1/push`, {
+      body: protoBody([{ labels: '{a="1"}', entries: [{ timestampNs: 1n, line: 'x', structuredMetadata: [] }] }]),
+    });
     expect(res.status).toBe(204);
     expect(receiver.entries.map((e) => e.line)).toEqual(['x']);
   });
@@ -102,7 +131,9 @@ describe('logs.source.api push', () => {
   it('adds the configured labels over pushed ones and drops reserved __ labels', async () => {
     const receiver = recordingReceiver();
     const api = await start([receiver], { extra: 'labels = { env = "staging", source = "api" }' });
-    await pushProto(api.url, [{ labels: '{__name__="m", __meta="x", app="a", env="prod"}', entries: [{ timestampNs: 1n, line: 'x', structuredMetadata: [] }] }]);
+    await pushProto(api.url, [
+      { labels: '{__name__="m", __meta="x", app="a", env="prod"}', entries: [{ timestampNs: 1n, line: 'x', structuredMetadata: [] }] },
+    ]);
     expect(receiver.entries[0]!.labels).toEqual({ app: 'a', env: 'staging', source: 'api' });
   });
 
@@ -145,7 +176,11 @@ describe('logs.source.api raw and ready endpoints', () => {
     const api = await start([receiver], { clock, extra: 'labels = { job = "raw" }' });
     const res = await rawRequest(`${api.url}/loki/api/v1/raw`, { body: 'one\r\n\ntwo\nthree' });
     expect(res.status).toBe(204);
-    expect(receiver.entries).toEqual([entryOf('one', { job: 'raw' }, 7_000_000_000n), entryOf('two', { job: 'raw' }, 7_000_000_000n), entryOf('three', { job: 'raw' }, 7_000_000_000n)]);
+    expect(receiver.entries).toEqual([
+      entryOf('one', { job: 'raw' }, 7_000_000_000n),
+      entryOf('two', { job: 'raw' }, 7_000_000_000n),
+      entryOf('three', { job: 'raw' }, 7_000_000_000n),
+    ]);
     expect((await rawRequest(`${api.url}/api/v1/raw`, { body: 'four\n' })).status).toBe(204);
     expect(receiver.entries.length).toBe(4);
   });
@@ -159,7 +194,14 @@ describe('logs.source.api raw and ready endpoints', () => {
 });
 
 describe('logs.source.api bad input', () => {
-  const cases: Array<{ name: string; headers: Record<string, string>; body: Buffer | string; status: number; text: string; reason: string }> = [
+  const cases: Array<{
+    name: string;
+    headers: Record<string, string>;
+    body: Buffer | string;
+    status: number;
+    text: string;
+    reason: string;
+  }> = [
     {
       name: 'malformed JSON',
       headers: { 'Content-Type': 'application/json' },
@@ -267,10 +309,13 @@ describe('logs.source.api bad input', () => {
     const status = await new Promise<number>((resolve, reject) => {
       const url = new URL(`${api.url}/loki/api/v1/push`);
       import('node:http').then(({ request }) => {
-        const req = request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { 'Content-Type': 'application/json' } }, (res) => {
-          res.resume();
-          resolve(res.statusCode ?? 0);
-        });
+        const req = request(
+          { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { 'Content-Type': 'application/json' } },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          },
+        );
         req.on('error', reject);
         for (let i = 0; i < 8; i++) req.write('x'.repeat(512));
         req.end();
@@ -289,7 +334,10 @@ describe('logs.source.api bad input', () => {
 
   it('answers 413 to a snappy body that announces more than max_body_size', async () => {
     const api = await start([recordingReceiver()], { extra: 'max_body_size = "64KiB"' });
-    const res = await rawRequest(`${api.url}/loki/api/v1/push`, { headers: { 'Content-Type': 'application/x-protobuf' }, body: snappyEncode(Buffer.alloc(100_000)) });
+    const res = await rawRequest(`${api.url}/loki/api/v1/push`, {
+      headers: { 'Content-Type': 'application/x-protobuf' },
+      body: snappyEncode(Buffer.alloc(100_000)),
+    });
     expect(res).toMatchObject({ status: 413, body: 'decompressed body is larger than the limit of 65536 bytes\n' });
   });
 
@@ -313,8 +361,12 @@ describe('logs.source.api bad input', () => {
     const api = await start([recordingReceiver()]);
     await pushJson(api.url, '{');
     await pushJson(api.url, { streams: [] });
-    expect(await metricValue(api.ctx.registry, 'logs_source_api_requests_total', { route: '/loki/api/v1/push', status_code: '400' })).toBe(1);
-    expect(await metricValue(api.ctx.registry, 'logs_source_api_requests_total', { route: '/loki/api/v1/push', status_code: '204' })).toBe(1);
+    expect(await metricValue(api.ctx.registry, 'logs_source_api_requests_total', { route: '/loki/api/v1/push', status_code: '400' })).toBe(
+      1,
+    );
+    expect(await metricValue(api.ctx.registry, 'logs_source_api_requests_total', { route: '/loki/api/v1/push', status_code: '204' })).toBe(
+      1,
+    );
   });
 });
 
@@ -369,14 +421,20 @@ describe('logs.source.api http block', () => {
     const receiver = recordingReceiver();
     const cert = join(fixtures, 'server-cert.pem');
     const key = join(fixtures, 'server-key.pem');
-    const api = await start([receiver], { http: `tls {\n      cert_file = ${JSON.stringify(cert)}\n      key_file = ${JSON.stringify(key)}\n    }` });
+    const api = await start([receiver], {
+      http: `tls {\n      cert_file = ${JSON.stringify(cert)}\n      key_file = ${JSON.stringify(key)}\n    }`,
+    });
     expect(api.url.startsWith('https://')).toBe(true);
     const body = JSON.stringify({ streams: [{ stream: { app: 'tls' }, values: [['1', 'secret']] }] });
     const status = await new Promise<number>((resolve, reject) => {
-      const req = httpsRequest(`${api.url}/loki/api/v1/push`, { method: 'POST', agent: false, ca: readFileSync(cert), headers: { 'Content-Type': 'application/json' } }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
+      const req = httpsRequest(
+        `${api.url}/loki/api/v1/push`,
+        { method: 'POST', agent: false, ca: readFileSync(cert), headers: { 'Content-Type': 'application/json' } },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
       req.on('error', reject);
       req.end(body);
     });
@@ -390,7 +448,11 @@ describe('logs.source.api http block', () => {
     const { port } = new URL(api.url);
     const idle = connect(Number(port), '127.0.0.1');
     await new Promise((resolve) => idle.once('connect', resolve));
-    await eventually(async () => (await metricValue(api.ctx.registry, 'logs_source_api_tcp_connections')) === 1, 5000, 'the first connection');
+    await eventually(
+      async () => (await metricValue(api.ctx.registry, 'logs_source_api_tcp_connections')) === 1,
+      5000,
+      'the first connection',
+    );
     let answered = false;
     const push = pushJson(api.url, { streams: [{ stream: { a: '1' }, values: [['1', 'waited']] }] }).then((r) => {
       answered = true;
@@ -424,7 +486,10 @@ describe('logs.source.api config', () => {
   it('names a byte size it cannot read at its attribute', () => {
     let message = '';
     try {
-      logsSourceApiComponent.build(componentArgs(logsSourceApiComponent, sourceApiConfig(1, 'max_body_size = "lots"'), [recordingReceiver()], 'api.alloy'), testContext('x'));
+      logsSourceApiComponent.build(
+        componentArgs(logsSourceApiComponent, sourceApiConfig(1, 'max_body_size = "lots"'), [recordingReceiver()], 'api.alloy'),
+        testContext('x'),
+      );
     } catch (err) {
       message = (err as Error).message;
     }

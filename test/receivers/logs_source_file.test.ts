@@ -1,4 +1,14 @@
-import { appendFileSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -19,7 +29,8 @@ afterEach(async () => {
   for (const source of running.splice(0)) await source.stop();
 });
 
-const FAST = 'file_watch {\n    min_poll_frequency = "20ms"\n    max_poll_frequency = "40ms"\n  }\n  file_match {\n    sync_period = "50ms"\n  }';
+const FAST =
+  'file_watch {\n    min_poll_frequency = "20ms"\n    max_poll_frequency = "40ms"\n  }\n  file_match {\n    sync_period = "50ms"\n  }';
 
 async function startSource(body: string, receiver: RecordingReceiver): Promise<LogsSourceFile> {
   const text = `logs.source.file "test" {\n  ${body}\n  ${FAST}\n  forward_to = [r0]\n}\n`;
@@ -42,7 +53,10 @@ describe('logs.source.file tailing', () => {
     const file = join(dir, 'app.log');
     writeFileSync(file, 'one\r\ntwo\n');
     const receiver = recordingReceiver();
-    await startSource(`targets = [{ "__path__" = ${JSON.stringify(join(dir, '*.log'))}, job = "app", "__meta" = "x" }]\n  labels = { env = "test" }`, receiver);
+    await startSource(
+      `targets = [{ "__path__" = ${JSON.stringify(join(dir, '*.log'))}, job = "app", "__meta" = "x" }]\n  labels = { env = "test" }`,
+      receiver,
+    );
     await eventually(() => receiver.entries.length === 2, 5000, 'the existing lines');
     appendFileSync(file, 'three\n');
     await eventually(() => receiver.entries.length === 3, 5000, 'the appended line');
@@ -67,7 +81,10 @@ describe('logs.source.file tailing', () => {
   it('finds files created after it started and skips excluded ones', async () => {
     const dir = freshDir();
     const receiver = recordingReceiver();
-    await startSource(`targets = [{ "__path__" = ${JSON.stringify(join(dir, '**/*.log'))}, "__path_exclude__" = ${JSON.stringify(join(dir, '**/skip-*.log'))} }]`, receiver);
+    await startSource(
+      `targets = [{ "__path__" = ${JSON.stringify(join(dir, '**/*.log'))}, "__path_exclude__" = ${JSON.stringify(join(dir, '**/skip-*.log'))} }]`,
+      receiver,
+    );
     mkdirSync(join(dir, 'nested', 'deeper'), { recursive: true });
     writeFileSync(join(dir, 'nested', 'deeper', 'a.log'), 'from a\n');
     writeFileSync(join(dir, 'skip-me.log'), 'skipped\n');
@@ -126,7 +143,9 @@ describe('logs.source.file rotation and restarts', () => {
     const got = lines(receiver);
     expect(got.length).toBe(total);
     expect(new Set(got).size).toBe(total);
-    expect([...got].sort((a, b) => Number(a.split(' ')[1]) - Number(b.split(' ')[1]))).toEqual(Array.from({ length: total }, (_, i) => `line ${i}`));
+    expect([...got].sort((a, b) => Number(a.split(' ')[1]) - Number(b.split(' ')[1]))).toEqual(
+      Array.from({ length: total }, (_, i) => `line ${i}`),
+    );
   });
 
   it('reads a copytruncated file again from its start, even when it regrew past the old offset', async () => {
@@ -240,7 +259,10 @@ describe('logs.source.file rotation and restarts', () => {
 describe('logs.source.file config', () => {
   const errorsOf = (body: string): string[] => {
     try {
-      new LogsSourceFile(componentArgs(logsSourceFileComponent, `logs.source.file "test" {\n  ${body}\n  forward_to = []\n}\n`, [], 'f.alloy'), testContext('x'));
+      new LogsSourceFile(
+        componentArgs(logsSourceFileComponent, `logs.source.file "test" {\n  ${body}\n  forward_to = []\n}\n`, [], 'f.alloy'),
+        testContext('x'),
+      );
     } catch (err) {
       if (err instanceof ConfigErrors) return err.errors.map((e) => e.message);
       throw err;

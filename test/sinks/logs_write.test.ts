@@ -81,7 +81,10 @@ describe('logs.write delivery', () => {
   external_labels = { cluster = "eu", app = "external" }
 }
 `);
-    const e1: Entry = { ...entryOf('one', { app: 'web' }, 1_700_000_000_000_000_001n), structuredMetadata: [{ name: 'trace_id', value: 't1' }] };
+    const e1: Entry = {
+      ...entryOf('one', { app: 'web' }, 1_700_000_000_000_000_001n),
+      structuredMetadata: [{ name: 'trace_id', value: 't1' }],
+    };
     await write.receiver.send([e1, entryOf('two', { app: 'db' }, 2n), entryOf('three', { app: 'web' }, 3n)]);
     await eventually(() => loki.accepted.length === 1, 5000, 'the push');
     const push = loki.accepted[0]!;
@@ -108,9 +111,19 @@ describe('logs.write delivery', () => {
   it('sends each tenant in its own batch with X-Scope-OrgID, never as a label', async () => {
     const loki = await fakeLoki();
     const write = startWrite(endpoint(loki.url, 'tenant_id = "default-team"\n    batch_wait = "10ms"'));
-    await write.receiver.send([entryOf('a1', { app: 'a', __tenant_id__: 'team-a' }), entryOf('d1', { app: 'd' }), entryOf('a2', { app: 'a', __tenant_id__: 'team-a' })]);
+    await write.receiver.send([
+      entryOf('a1', { app: 'a', __tenant_id__: 'team-a' }),
+      entryOf('d1', { app: 'd' }),
+      entryOf('a2', { app: 'a', __tenant_id__: 'team-a' }),
+    ]);
     await eventually(() => loki.accepted.length === 2, 5000, 'two pushes');
-    expect(loki.accepted.map((p) => [p.headers['x-scope-orgid'], p.streams.map((s) => s.labels), p.streams.flatMap((s) => s.entries.map((e) => e.line))])).toEqual([
+    expect(
+      loki.accepted.map((p) => [
+        p.headers['x-scope-orgid'],
+        p.streams.map((s) => s.labels),
+        p.streams.flatMap((s) => s.entries.map((e) => e.line)),
+      ]),
+    ).toEqual([
       ['team-a', [{ app: 'a' }], ['a1', 'a2']],
       ['default-team', [{ app: 'd' }], ['d1']],
     ]);
@@ -118,7 +131,9 @@ describe('logs.write delivery', () => {
 
   it('authenticates with basic auth or a bearer token', async () => {
     const loki = await fakeLoki();
-    const basic = startWrite(endpoint(loki.url, 'batch_wait = "0s"\n    basic_auth {\n      username = "user"\n      password = "pass"\n    }'));
+    const basic = startWrite(
+      endpoint(loki.url, 'batch_wait = "0s"\n    basic_auth {\n      username = "user"\n      password = "pass"\n    }'),
+    );
     await basic.receiver.send([entryOf('x')]);
     await eventually(() => loki.accepted.length === 1);
     expect(loki.accepted[0]!.headers.authorization).toBe(`Basic ${Buffer.from('user:pass').toString('base64')}`);
@@ -131,7 +146,10 @@ describe('logs.write delivery', () => {
   it('splits batches at batch_size and sends a partial batch after batch_wait', async () => {
     const clock = new ManualClock(0n);
     const { transport, requests } = scriptedTransport();
-    const write = startWrite(endpoint('http://loki.invalid/push', 'batch_size = "10B"\n    batch_wait = "1s"'), { clock, hooks: { transport } });
+    const write = startWrite(endpoint('http://loki.invalid/push', 'batch_size = "10B"\n    batch_wait = "1s"'), {
+      clock,
+      hooks: { transport },
+    });
     await write.receiver.send(['aaaa', 'bbbb', 'cccc', 'dd'].map((l) => entryOf(l)));
     await advance(clock, 10);
     // 14 bytes are queued, more than batch_size: the first 8 go at once, the rest waits.
@@ -139,7 +157,10 @@ describe('logs.write delivery', () => {
     await advance(clock, 900);
     expect(requests.length).toBe(1);
     await advance(clock, 200);
-    expect(requests.map((r) => r.lines)).toEqual([['aaaa', 'bbbb'], ['cccc', 'dd']]);
+    expect(requests.map((r) => r.lines)).toEqual([
+      ['aaaa', 'bbbb'],
+      ['cccc', 'dd'],
+    ]);
   });
 });
 
@@ -151,10 +172,13 @@ describe('logs.write retries', () => {
       { status: -1, message: 'connect ECONNREFUSED' },
       { status: 503, message: 'busy' },
     ]);
-    const write = startWrite(endpoint('http://loki.invalid/push', 'batch_wait = "0s"\n    min_backoff_period = "100ms"\n    max_backoff_period = "1s"'), {
-      clock,
-      hooks: { transport, random: () => 0 },
-    });
+    const write = startWrite(
+      endpoint('http://loki.invalid/push', 'batch_wait = "0s"\n    min_backoff_period = "100ms"\n    max_backoff_period = "1s"'),
+      {
+        clock,
+        hooks: { transport, random: () => 0 },
+      },
+    );
     await write.receiver.send([entryOf('x')]);
     await advance(clock, 10);
     expect(requests.length).toBe(1);
@@ -174,10 +198,13 @@ describe('logs.write retries', () => {
   it('waits for the Retry-After of a 429 before retrying', async () => {
     const clock = new ManualClock(0n);
     const { transport, requests } = scriptedTransport([{ status: 429, retryAfter: '2', message: 'slow down' }]);
-    const write = startWrite(endpoint('http://loki.invalid/push', 'batch_wait = "0s"\n    min_backoff_period = "100ms"\n    max_backoff_period = "10s"'), {
-      clock,
-      hooks: { transport, random: () => 0 },
-    });
+    const write = startWrite(
+      endpoint('http://loki.invalid/push', 'batch_wait = "0s"\n    min_backoff_period = "100ms"\n    max_backoff_period = "10s"'),
+      {
+        clock,
+        hooks: { transport, random: () => 0 },
+      },
+    );
     await write.receiver.send([entryOf('x')]);
     await advance(clock, 1900);
     expect(requests.length).toBe(1);
@@ -188,7 +215,10 @@ describe('logs.write retries', () => {
   it('drops a 429 at once when retry_on_http_429 is false, counted as rate_limited', async () => {
     const clock = new ManualClock(0n);
     const { transport, requests } = scriptedTransport([{ status: 429, message: 'limited' }]);
-    const write = startWrite(endpoint('http://loki.invalid/push', 'batch_wait = "0s"\n    retry_on_http_429 = false'), { clock, hooks: { transport } });
+    const write = startWrite(endpoint('http://loki.invalid/push', 'batch_wait = "0s"\n    retry_on_http_429 = false'), {
+      clock,
+      hooks: { transport },
+    });
     await write.receiver.send([entryOf('x', { __tenant_id__: 't1' })]);
     await advance(clock, 2000);
     expect(requests.length).toBe(1);
@@ -204,17 +234,25 @@ describe('logs.write retries', () => {
     await advance(clock, 2000);
     expect(requests.length).toBe(1);
     expect(await metricValue(write.ctx.registry, 'logs_write_dropped_entries_total', { reason: 'ingester_error' })).toBe(1);
-    expect(write.ctx.logs).toContain('error final error sending batch {"host":"loki.invalid","status":400,"tenant":"","error":"entry too far behind","entries":1}');
+    expect(write.ctx.logs).toContain(
+      'error final error sending batch {"host":"loki.invalid","status":400,"tenant":"","error":"entry too far behind","entries":1}',
+    );
   });
 
   it('gives up after max_backoff_retries attempts in total', async () => {
     const clock = new ManualClock(0n);
     const failing = Array.from({ length: 10 }, () => ({ status: 500, message: 'down' }));
     const { transport, requests } = scriptedTransport(failing);
-    const write = startWrite(endpoint('http://loki.invalid/push', 'batch_wait = "0s"\n    min_backoff_period = "10ms"\n    max_backoff_period = "20ms"\n    max_backoff_retries = 3'), {
-      clock,
-      hooks: { transport },
-    });
+    const write = startWrite(
+      endpoint(
+        'http://loki.invalid/push',
+        'batch_wait = "0s"\n    min_backoff_period = "10ms"\n    max_backoff_period = "20ms"\n    max_backoff_retries = 3',
+      ),
+      {
+        clock,
+        hooks: { transport },
+      },
+    );
     await write.receiver.send([entryOf('x')]);
     await advance(clock, 1000);
     expect(requests.length).toBe(3);
@@ -239,7 +277,9 @@ describe('logs.write backpressure and shutdown', () => {
     let release!: () => void;
     const held = new Promise<PushResult>((resolve) => (release = () => resolve({ status: 204, message: '' })));
     const { transport, requests } = scriptedTransport([() => held]);
-    const write = startWrite(endpoint('http://loki.invalid/push', 'batch_wait = "0s"\n    queue_config {\n      capacity = "8B"\n    }'), { hooks: { transport } });
+    const write = startWrite(endpoint('http://loki.invalid/push', 'batch_wait = "0s"\n    queue_config {\n      capacity = "8B"\n    }'), {
+      hooks: { transport },
+    });
     await write.receiver.send([entryOf('12345678')]);
     await eventually(() => requests.length === 1, 5000, 'the first request');
     let accepted = false;
@@ -264,7 +304,12 @@ describe('logs.write backpressure and shutdown', () => {
   it('counts what it could not deliver within drain_timeout as dropped with reason shutdown', async () => {
     const loki = await fakeLoki();
     await loki.down();
-    const write = startWrite(endpoint(loki.url, 'batch_wait = "0s"\n    min_backoff_period = "20ms"\n    max_backoff_period = "40ms"\n    queue_config {\n      drain_timeout = "200ms"\n    }'));
+    const write = startWrite(
+      endpoint(
+        loki.url,
+        'batch_wait = "0s"\n    min_backoff_period = "20ms"\n    max_backoff_period = "40ms"\n    queue_config {\n      drain_timeout = "200ms"\n    }',
+      ),
+    );
     await write.receiver.send([entryOf('lost-1'), entryOf('lost-2')]);
     const began = Date.now();
     await write.component.stop();
@@ -277,7 +322,12 @@ describe('logs.write backpressure and shutdown', () => {
   it('delivers everything once an endpoint that was down comes back', async () => {
     const loki = await fakeLoki();
     await loki.down();
-    const write = startWrite(endpoint(loki.url, 'batch_wait = "0s"\n    min_backoff_period = "20ms"\n    max_backoff_period = "50ms"\n    max_backoff_retries = 0'));
+    const write = startWrite(
+      endpoint(
+        loki.url,
+        'batch_wait = "0s"\n    min_backoff_period = "20ms"\n    max_backoff_period = "50ms"\n    max_backoff_retries = 0',
+      ),
+    );
     for (let i = 0; i < 5; i++) await write.receiver.send([entryOf(`line-${i}`, { app: 'a' })]);
     await new Promise((r) => setTimeout(r, 200));
     await loki.up();
@@ -309,10 +359,14 @@ describe('logs.write config', () => {
   });
 
   it('names a bad url, conflicting credentials and a bad batch size at their attributes', () => {
-    expect(errorsOf('logs.write "test" {\n  endpoint {\n    url = "ftp://x"\n    bearer_token = "a"\n    bearer_token_file = "/nonexistent"\n    batch_size = "1kB"\n  }\n}\n')).toEqual([
+    expect(
+      errorsOf(
+        'logs.write "test" {\n  endpoint {\n    url = "ftp://x"\n    bearer_token = "a"\n    bearer_token_file = "/nonexistent"\n    batch_size = "1kB"\n  }\n}\n',
+      ),
+    ).toEqual([
       'w.alloy:3:5: logs.write "test" > endpoint: url must use http or https, got "ftp://x"',
       'w.alloy:4:5: logs.write "test" > endpoint: at most one of basic_auth, bearer_token and bearer_token_file may be set',
-      "w.alloy:5:5: logs.write \"test\" > endpoint: reading bearer_token_file: ENOENT: no such file or directory, open '/nonexistent'",
+      'w.alloy:5:5: logs.write "test" > endpoint: reading bearer_token_file: ENOENT: no such file or directory, open \'/nonexistent\'',
       'w.alloy:6:5: logs.write "test" > endpoint: attribute "batch_size": units: unknown unit kB in 1kB',
     ]);
   });

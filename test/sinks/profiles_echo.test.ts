@@ -28,11 +28,20 @@ describe('profiles.echo', () => {
   it('writes one JSON line per ingest profile and per push series to stdout', async () => {
     const { receiver, ctx, component } = echo('');
     await receiver.appendIngest(
-      { body: Buffer.from('abc'), contentType: ['a', 'b'], path: '/ingest', rawQuery: 'name=app&from=1', labels: labelsFromObject({ __name__: 'app', service_name: 'app' }) },
+      {
+        body: Buffer.from('abc'),
+        contentType: ['a', 'b'],
+        path: '/ingest',
+        rawQuery: 'name=app&from=1',
+        labels: labelsFromObject({ __name__: 'app', service_name: 'app' }),
+      },
       never,
     );
     const deadline = scopedDeadline(Date.UTC(2030, 0, 1));
-    await receiver.append({ labels: labelsFromObject({ service_name: 'svc' }), samples: [{ id: 'x', rawProfile: Buffer.from('abc') }] }, deadline.signal);
+    await receiver.append(
+      { labels: labelsFromObject({ service_name: 'svc' }), samples: [{ id: 'x', rawProfile: Buffer.from('abc') }] },
+      deadline.signal,
+    );
     deadline.release();
     await component.stop();
     const sha = 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad';
@@ -46,7 +55,16 @@ describe('profiles.echo', () => {
     const path = join(dir, 'out.jsonl');
     const raw = join(dir, 'raw');
     const { receiver, component } = echo(`path = ${JSON.stringify(path)}\nraw_dir = ${JSON.stringify(raw)}`);
-    await receiver.append({ labels: labelsFromObject({ service_name: 'svc' }), samples: [{ id: '', rawProfile: Buffer.from([1, 2, 3]) }, { id: '', rawProfile: Buffer.from([4]) }] }, never);
+    await receiver.append(
+      {
+        labels: labelsFromObject({ service_name: 'svc' }),
+        samples: [
+          { id: '', rawProfile: Buffer.from([1, 2, 3]) },
+          { id: '', rawProfile: Buffer.from([4]) },
+        ],
+      },
+      never,
+    );
     await component.stop();
     const record = JSON.parse(readFileSync(path, 'utf8')) as { samples: Array<{ raw_file: string }> };
     expect(record.samples.map((s) => [...readFileSync(s.raw_file)])).toEqual([[1, 2, 3], [4]]);

@@ -45,7 +45,14 @@ export function samplesOfFamilies(text: string, families: Iterable<string>): Map
   const wanted = [...families];
   const out = new Map<string, number>();
   for (const sample of parsePrometheusText(text)) {
-    const family = wanted.find((f) => sample.name === f || sample.name === `${f}_bucket` || sample.name === `${f}_sum` || sample.name === `${f}_count` || sample.name === `${f}_total`);
+    const family = wanted.find(
+      (f) =>
+        sample.name === f ||
+        sample.name === `${f}_bucket` ||
+        sample.name === `${f}_sum` ||
+        sample.name === `${f}_count` ||
+        sample.name === `${f}_total`,
+    );
     if (family) out.set(sampleKey(sample), sample.value);
   }
   return out;

@@ -23,7 +23,12 @@ export function runConfig(config: string, inputs: readonly Entry[], options: { s
   const clock = new ManualClock(options.startNs ?? 1_700_000_000_000_000_000n);
   const registry = new Registry();
   const entries: Entry[] = [];
-  const run = startProcessRun(loadStageList(config, 'test.alloy'), { clock, registry, random: options.random, onEntry: (e) => entries.push(e) });
+  const run = startProcessRun(loadStageList(config, 'test.alloy'), {
+    clock,
+    registry,
+    random: options.random,
+    onEntry: (e) => entries.push(e),
+  });
   for (const input of inputs) run.push(input);
   run.end();
   clock.runAll();

@@ -82,7 +82,9 @@ describe('log line arbitraries', () => {
   });
 
   it('writes terminal escapes only through ESC [ or ESC ] sequences and CSI', () => {
-    check(ansiLine(), (line) => expect(line.replace(/\u001b\[[0-9;?]*[A-Za-z]|\u001b\][^\u0007]*\u0007|\u009b[0-9;]*m/g, '')).not.toMatch(/[\u001b\u009b]/));
+    check(ansiLine(), (line) =>
+      expect(line.replace(/\u001b\[[0-9;?]*[A-Za-z]|\u001b\][^\u0007]*\u0007|\u009b[0-9;]*m/g, '')).not.toMatch(/[\u001b\u009b]/),
+    );
   });
 
   it('writes stack traces whose first line starts the trace', () => {
@@ -131,7 +133,12 @@ const everyKind = defineStage<Record<string, unknown>>({
     anything: { kind: t.any, doc: 'Any value.' },
   },
   blocks: {
-    rule: { doc: 'A repeated nested block.', multiple: true, required: true, fields: { limit: { kind: t.int, required: true, doc: 'An integer.' }, note: { kind: t.string, default: '', doc: 'A string.' } } },
+    rule: {
+      doc: 'A repeated nested block.',
+      multiple: true,
+      required: true,
+      fields: { limit: { kind: t.int, required: true, doc: 'An integer.' }, note: { kind: t.string, default: '', doc: 'A string.' } },
+    },
   },
   build: () => ({ kind: 'map', process: (entry) => entry }),
 });
@@ -146,7 +153,9 @@ describe('stageConfig', () => {
 
   it('writes invalid configs the decoder rejects, each saying what was broken', () => {
     check(stageConfig(everyKind, { valid: false }), ({ text, invalid }) => {
-      expect(invalid).toMatch(/^(unknown (attribute|block)|attribute "\w+" (has a value of the wrong type|written twice)|required (attribute|block) "\w+" missing)/);
+      expect(invalid).toMatch(
+        /^(unknown (attribute|block)|attribute "\w+" (has a value of the wrong type|written twice)|required (attribute|block) "\w+" missing)/,
+      );
       expect(() => stageSpec(everyKind, text)).toThrow(/^stage\.alloy:\d+:\d+: stage\.kit_every_kind/);
     });
   });
@@ -159,9 +168,12 @@ describe('stageConfig', () => {
   });
 
   it('writes a config as text in the config language', () => {
-    const [sample] = fc.sample(stageConfig(everyKind, { valid: true, fields: { text: fc.constant('a "quoted"\nline') } }), { numRuns: 1, seed: 3 });
+    const [sample] = fc.sample(stageConfig(everyKind, { valid: true, fields: { text: fc.constant('a "quoted"\nline') } }), {
+      numRuns: 1,
+      seed: 3,
+    });
     expect(sample!.text.split('\n')[0]).toBe('stage.kit_every_kind {');
     expect(sample!.text).toContain('  text = "a \\"quoted\\"\\nline"\n');
-    expect(sample!.text).toMatch(/\n  rule \{\n    limit = -?\d+\n/);
+    expect(sample!.text).toMatch(/\n {2}rule \{\n {4}limit = -?\d+\n/);
   });
 });

@@ -8,12 +8,19 @@ import { checkStageCompliance, stageCompliance } from '../../testing/index.js';
 const OPTIONS = { seed: 11, numRuns: 20 };
 
 /** An operator stage built from a subscribe function. */
-function operatorStage(name: string, subscribe: (source: Observable<Entry>, subscriber: import('rxjs').Subscriber<Entry>) => () => void, extra: Partial<Parameters<typeof defineStage>[0]> = {}) {
+function operatorStage(
+  name: string,
+  subscribe: (source: Observable<Entry>, subscriber: import('rxjs').Subscriber<Entry>) => () => void,
+  extra: Partial<Parameters<typeof defineStage>[0]> = {},
+) {
   return defineStage<Record<string, never>>({
     name,
     doc: 'Broken on purpose.',
     fields: {},
-    build: (): StageImpl => ({ kind: 'operator', operator: (source) => new Observable<Entry>((subscriber) => subscribe(source, subscriber)) }),
+    build: (): StageImpl => ({
+      kind: 'operator',
+      operator: (source) => new Observable<Entry>((subscriber) => subscribe(source, subscriber)),
+    }),
     ...extra,
   });
 }
@@ -24,7 +31,11 @@ const neverCompletes = operatorStage('kit_never_completes', (source, subscriber)
 });
 
 const swallowsErrors = operatorStage('kit_swallows_errors', (source, subscriber) => {
-  const sub = source.subscribe({ next: (e) => subscriber.next(e), error: () => subscriber.complete(), complete: () => subscriber.complete() });
+  const sub = source.subscribe({
+    next: (e) => subscriber.next(e),
+    error: () => subscriber.complete(),
+    complete: () => subscriber.complete(),
+  });
   return () => sub.unsubscribe();
 });
 
@@ -71,7 +82,11 @@ const countsDrops = defineStage<{ word: string }>({
   }),
 });
 
-afterAll(() => ['kit_never_completes', 'kit_swallows_errors', 'kit_leaks_timer', 'kit_real_time', 'kit_drops_silently', 'kit_counts_drops'].forEach(unregisterStage));
+afterAll(() =>
+  ['kit_never_completes', 'kit_swallows_errors', 'kit_leaks_timer', 'kit_real_time', 'kit_drops_silently', 'kit_counts_drops'].forEach(
+    unregisterStage,
+  ),
+);
 
 /** The first line of the failure of the named check. */
 async function failureOf(checks: ReturnType<typeof stageCompliance>, ending: string): Promise<string> {
@@ -122,7 +137,9 @@ describe('stageCompliance', () => {
 
   it('fails a stage that turns an error into completion', async () => {
     const message = await failureOf(stageCompliance(swallowsErrors, OPTIONS), 'propagates errors from the source');
-    expect(message.split('\n')[0]).toBe('stage compliance (propagates errors from the source) fails for stage.kit_swallows_errors: the source errored, but the stage completed');
+    expect(message.split('\n')[0]).toBe(
+      'stage compliance (propagates errors from the source) fails for stage.kit_swallows_errors: the source errored, but the stage completed',
+    );
   });
 
   it('fails a stage whose timer outlives the subscription', async () => {
@@ -136,7 +153,9 @@ describe('stageCompliance', () => {
 
   it('fails a stage that uses real timers instead of its clock', async () => {
     const message = await failureOf(stageCompliance(usesRealTime, OPTIONS), 'works on virtual time');
-    expect(message.split('\n')[0]).toMatch(/^stage compliance \(works on virtual time\) fails for stage\.kit_real_time: the stage started \d+ real timers \(setInterval\) instead of using its clock's scheduler$/);
+    expect(message.split('\n')[0]).toMatch(
+      /^stage compliance \(works on virtual time\) fails for stage\.kit_real_time: the stage started \d+ real timers \(setInterval\) instead of using its clock's scheduler$/,
+    );
   });
 
   it('fails a stage that drops entries without counting them', async () => {
@@ -152,7 +171,10 @@ describe('stageCompliance', () => {
   });
 
   it('fails a stage that counts drops under a reason it does not declare', async () => {
-    const message = await failureOf(stageCompliance(countsDrops, { ...OPTIONS, dropReasons: ['other'] }), 'counts dropped entries in logs_process_dropped_lines_total');
+    const message = await failureOf(
+      stageCompliance(countsDrops, { ...OPTIONS, dropReasons: ['other'] }),
+      'counts dropped entries in logs_process_dropped_lines_total',
+    );
     expect(message.split('\n')[0]).toBe(
       'stage compliance (counts dropped entries in logs_process_dropped_lines_total) fails for stage.kit_counts_drops: drops were counted under unexpected reasons ["kit_word"] (expected one of ["other"])',
     );

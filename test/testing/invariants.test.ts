@@ -5,7 +5,17 @@ import type { Entry } from '../../core/entry.js';
 import { ConfigError } from '../../lib/config/errors.js';
 import { t } from '../../core/schema.js';
 import { defineStage, unregisterStage } from '../../core/stage.js';
-import { configErrorsArePositioned, doesNotTouch, entryStream, idempotent, InvariantError, neverAddsEntries, outputWithinBounds, preservesOrder, runStage } from '../../testing/index.js';
+import {
+  configErrorsArePositioned,
+  doesNotTouch,
+  entryStream,
+  idempotent,
+  InvariantError,
+  neverAddsEntries,
+  outputWithinBounds,
+  preservesOrder,
+  runStage,
+} from '../../testing/index.js';
 import { decolorize, staticLabels } from '../../operators/index.js';
 
 const SEED = { seed: 7, numRuns: 30 };
@@ -125,13 +135,19 @@ describe('preservesOrder', () => {
       '  #0 at 0ms {} 2000-01-01T00:00:00.000000000Z "request"',
       '  #1 at 0ms {} 2000-01-01T00:00:00.000000000Z "request"',
     ]);
-    expect(message).toContain('output (2 entries):\n  #0 at 0ms from input #1 {} 2000-01-01T00:00:00.000000000Z "request"\n  #1 at 0ms from input #0');
+    expect(message).toContain(
+      'output (2 entries):\n  #0 at 0ms from input #1 {} 2000-01-01T00:00:00.000000000Z "request"\n  #1 at 0ms from input #0',
+    );
   });
 
   it('lets entries of different streams overtake each other', () => {
     const streams = entryStream({ streams: fc.constant([{ app: 'a' }, { app: 'b' }]), maxLength: 4 });
     // Reversal is caught only within one stream: with single-entry streams it holds.
-    preservesOrder(backwards, {}, { ...SEED, inputs: streams.filter((items) => new Set(items.map((i) => i.entry.labels.app)).size === items.length) });
+    preservesOrder(
+      backwards,
+      {},
+      { ...SEED, inputs: streams.filter((items) => new Set(items.map((i) => i.entry.labels.app)).size === items.length) },
+    );
   });
 });
 
@@ -173,14 +189,27 @@ describe('outputWithinBounds', () => {
   });
 
   it('fails with the description the bound returns', () => {
-    const message = failureOf(() => outputWithinBounds(shout, {}, (out, input) => out.line.length <= input!.line.length || `line grew to ${out.line.length} characters`, SEED)).message;
-    expect(message.split('\n')[0]).toBe('outputWithinBounds does not hold for stage.kit_shout: output #0 is out of bounds: line grew to 8 characters');
+    const message = failureOf(() =>
+      outputWithinBounds(
+        shout,
+        {},
+        (out, input) => out.line.length <= input!.line.length || `line grew to ${out.line.length} characters`,
+        SEED,
+      ),
+    ).message;
+    expect(message.split('\n')[0]).toBe(
+      'outputWithinBounds does not hold for stage.kit_shout: output #0 is out of bounds: line grew to 8 characters',
+    );
   });
 
   it('takes an arbitrary of configs and shows the failing one as text', () => {
     const configs = fc.constantFrom('stage.kit_shout { suffix = "" }', 'stage.kit_shout { suffix = "!!" }');
     const message = failureOf(() => outputWithinBounds(shout, configs, (out, input) => out.line === input!.line, SEED)).message;
-    expect(message.split('\n').slice(0, 3)).toEqual(['outputWithinBounds does not hold for stage.kit_shout: output #0 is out of bounds', 'config:', '    stage.kit_shout { suffix = "!!" }']);
+    expect(message.split('\n').slice(0, 3)).toEqual([
+      'outputWithinBounds does not hold for stage.kit_shout: output #0 is out of bounds',
+      'config:',
+      '    stage.kit_shout { suffix = "!!" }',
+    ]);
   });
 });
 
@@ -190,7 +219,9 @@ describe('configErrorsArePositioned', () => {
   });
 
   it('fails on a stage that rejects a config with a plain Error', () => {
-    const message = failureOf(() => configErrorsArePositioned(careless, { ...SEED, invalid: ['stage.kit_careless { level = -1 }'] })).message;
+    const message = failureOf(() =>
+      configErrorsArePositioned(careless, { ...SEED, invalid: ['stage.kit_careless { level = -1 }'] }),
+    ).message;
     expect(message.split('\n').slice(0, 3)).toEqual([
       'configErrorsArePositioned does not hold for stage.kit_careless: the config was rejected with Error: level must be positive instead of a positioned config error',
       'config:',
@@ -199,14 +230,21 @@ describe('configErrorsArePositioned', () => {
   });
 
   it('fails when a config given as invalid is accepted', () => {
-    const message = failureOf(() => configErrorsArePositioned(careless, { ...SEED, invalid: ['stage.kit_careless { level = 3 }'] })).message;
-    expect(message.split('\n')[0]).toBe('configErrorsArePositioned does not hold for stage.kit_careless: the config was accepted, but it must be rejected (given as invalid)');
+    const message = failureOf(() =>
+      configErrorsArePositioned(careless, { ...SEED, invalid: ['stage.kit_careless { level = 3 }'] }),
+    ).message;
+    expect(message.split('\n')[0]).toBe(
+      'configErrorsArePositioned does not hold for stage.kit_careless: the config was accepted, but it must be rejected (given as invalid)',
+    );
   });
 });
 
 describe('runStage', () => {
   it('runs timed entries on virtual time and traces outputs to inputs', () => {
-    const at = (atMs: number, line: string) => ({ atMs, entry: { labels: { app: 'a' }, line, timestamp: 1n, structuredMetadata: [], extracted: {} } });
+    const at = (atMs: number, line: string) => ({
+      atMs,
+      entry: { labels: { app: 'a' }, line, timestamp: 1n, structuredMetadata: [], extracted: {} },
+    });
     const run = runStage(backwards, {}, [at(0, 'one'), at(250, 'two')]);
     expect(run.outputs.map((e) => e.line)).toEqual(['two', 'one']);
     expect(run.origins).toEqual([1, 0]);
@@ -216,7 +254,9 @@ describe('runStage', () => {
   });
 
   it('rejects config text that does not hold exactly one block of the stage', () => {
-    expect(() => runStage(shout, 'stage.decolorize { }', [])).toThrow('expected the config text to hold exactly one stage.kit_shout block, got stage.decolorize');
+    expect(() => runStage(shout, 'stage.decolorize { }', [])).toThrow(
+      'expected the config text to hold exactly one stage.kit_shout block, got stage.decolorize',
+    );
   });
 
   it('reports a config the stage rejects before generating anything', () => {

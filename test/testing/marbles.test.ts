@@ -4,7 +4,13 @@ import type { Entry } from '../../core/entry.js';
 import { DEFAULT_START_NS, marbles } from '../../testing/index.js';
 import { multiline, pack } from '../../operators/index.js';
 
-const entry = (line: string, labels: Record<string, string> = {}): Entry => ({ labels, line, timestamp: 1n, structuredMetadata: [], extracted: {} });
+const entry = (line: string, labels: Record<string, string> = {}): Entry => ({
+  labels,
+  line,
+  timestamp: 1n,
+  structuredMetadata: [],
+  extracted: {},
+});
 
 describe('marbles', () => {
   it('plays a multiline idle flush out on virtual time', () => {
@@ -24,7 +30,9 @@ describe('marbles', () => {
   it('copies and label-seeds the marble values, never mutating them', () => {
     const a = entry('x', { app: 'api' });
     marbles(pack, { labels: ['app'], ingest_timestamp: false }, ({ cold, expectObservable, stage }) => {
-      expectObservable(stage(cold('a|', { a }))).toBe('a|', { a: { labels: {}, line: '{"app":"api","_entry":"x"}', timestamp: 1n, structuredMetadata: [], extracted: { app: 'api' } } });
+      expectObservable(stage(cold('a|', { a }))).toBe('a|', {
+        a: { labels: {}, line: '{"app":"api","_entry":"x"}', timestamp: 1n, structuredMetadata: [], extracted: { app: 'api' } },
+      });
     });
     expect(a).toEqual(entry('x', { app: 'api' }));
   });

@@ -58,8 +58,13 @@ async function cli(argv: string[], stdin = '') {
 }
 
 const NOW = ['--now', '2024-01-01T00:00:00Z'];
-const INPUT = '{"line":"login by alice@example.com from bob.smith+x@mail.example.org","labels":{"app":"api"},"timestamp":"2024-01-01T00:00:00Z"}\n';
-const linesOf = (stdout: string) => stdout.trim().split('\n').map((l) => JSON.parse(l).line);
+const INPUT =
+  '{"line":"login by alice@example.com from bob.smith+x@mail.example.org","labels":{"app":"api"},"timestamp":"2024-01-01T00:00:00Z"}\n';
+const linesOf = (stdout: string) =>
+  stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l).line);
 
 describe('stage.mask_email', () => {
   it('masks every address, keeping the domain when asked', () => {
@@ -100,7 +105,11 @@ describe('stage.mask_email', () => {
     it('reports its config errors at the attribute, like a built-in stage', async () => {
       const config = file('bad.alloy', 'logs.process "p" {\n  stage.mask_email {\n    mask = "x@y"\n  }\n  forward_to = []\n}\n');
       const result = await cli(['validate', config, '--stages', MODULE]);
-      expect(result).toEqual({ code: 2, stdout: '', stderr: `${config}:3:5: logs.process "p" > stage.mask_email: mask must not contain "@", got "x@y"\n` });
+      expect(result).toEqual({
+        code: 2,
+        stdout: '',
+        stderr: `${config}:3:5: logs.process "p" > stage.mask_email: mask must not contain "@", got "x@y"\n`,
+      });
     });
 
     it('exits 2 naming a --stages module that does not load', async () => {
@@ -153,7 +162,9 @@ describe('stage.mask_email', () => {
       const listening = new Promise<string>((resolve) => stdout.on('data', (c) => resolve(/listening on (\S+)/.exec(String(c))![1]!)));
       const signals = new EventEmitter();
       const io = { stdin: Readable.from([]), stdout, stderr: new PassThrough() };
-      const done = playgroundCommand(['--port', '0', '--stages', MODULE], io, signals, (options) => startPlaygroundServer({ ...options, assets, databaseDir: dir }));
+      const done = playgroundCommand(['--port', '0', '--stages', MODULE], io, signals, (options) =>
+        startPlaygroundServer({ ...options, assets, databaseDir: dir }),
+      );
       const url = await listening;
       const { stages } = (await (await fetch(`${url}/api/stages`)).json()) as StagesResult;
       signals.emit('SIGTERM');
@@ -166,11 +177,18 @@ describe('stage.mask_email', () => {
       const server = await startPlaygroundServer({ port: 0, assets, databaseDir: dir });
       try {
         const { stages } = (await (await fetch(`${server.url}/api/stages`)).json()) as StagesResult;
-        expect(stages.find((s) => s.name === 'stage.mask_email')?.doc).toBe('Replaces e-mail addresses in the line, or in an extracted value, with a mask.');
+        expect(stages.find((s) => s.name === 'stage.mask_email')?.doc).toBe(
+          'Replaces e-mail addresses in the line, or in an extracted value, with a mask.',
+        );
         const response = await fetch(`${server.url}/api/run`, {
           method: 'POST',
           headers: { 'Content-Type': 'application/json' },
-          body: JSON.stringify({ config: 'stage.mask_email { mask = "[email]" }', input: 'from dan@example.com', inputFormat: 'text', now: '2024-01-01T00:00:00Z' }),
+          body: JSON.stringify({
+            config: 'stage.mask_email { mask = "[email]" }',
+            input: 'from dan@example.com',
+            inputFormat: 'text',
+            now: '2024-01-01T00:00:00Z',
+          }),
         });
         const result = (await response.json()) as RunResult;
         expect([result.errors, result.entries.map((e) => e.line)]).toEqual([[], ['from [email]']]);
@@ -183,10 +201,13 @@ describe('stage.mask_email', () => {
   describe('properties, with the testing kit', () => {
     beforeAll(() => loadStageModules([MODULE], process.cwd()));
     const address = fc.emailAddress();
-    const mailLines = entryStream({ line: fc.tuple(plainText, address, plainText, fc.option(address, { nil: '' })).map((parts) => parts.join(' ')) });
+    const mailLines = entryStream({
+      line: fc.tuple(plainText, address, plainText, fc.option(address, { nil: '' })).map((parts) => parts.join(' ')),
+    });
     const configs = fc.record({ keep_domain: fc.boolean(), mask: fc.constantFrom('***', 'x', '[email]') });
 
-    for (const check of stageCompliance(maskEmail, { configs: [{}, { keep_domain: true }, { source: 'user' }], numRuns: 15 })) it(check.name, check.run);
+    for (const check of stageCompliance(maskEmail, { configs: [{}, { keep_domain: true }, { source: 'user' }], numRuns: 15 }))
+      it(check.name, check.run);
 
     it('never adds entries and keeps each stream in order', () => {
       neverAddsEntries(maskEmail, configs, { inputs: mailLines });

@@ -6,18 +6,8 @@
  */
 import { createHash } from 'node:crypto';
 import { defineFunc, type FuncMap } from '../func.js';
-import { GoInt, T_INT, T_STRING, utf8Bytes } from '../values.js';
-import {
-  goReplace,
-  goToLower,
-  goToUpper,
-  goTrim,
-  goTrimLeft,
-  goTrimPrefix,
-  goTrimRight,
-  goTrimSpace,
-  goTrimSuffix,
-} from './gostrings.js';
+import { type GoInt, T_INT, T_STRING, utf8Bytes } from '../values.js';
+import { goReplace, goToLower, goToUpper, goTrim, goTrimLeft, goTrimPrefix, goTrimRight, goTrimSpace, goTrimSuffix } from './gostrings.js';
 import { mustCompile } from './sprig-regex.js';
 
 const S = T_STRING;
@@ -41,7 +31,5 @@ export const referenceCustomFuncs: FuncMap = {
   Hash: defineFunc([S, S], (salt: string, input: string) => digest('sha3-256', salt + input)),
   Sha2Hash: defineFunc([S, S], (salt: string, input: string) => digest('sha256', salt + input)),
   regexReplaceAll: defineFunc([S, S, S], (regex: string, s: string, repl: string) => mustCompile(regex).replaceAll(s, repl)),
-  regexReplaceAllLiteral: defineFunc([S, S, S], (regex: string, s: string, repl: string) =>
-    mustCompile(regex).replaceAllLiteral(s, repl),
-  ),
+  regexReplaceAllLiteral: defineFunc([S, S, S], (regex: string, s: string, repl: string) => mustCompile(regex).replaceAllLiteral(s, repl)),
 };

@@ -19,7 +19,7 @@ import {
 import { GoError } from '../errors.js';
 import { defineFunc, type FuncMap } from '../func.js';
 import { Sprintf } from '../gofmt.js';
-import { GoInt, GoObject, T_INT, T_SLICE_ANY, T_STRING, T_UINT32, utf8Bytes, type GoType } from '../values.js';
+import { type GoInt, GoObject, T_INT, T_SLICE_ANY, T_STRING, T_UINT32, utf8Bytes, type GoType } from '../values.js';
 import { bcryptHash } from './bcrypt.js';
 import { sliceBoundsError } from './convert.js';
 import { base64Decode } from './sprig-encoding.js';
@@ -97,10 +97,26 @@ const MASTER_PASSWORD_SEED = 'com.lyndir.masterpassword';
 const PASSWORD_TEMPLATES: Readonly<Record<string, readonly string[]>> = {
   maximum: ['anoxxxxxxxxxxxxxxxxx', 'axxxxxxxxxxxxxxxxxno'],
   long: [
-    'CvcvnoCvcvCvcv', 'CvcvCvcvnoCvcv', 'CvcvCvcvCvcvno', 'CvccnoCvcvCvcv', 'CvccCvcvnoCvcv',
-    'CvccCvcvCvcvno', 'CvcvnoCvccCvcv', 'CvcvCvccnoCvcv', 'CvcvCvccCvcvno', 'CvcvnoCvcvCvcc',
-    'CvcvCvcvnoCvcc', 'CvcvCvcvCvccno', 'CvccnoCvccCvcv', 'CvccCvccnoCvcv', 'CvccCvccCvcvno',
-    'CvcvnoCvccCvcc', 'CvcvCvccnoCvcc', 'CvcvCvccCvccno', 'CvccnoCvcvCvcc', 'CvccCvcvnoCvcc',
+    'CvcvnoCvcvCvcv',
+    'CvcvCvcvnoCvcv',
+    'CvcvCvcvCvcvno',
+    'CvccnoCvcvCvcv',
+    'CvccCvcvnoCvcv',
+    'CvccCvcvCvcvno',
+    'CvcvnoCvccCvcv',
+    'CvcvCvccnoCvcv',
+    'CvcvCvccCvcvno',
+    'CvcvnoCvcvCvcc',
+    'CvcvCvcvnoCvcc',
+    'CvcvCvcvCvccno',
+    'CvccnoCvccCvcv',
+    'CvccCvccnoCvcv',
+    'CvccCvccCvcvno',
+    'CvcvnoCvccCvcc',
+    'CvcvCvccnoCvcc',
+    'CvcvCvccCvccno',
+    'CvccnoCvcvCvcc',
+    'CvccCvcvnoCvcc',
     'CvccCvcvCvccno',
   ],
   medium: ['CvcnoCvc', 'CvcCvcno'],
@@ -129,7 +145,7 @@ function uint32be(n: number): Buffer {
 
 function derivePassword(counter: GoInt, passwordType: string, password: string, user: string, site: string): string {
   const templates = PASSWORD_TEMPLATES[passwordType];
-  if (templates === undefined || !Object.prototype.hasOwnProperty.call(PASSWORD_TEMPLATES, passwordType)) {
+  if (templates === undefined || !Object.hasOwn(PASSWORD_TEMPLATES, passwordType)) {
     return `cannot find password template ${passwordType}`;
   }
   const userBytes = Buffer.from(utf8Bytes(user));
@@ -269,7 +285,13 @@ function genCA(cn: string, daysValid: GoInt, key: KeyObject = rsa2048()): Certif
   return certAndKey(caTemplate, key, 'self', key);
 }
 
-function genSelfSigned(cn: string, ips: unknown[] | null, dns: unknown[] | null, daysValid: GoInt, key: KeyObject = rsa2048()): Certificate {
+function genSelfSigned(
+  cn: string,
+  ips: unknown[] | null,
+  dns: unknown[] | null,
+  daysValid: GoInt,
+  key: KeyObject = rsa2048(),
+): Certificate {
   return certAndKey(baseTemplate(cn, ips, dns, daysValid), key, 'self', key);
 }
 
@@ -348,7 +370,8 @@ export const sprigCryptoFuncs: FuncMap = {
   ),
   genSelfSignedCertWithKey: defineFunc(
     [S, L, L, T_INT, S],
-    (cn: string, ips: unknown[] | null, dns: unknown[] | null, days: GoInt, pem: string) => genSelfSigned(cn, ips, dns, days, keyFromPem(pem)),
+    (cn: string, ips: unknown[] | null, dns: unknown[] | null, days: GoInt, pem: string) =>
+      genSelfSigned(cn, ips, dns, days, keyFromPem(pem)),
   ),
   genSignedCert: defineFunc(
     [S, L, L, T_INT, T_CERTIFICATE],

@@ -290,4 +290,3 @@ export const sprigDateFuncs: FuncMap = {
   duration: defineFunc([T_ANY], duration),
   durationRound: defineFunc([T_ANY], durationRound),
 };
-

@@ -20,7 +20,10 @@ const B64_MAP = decodeMap(B64);
 const B32_MAP = decodeMap(B32);
 
 class CorruptInput extends Error {
-  constructor(readonly offset: number, kind: string) {
+  constructor(
+    readonly offset: number,
+    kind: string,
+  ) {
     super(`illegal ${kind} data at input byte ${offset}`);
   }
 }

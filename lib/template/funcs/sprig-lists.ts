@@ -7,7 +7,7 @@ import { compareUtf8 } from '../../go/gostring.js';
 import { GoError } from '../errors.js';
 import { defineFunc, type FuncMap } from '../func.js';
 import {
-  GoInt,
+  type GoInt,
   T_ANY,
   T_INT,
   T_MAP_STRING,
@@ -126,10 +126,7 @@ function concat(...lists: unknown[]): unknown {
 export function strslice(v: unknown): string[] {
   if (Array.isArray(v)) {
     if (typeOfValue(v) === T_SLICE_STRING) return v as string[];
-    return tagType(
-      v.filter((x) => x !== null && x !== undefined).map(strval),
-      T_SLICE_STRING,
-    );
+    return tagType(v.filter((x) => x !== null && x !== undefined).map(strval), T_SLICE_STRING);
   }
   if (v === null || v === undefined) return tagType([], T_SLICE_STRING);
   return tagType([strval(v)], T_SLICE_STRING);
@@ -192,4 +189,3 @@ export const sprigListFuncs: FuncMap = {
   join: defineFunc([S, A], (sep: string, v: unknown) => strslice(v).join(sep)),
   sortAlpha: defineFunc([A], sortAlpha),
 };
-

@@ -8,7 +8,7 @@ import { GoError } from '../errors.js';
 import { defineFunc, type FuncMap } from '../func.js';
 import { Sprint } from '../gofmt.js';
 import { parseGoInt } from '../../go/strconv.js';
-import { GoInt, T_ANY, T_FLOAT64, T_INT, T_SLICE_INT, T_STRING, int64Of, intOf, tagType } from '../values.js';
+import { type GoInt, T_ANY, T_FLOAT64, T_INT, T_SLICE_INT, T_STRING, int64Of, intOf, tagType } from '../values.js';
 import { toFloat64, toInt64 } from './convert.js';
 import { goFields, goTrim } from './gostrings.js';
 
@@ -69,7 +69,7 @@ function decDiv(a: Dec, b: Dec): Dec {
   const r = num - q * den;
   const absR = r < 0n ? -r : r;
   const absDen = den < 0n ? -den : den;
-  if (2n * absR >= absDen) q += (num < 0n) !== (den < 0n) ? -1n : 1n;
+  if (2n * absR >= absDen) q += num < 0n !== den < 0n ? -1n : 1n;
   return { coef: q, exp: -DIVISION_PRECISION };
 }
 
@@ -201,9 +201,21 @@ export const sprigMathFuncs: FuncMap = {
   subf: defineFunc([A, A], (a: unknown, ...v: unknown[]) => execDecimalOp(a, v, decSub), true),
   divf: defineFunc([A, A], (a: unknown, ...v: unknown[]) => execDecimalOp(a, v, decDiv), true),
   mulf: defineFunc([A, A], (a: unknown, ...v: unknown[]) => execDecimalOp(a, v, decMul), true),
-  biggest: defineFunc([A, A], (a: unknown, ...rest: unknown[]) => int64Of(rest.map(toInt64).reduce((x, y) => (y > x ? y : x), toInt64(a))), true),
-  max: defineFunc([A, A], (a: unknown, ...rest: unknown[]) => int64Of(rest.map(toInt64).reduce((x, y) => (y > x ? y : x), toInt64(a))), true),
-  min: defineFunc([A, A], (a: unknown, ...rest: unknown[]) => int64Of(rest.map(toInt64).reduce((x, y) => (y < x ? y : x), toInt64(a))), true),
+  biggest: defineFunc(
+    [A, A],
+    (a: unknown, ...rest: unknown[]) => int64Of(rest.map(toInt64).reduce((x, y) => (y > x ? y : x), toInt64(a))),
+    true,
+  ),
+  max: defineFunc(
+    [A, A],
+    (a: unknown, ...rest: unknown[]) => int64Of(rest.map(toInt64).reduce((x, y) => (y > x ? y : x), toInt64(a))),
+    true,
+  ),
+  min: defineFunc(
+    [A, A],
+    (a: unknown, ...rest: unknown[]) => int64Of(rest.map(toInt64).reduce((x, y) => (y < x ? y : x), toInt64(a))),
+    true,
+  ),
   maxf: defineFunc([A, A], (a: unknown, ...rest: unknown[]) => rest.map(toFloat64).reduce(goMax, toFloat64(a)), true),
   minf: defineFunc([A, A], (a: unknown, ...rest: unknown[]) => rest.map(toFloat64).reduce(goMin, toFloat64(a)), true),
   ceil: defineFunc([A], (a: unknown) => Math.ceil(toFloat64(a))),
@@ -223,4 +235,3 @@ function goMin(x: number, y: number): number {
   if (x === 0 && y === 0) return Object.is(x, -0) ? x : y;
   return x < y ? x : y;
 }
-

@@ -8,7 +8,7 @@ import { compileRegex, type Regex } from '../../regex/index.js';
 import { GoError } from '../errors.js';
 import { defineFunc, type FuncMap } from '../func.js';
 import { canBackquote, quoteGoString } from '../../go/gostring.js';
-import { GoInt, T_INT, T_SLICE_STRING, T_STRING, tagType } from '../values.js';
+import { type GoInt, T_INT, T_SLICE_STRING, T_STRING, tagType } from '../values.js';
 
 const S = T_STRING;
 const CACHE_LIMIT = 256;
@@ -54,8 +54,7 @@ function compileOrThrow(pattern: string): Regex {
 }
 
 const strings = (items: string[]): string[] => tagType(items, T_SLICE_STRING);
-const findAll = (re: Regex, s: string, n: GoInt): string[] =>
-  strings(re.findAll(s, Number(n.value)).map((m) => m.groups[0] ?? ''));
+const findAll = (re: Regex, s: string, n: GoInt): string[] => strings(re.findAll(s, Number(n.value)).map((m) => m.groups[0] ?? ''));
 const findFirst = (re: Regex, s: string): string => re.exec(s)?.groups[0] ?? '';
 const split = (re: Regex, s: string, n: GoInt): string[] => strings(re.split(s, Number(n.value)));
 
@@ -77,9 +76,7 @@ export const sprigRegexFuncs: FuncMap = {
   mustRegexFind: defineFunc([S, S], (regex: string, s: string) => findFirst(compileOrThrow(regex), s)),
   regexReplaceAll: defineFunc([S, S, S], (regex: string, s: string, repl: string) => mustCompile(regex).replaceAll(s, repl)),
   mustRegexReplaceAll: defineFunc([S, S, S], (regex: string, s: string, repl: string) => compileOrThrow(regex).replaceAll(s, repl)),
-  regexReplaceAllLiteral: defineFunc([S, S, S], (regex: string, s: string, repl: string) =>
-    mustCompile(regex).replaceAllLiteral(s, repl),
-  ),
+  regexReplaceAllLiteral: defineFunc([S, S, S], (regex: string, s: string, repl: string) => mustCompile(regex).replaceAllLiteral(s, repl)),
   mustRegexReplaceAllLiteral: defineFunc([S, S, S], (regex: string, s: string, repl: string) =>
     compileOrThrow(regex).replaceAllLiteral(s, repl),
   ),

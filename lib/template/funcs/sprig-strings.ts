@@ -7,7 +7,7 @@ import { randomInt } from 'node:crypto';
 import { GoError } from '../errors.js';
 import { defineFunc, type FuncMap } from '../func.js';
 import { Sprintf } from '../gofmt.js';
-import { GoInt, T_ANY, T_INT, T_STRING, utf8Bytes } from '../values.js';
+import { type GoInt, T_ANY, T_INT, T_STRING, utf8Bytes } from '../values.js';
 import { strval } from './convert.js';
 import {
   ByteString,
@@ -475,4 +475,3 @@ export const sprigStringFuncs: FuncMap = {
   plural: defineFunc([S, S, I], (one: string, many: string, count: GoInt) => (count.value === 1n ? one : many)),
   toString: defineFunc([T_ANY], strval),
 };
-

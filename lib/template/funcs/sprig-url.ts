@@ -12,7 +12,7 @@ type Mode = 'path' | 'host' | 'zone' | 'userPassword' | 'queryComponent' | 'frag
 function shouldEscape(c: number, mode: Mode): boolean {
   if ((c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39)) return false;
   const ch = String.fromCharCode(c);
-  if ((mode === 'host' || mode === 'zone') && "!$&'()*+,;=:[]<>\"".includes(ch)) return false;
+  if ((mode === 'host' || mode === 'zone') && '!$&\'()*+,;=:[]<>"'.includes(ch)) return false;
   if ('-_.~'.includes(ch)) return false;
   if ('$&+,/:;=?@'.includes(ch)) {
     switch (mode) {
@@ -124,7 +124,7 @@ function validOptionalPort(port: string): boolean {
 function parseHost(host: string): string {
   if (host.startsWith('[')) {
     const i = host.lastIndexOf(']');
-    if (i < 0) throw new GoError('missing \']\' in host');
+    if (i < 0) throw new GoError("missing ']' in host");
     const colonPort = host.slice(i + 1);
     if (!validOptionalPort(colonPort)) throw new GoError(`invalid port ${JSON.stringify(colonPort)} after host`);
     const zone = host.slice(0, i).indexOf('%25');

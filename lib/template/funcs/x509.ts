@@ -5,15 +5,7 @@
  * names), SHA-256 based signatures, and keys written in Go's PEM forms (PKCS#1 for RSA, SEC 1
  * for ECDSA, PKCS#8 for Ed25519, OpenSSL's DSA layout).
  */
-import {
-  X509Certificate,
-  createHash,
-  createPrivateKey,
-  createPublicKey,
-  randomBytes,
-  sign,
-  type KeyObject,
-} from 'node:crypto';
+import { X509Certificate, createHash, createPrivateKey, createPublicKey, randomBytes, sign, type KeyObject } from 'node:crypto';
 import { isIPv4, isIPv6 } from 'node:net';
 import { GoError } from '../errors.js';
 import * as der from './der.js';

@@ -26,7 +26,12 @@ defineComponent({
         }
       },
     };
-    return { exports: { receiver: makeCapsule('logs.receiver', receiver) }, health: () => healthy(), update: () => {}, stop: async () => {} };
+    return {
+      exports: { receiver: makeCapsule('logs.receiver', receiver) },
+      health: () => healthy(),
+      update: () => {},
+      stop: async () => {},
+    };
   },
 });
 

@@ -33,7 +33,13 @@ function receiverOf(graph: ComponentGraph, id: string): LogsReceiver {
   return capsule.value;
 }
 
-const entry = (line: string, labels: Record<string, string> = {}): Entry => ({ labels, line, timestamp: 1_000_000_000n, structuredMetadata: [], extracted: {} });
+const entry = (line: string, labels: Record<string, string> = {}): Entry => ({
+  labels,
+  line,
+  timestamp: 1_000_000_000n,
+  structuredMetadata: [],
+  extracted: {},
+});
 
 describe('component graph', () => {
   it('wires forward_to by reference and processes entries end to end', async () => {
@@ -49,7 +55,9 @@ logs.echo "out" { }
     );
     await receiverOf(graph, 'logs.process.default').send([entry('hello', { app: 'a' })]);
     await graph.stop();
-    expect(output()).toBe('{"labels":{"app":"a","env":"prod"},"line":"hello","timestamp":"1970-01-01T00:00:01.000000000Z","structured_metadata":{}}\n');
+    expect(output()).toBe(
+      '{"labels":{"app":"a","env":"prod"},"line":"hello","timestamp":"1970-01-01T00:00:01.000000000Z","structured_metadata":{}}\n',
+    );
   });
 
   it('rejects duplicate component ids with both positions', () => {
@@ -69,14 +77,19 @@ logs.echo "out" { }
   it('rejects cycles', () => {
     const { graph } = newGraph();
     const errors = errorsOf(() =>
-      graph.load('logs.process "a" {\n  forward_to = [logs.process.b.receiver]\n}\nlogs.process "b" {\n  forward_to = [logs.process.a.receiver]\n}\n', 'cycle.alloy'),
+      graph.load(
+        'logs.process "a" {\n  forward_to = [logs.process.b.receiver]\n}\nlogs.process "b" {\n  forward_to = [logs.process.a.receiver]\n}\n',
+        'cycle.alloy',
+      ),
     );
     expect(errors).toEqual(['cycle.alloy:1:1: cycle detected: logs.process.a -> logs.process.b -> logs.process.a']);
   });
 
   it('rejects unknown component names', () => {
     const { graph } = newGraph();
-    expect(errorsOf(() => graph.load('logs.nothing "x" { }\n', 'u.alloy'))).toEqual(['u.alloy:1:1: unrecognized component name "logs.nothing"']);
+    expect(errorsOf(() => graph.load('logs.nothing "x" { }\n', 'u.alloy'))).toEqual([
+      'u.alloy:1:1: unrecognized component name "logs.nothing"',
+    ]);
   });
 
   it('lets several instances of a component coexist', async () => {
@@ -97,7 +110,12 @@ logs.echo "out" { }
     await receiverOf(graph, 'logs.process.a').send([entry('1')]);
     await receiverOf(graph, 'logs.process.b').send([entry('2')]);
     await graph.stop();
-    expect(output().trim().split('\n').map((l) => JSON.parse(l).labels.via)).toEqual(['a', 'b']);
+    expect(
+      output()
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).labels.via),
+    ).toEqual(['a', 'b']);
   });
 
   it('keeps the old pipeline running and reports unhealthy when a reload brings invalid stages', async () => {
@@ -116,7 +134,8 @@ logs.echo "out" { }
 
   it('swaps in a valid new pipeline on reload and becomes healthy again', async () => {
     const { graph, output } = newGraph();
-    const config = (v: string) => `logs.process "p" {\n  stage.static_labels { values = { v = "${v}" } }\n  forward_to = [logs.echo.out.receiver]\n}\nlogs.echo "out" { }\n`;
+    const config = (v: string) =>
+      `logs.process "p" {\n  stage.static_labels { values = { v = "${v}" } }\n  forward_to = [logs.echo.out.receiver]\n}\nlogs.echo "out" { }\n`;
     graph.load(config('1'), 'r.alloy');
     expect(await graph.reload(config('2'), 'r.alloy')).toEqual([]);
     await receiverOf(graph, 'logs.process.p').send([entry('x')]);

@@ -12,7 +12,10 @@ import type { Position } from '../../../lib/config/errors.js';
 const at: Position = { file: 'gen.alloy', line: 1, col: 1, offset: 0 };
 
 export const identifier: fc.Arbitrary<string> = fc
-  .tuple(fc.constantFrom('a', 'b', 'x', '_', 'é', 'stage', 'true', 'null'), fc.string({ unit: fc.constantFrom('a', 'z', '0', '9', '_', 'ß', '٣'), maxLength: 6 }))
+  .tuple(
+    fc.constantFrom('a', 'b', 'x', '_', 'é', 'stage', 'true', 'null'),
+    fc.string({ unit: fc.constantFrom('a', 'z', '0', '9', '_', 'ß', '٣'), maxLength: 6 }),
+  )
   .map(([head, tail]) => head + tail)
   .filter(isIdentifier);
 
@@ -32,11 +35,16 @@ export const stringValue: fc.Arbitrary<string> = fc.string({
 });
 
 /** Text that can sit between the quotes of a key verbatim. */
-const quotedKey: fc.Arbitrary<string> = fc.string({ unit: fc.constantFrom('a', 'B', '-', ' ', '.', '/', 'é', '😀', '\\n', '\\t'), maxLength: 6 });
+const quotedKey: fc.Arbitrary<string> = fc.string({
+  unit: fc.constantFrom('a', 'B', '-', ' ', '.', '/', 'é', '😀', '\\n', '\\t'),
+  maxLength: 6,
+});
 
 const numberRaw: fc.Arbitrary<string> = fc.oneof(
   fc.nat({ max: 1_000_000_000 }).map(String),
-  fc.tuple(fc.nat({ max: 9999 }), fc.string({ unit: fc.constantFrom('0', '1', '5', '9'), minLength: 1, maxLength: 4 })).map(([i, f]) => `${i}.${f}`),
+  fc
+    .tuple(fc.nat({ max: 9999 }), fc.string({ unit: fc.constantFrom('0', '1', '5', '9'), minLength: 1, maxLength: 4 }))
+    .map(([i, f]) => `${i}.${f}`),
   fc.tuple(fc.nat({ max: 99 }), fc.constantFrom('e', 'E', 'e+', 'e-'), fc.nat({ max: 30 })).map(([m, e, x]) => `${m}${e}${x}`),
   fc.constantFrom('.5', '1.', '010', '0'),
 );
@@ -77,22 +85,34 @@ const { expr } = fc.letrec<{ expr: Expr }>((tie) => ({
     fc.array(tie('expr'), { maxLength: 4 }).map((items): Expr => ({ kind: 'array', items, pos: at })),
     fc
       .array(
-        fc.tuple(fc.oneof(identifier.map((k) => [k, false] as const), quotedKey.map((k) => [k, true] as const)), tie('expr')).map(
-          ([[key, quoted], value]): ObjectField => ({ key, quoted, keyPos: at, value }),
-        ),
+        fc
+          .tuple(
+            fc.oneof(
+              identifier.map((k) => [k, false] as const),
+              quotedKey.map((k) => [k, true] as const),
+            ),
+            tie('expr'),
+          )
+          .map(([[key, quoted], value]): ObjectField => ({ key, quoted, keyPos: at, value })),
         { maxLength: 4 },
       )
       .map((fields): Expr => ({ kind: 'object', fields, pos: at })),
     fc.tuple(tie('expr'), identifier).map(([object, name]): Expr => ({ kind: 'access', object: postfixObject(object), name, pos: at })),
     fc.tuple(tie('expr'), tie('expr')).map(([object, index]): Expr => ({ kind: 'index', object: postfixObject(object), index, pos: at })),
-    fc.tuple(tie('expr'), fc.array(tie('expr'), { maxLength: 3 })).map(([callee, args]): Expr => ({ kind: 'call', callee: postfixObject(callee), args, pos: at })),
-    fc.tuple(fc.constantFrom<'!' | '-'>('!', '-'), tie('expr')).map(([op, operand]): Expr => ({
-      kind: 'unary',
-      op,
-      operand: operand.kind === 'binary' ? paren(operand) : operand,
-      pos: at,
-    })),
-    fc.tuple(fc.constantFrom<BinaryOp>(...(Object.keys(BINARY_PRECEDENCE) as BinaryOp[])), tie('expr'), tie('expr')).map(([op, l, r]) => binary(op, l, r)),
+    fc
+      .tuple(tie('expr'), fc.array(tie('expr'), { maxLength: 3 }))
+      .map(([callee, args]): Expr => ({ kind: 'call', callee: postfixObject(callee), args, pos: at })),
+    fc.tuple(fc.constantFrom<'!' | '-'>('!', '-'), tie('expr')).map(
+      ([op, operand]): Expr => ({
+        kind: 'unary',
+        op,
+        operand: operand.kind === 'binary' ? paren(operand) : operand,
+        pos: at,
+      }),
+    ),
+    fc
+      .tuple(fc.constantFrom<BinaryOp>(...(Object.keys(BINARY_PRECEDENCE) as BinaryOp[])), tie('expr'), tie('expr'))
+      .map(([op, l, r]) => binary(op, l, r)),
     tie('expr').map(paren),
   ),
 }));
@@ -101,16 +121,20 @@ export const expression: fc.Arbitrary<Expr> = expr;
 
 const blockName: fc.Arbitrary<string> = fc.array(identifier, { minLength: 1, maxLength: 3 }).map((parts) => parts.join('.'));
 
-const attribute: fc.Arbitrary<Attribute> = fc.tuple(identifier, expression).map(([name, value]) => ({ kind: 'attribute', name, value, pos: at }));
+const attribute: fc.Arbitrary<Attribute> = fc
+  .tuple(identifier, expression)
+  .map(([name, value]) => ({ kind: 'attribute', name, value, pos: at }));
 
 const { statement } = fc.letrec<{ statement: Statement }>((tie) => ({
   statement: fc.oneof(
     { depthSize: 'small', withCrossShrink: true },
     attribute,
-    fc.tuple(blockName, fc.option(identifier, { nil: undefined }), fc.array(tie('statement'), { maxLength: 4 })).map(([name, label, body]): Block => {
-      const block: Block = { kind: 'block', name, body, pos: at, endPos: at };
-      return label === undefined ? block : { ...block, label };
-    }),
+    fc
+      .tuple(blockName, fc.option(identifier, { nil: undefined }), fc.array(tie('statement'), { maxLength: 4 }))
+      .map(([name, label, body]): Block => {
+        const block: Block = { kind: 'block', name, body, pos: at, endPos: at };
+        return label === undefined ? block : { ...block, label };
+      }),
   ),
 }));
 
@@ -120,9 +144,61 @@ export const configFile: fc.Arbitrary<ConfigFile> = fc.array(statement, { maxLen
 /** Tokens of the language, for token soup. */
 export const tokenText: fc.Arbitrary<string> = fc.oneof(
   fc.constantFrom(
-    '{', '}', '[', ']', '(', ')', ',', '.', '=', '==', '!=', '<', '<=', '>', '>=', '+', '-', '*', '/', '%', '^', '!', '||', '&&',
-    'true', 'false', 'null', 'stage.json', 'logs.process', '"default"', '"a\\tb"', '"\\q"', '"unterminated', '`raw\nstring`', '`open',
-    '// comment\n', '/* block */', '/* open', '1', '1.5', '.5', '1e', '1e10', '010', '@', ';', '|', '&', "'x'", '\n', '\n\n', '\t', '\r\n', '\ufeff', '\0',
+    '{',
+    '}',
+    '[',
+    ']',
+    '(',
+    ')',
+    ',',
+    '.',
+    '=',
+    '==',
+    '!=',
+    '<',
+    '<=',
+    '>',
+    '>=',
+    '+',
+    '-',
+    '*',
+    '/',
+    '%',
+    '^',
+    '!',
+    '||',
+    '&&',
+    'true',
+    'false',
+    'null',
+    'stage.json',
+    'logs.process',
+    '"default"',
+    '"a\\tb"',
+    '"\\q"',
+    '"unterminated',
+    '`raw\nstring`',
+    '`open',
+    '// comment\n',
+    '/* block */',
+    '/* open',
+    '1',
+    '1.5',
+    '.5',
+    '1e',
+    '1e10',
+    '010',
+    '@',
+    ';',
+    '|',
+    '&',
+    "'x'",
+    '\n',
+    '\n\n',
+    '\t',
+    '\r\n',
+    '\ufeff',
+    '\0',
   ),
   identifier,
   stringValue.map((s) => JSON.stringify(s)),

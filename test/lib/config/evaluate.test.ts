@@ -238,8 +238,12 @@ describe('evaluate: standard library', () => {
 
   it('combines arrays of objects on matching keys', () => {
     expect(run('array.combine_maps([{a = 1, b = 2.2}], [{a = 1, c = "c1"}, {a = 2}], ["a"])')).toEqual([{ a: 1, b: 2.2, c: 'c1' }]);
-    expect(failure('array.combine_maps([{a = 1}], [{a = 1}], [])')).toBe('e.alloy:1:42: array.combine_maps: merge conditions must not be empty');
-    expect(failure('array.combine_maps([{a = 1}], ["a"], ["a"])')).toBe('e.alloy:1:31: array.combine_maps: element 0 of argument 2 must be an object, got string');
+    expect(failure('array.combine_maps([{a = 1}], [{a = 1}], [])')).toBe(
+      'e.alloy:1:42: array.combine_maps: merge conditions must not be empty',
+    );
+    expect(failure('array.combine_maps([{a = 1}], ["a"], ["a"])')).toBe(
+      'e.alloy:1:31: array.combine_maps: element 0 of argument 2 must be an object, got string',
+    );
   });
 
   it('formats strings the way Go fmt.Sprintf does', () => {
@@ -346,7 +350,15 @@ describe('capsules and helpers', () => {
   });
 
   it('names value types the way messages do', () => {
-    expect([null, 1, 'a', true, [], {}, receiver].map((v) => typeOf(v as ConfigValue))).toEqual(['null', 'number', 'string', 'bool', 'array', 'object', 'capsule']);
+    expect([null, 1, 'a', true, [], {}, receiver].map((v) => typeOf(v as ConfigValue))).toEqual([
+      'null',
+      'number',
+      'string',
+      'bool',
+      'array',
+      'object',
+      'capsule',
+    ]);
   });
 
   it('dottedPath reads references and nothing else', () => {

@@ -176,7 +176,15 @@ describe('formatConfig on hand-built trees', () => {
   it('adds the parentheses that keep the tree as built', () => {
     const sum: Expr = { kind: 'binary', op: '+', left: num(1), right: num(2), pos: at };
     expect(formatExpression({ kind: 'binary', op: '*', left: sum, right: sum, pos: at })).toBe('(1 + 2) * (1 + 2)');
-    expect(formatExpression({ kind: 'binary', op: '-', left: num(1), right: { kind: 'binary', op: '-', left: num(2), right: num(3), pos: at }, pos: at })).toBe('1 - (2 - 3)');
+    expect(
+      formatExpression({
+        kind: 'binary',
+        op: '-',
+        left: num(1),
+        right: { kind: 'binary', op: '-', left: num(2), right: num(3), pos: at },
+        pos: at,
+      }),
+    ).toBe('1 - (2 - 3)');
     const pow: Expr = { kind: 'binary', op: '^', left: num(2), right: num(3), pos: at };
     expect(formatExpression({ kind: 'binary', op: '^', left: pow, right: num(2), pos: at })).toBe('(2 ^ 3) ^ 2');
     expect(formatExpression({ kind: 'unary', op: '-', operand: sum, pos: at })).toBe('-(1 + 2)');

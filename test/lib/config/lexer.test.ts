@@ -7,12 +7,34 @@ const texts = (text: string): string[] => tokenize(text, 'f').tokens.map((t) => 
 describe('tokenize', () => {
   it('inserts a terminator at a newline after an identifier, a literal or a closing bracket', () => {
     expect(kinds('a = 1\nb = "x"\nc = d\ne = [1]\nf = g()\nh {}\n')).toEqual([
-      'ident', '=', 'number', 'terminator',
-      'ident', '=', 'string', 'terminator',
-      'ident', '=', 'ident', 'terminator',
-      'ident', '=', '[', 'number', ']', 'terminator',
-      'ident', '=', 'ident', '(', ')', 'terminator',
-      'ident', '{', '}', 'terminator',
+      'ident',
+      '=',
+      'number',
+      'terminator',
+      'ident',
+      '=',
+      'string',
+      'terminator',
+      'ident',
+      '=',
+      'ident',
+      'terminator',
+      'ident',
+      '=',
+      '[',
+      'number',
+      ']',
+      'terminator',
+      'ident',
+      '=',
+      'ident',
+      '(',
+      ')',
+      'terminator',
+      'ident',
+      '{',
+      '}',
+      'terminator',
       'eof',
     ]);
     expect(kinds('a = true\nb = null\n')).toEqual(['ident', '=', 'bool', 'terminator', 'ident', '=', 'null', 'terminator', 'eof']);
@@ -27,13 +49,31 @@ describe('tokenize', () => {
 
   it('inserts a terminator at the end of the file, with an empty text', () => {
     const { tokens } = tokenize('a = 1', 'f');
-    expect(tokens.map((t) => [t.kind, t.text])).toEqual([['ident', 'a'], ['=', '='], ['number', '1'], ['terminator', ''], ['eof', '']]);
+    expect(tokens.map((t) => [t.kind, t.text])).toEqual([
+      ['ident', 'a'],
+      ['=', '='],
+      ['number', '1'],
+      ['terminator', ''],
+      ['eof', ''],
+    ]);
     expect(describeToken(tokens[3]!)).toBe('end of file');
   });
 
   it('treats a comment running to the end of the line like the newline', () => {
     const { tokens, comments } = tokenize('a = 1 // one\nb = 2 /* two\n lines */ c', 'f');
-    expect(tokens.map((t) => t.kind)).toEqual(['ident', '=', 'number', 'terminator', 'ident', '=', 'number', 'terminator', 'ident', 'terminator', 'eof']);
+    expect(tokens.map((t) => t.kind)).toEqual([
+      'ident',
+      '=',
+      'number',
+      'terminator',
+      'ident',
+      '=',
+      'number',
+      'terminator',
+      'ident',
+      'terminator',
+      'eof',
+    ]);
     expect(tokens[3]!.pos).toEqual({ file: 'f', line: 1, col: 7, offset: 6 });
     expect(comments.map((c) => c.text)).toEqual(['// one', '/* two\n lines */']);
   });
@@ -56,7 +96,11 @@ describe('tokenize', () => {
   });
 
   it('scans integers and floats with fractions and exponents', () => {
-    expect(tokenize('1 123 1.5 .5 1. 1e3 1E+3 2.5e-10', 'f').tokens.slice(0, -2).map((t) => [t.kind, t.text])).toEqual([
+    expect(
+      tokenize('1 123 1.5 .5 1. 1e3 1E+3 2.5e-10', 'f')
+        .tokens.slice(0, -2)
+        .map((t) => [t.kind, t.text]),
+    ).toEqual([
       ['number', '1'],
       ['number', '123'],
       ['float', '1.5'],
@@ -69,7 +113,11 @@ describe('tokenize', () => {
   });
 
   it('scans identifiers with Unicode letters and digits, and the keywords', () => {
-    expect(tokenize('_a1 héllo ñ٣ true false null truth', 'f').tokens.slice(0, -2).map((t) => [t.kind, t.text])).toEqual([
+    expect(
+      tokenize('_a1 héllo ñ٣ true false null truth', 'f')
+        .tokens.slice(0, -2)
+        .map((t) => [t.kind, t.text]),
+    ).toEqual([
       ['ident', '_a1'],
       ['ident', 'héllo'],
       ['ident', 'ñ٣'],

@@ -46,9 +46,15 @@ describe('parseConfig: statements', () => {
   });
 
   it('nests blocks in blocks', () => {
-    const file = parse('http {\n  tls {\n    cert = "c"\n  }\n}\nstage.match {\n  selector = "{a=\\"b\\"}"\n  stage.json {\n    expressions = { a = "" }\n  }\n}');
+    const file = parse(
+      'http {\n  tls {\n    cert = "c"\n  }\n}\nstage.match {\n  selector = "{a=\\"b\\"}"\n  stage.json {\n    expressions = { a = "" }\n  }\n}',
+    );
     const [http, match] = file.body as Block[];
-    expect(http).toEqual({ kind: 'block', name: 'http', body: [{ kind: 'block', name: 'tls', body: [{ kind: 'attribute', name: 'cert', value: { kind: 'string', value: 'c' } }] }] });
+    expect(http).toEqual({
+      kind: 'block',
+      name: 'http',
+      body: [{ kind: 'block', name: 'tls', body: [{ kind: 'attribute', name: 'cert', value: { kind: 'string', value: 'c' } }] }],
+    });
     expect(match!.body.map((s) => s.name)).toEqual(['selector', 'stage.json']);
     expect((match!.body[1] as Block).body[0]).toEqual({
       kind: 'attribute',
@@ -119,8 +125,22 @@ describe('parseConfig: statements', () => {
         kind: 'block',
         name: 'stage.json',
         body: [
-          { kind: 'attribute', name: 'expressions', value: { kind: 'object', fields: [{ key: 'a', quoted: false, value: { kind: 'string', value: 'x' } }] } },
-          { kind: 'attribute', name: 'list', value: { kind: 'array', items: [{ kind: 'number', value: 1, raw: '1' }, { kind: 'number', value: 2, raw: '2' }] } },
+          {
+            kind: 'attribute',
+            name: 'expressions',
+            value: { kind: 'object', fields: [{ key: 'a', quoted: false, value: { kind: 'string', value: 'x' } }] },
+          },
+          {
+            kind: 'attribute',
+            name: 'list',
+            value: {
+              kind: 'array',
+              items: [
+                { kind: 'number', value: 1, raw: '1' },
+                { kind: 'number', value: 2, raw: '2' },
+              ],
+            },
+          },
           {
             kind: 'attribute',
             name: 'sum',
@@ -170,7 +190,13 @@ describe('parseConfig: literals', () => {
         { kind: 'array', items: [{ kind: 'number', value: 3, raw: '3' }] },
       ],
     });
-    expect(valueOf('[\n  "a",\n  "b",\n]')).toEqual({ kind: 'array', items: [{ kind: 'string', value: 'a' }, { kind: 'string', value: 'b' }] });
+    expect(valueOf('[\n  "a",\n  "b",\n]')).toEqual({
+      kind: 'array',
+      items: [
+        { kind: 'string', value: 'a' },
+        { kind: 'string', value: 'b' },
+      ],
+    });
     expect(valueOf('{}')).toEqual({ kind: 'object', fields: [] });
     expect(valueOf('{\n  a = 1,\n  "b-c" = { d = null },\n}')).toEqual({
       kind: 'object',
@@ -215,7 +241,10 @@ describe('parseConfig: expressions', () => {
         object: {
           kind: 'call',
           callee: { kind: 'access', object: { kind: 'ident', name: 'string' }, name: 'split' },
-          args: [{ kind: 'ident', name: 'x' }, { kind: 'string', value: ',' }],
+          args: [
+            { kind: 'ident', name: 'x' },
+            { kind: 'string', value: ',' },
+          ],
         },
         index: { kind: 'number', value: 0, raw: '0' },
       },
@@ -250,13 +279,25 @@ describe('parseConfig: expressions', () => {
     expect(expr('!(a && b)')).toEqual({
       kind: 'unary',
       op: '!',
-      operand: { kind: 'paren', inner: { kind: 'binary', op: '&&', left: { kind: 'ident', name: 'a' }, right: { kind: 'ident', name: 'b' } } },
+      operand: {
+        kind: 'paren',
+        inner: { kind: 'binary', op: '&&', left: { kind: 'ident', name: 'a' }, right: { kind: 'ident', name: 'b' } },
+      },
     });
-    expect(expr('- -1')).toEqual({ kind: 'unary', op: '-', operand: { kind: 'unary', op: '-', operand: { kind: 'number', value: 1, raw: '1' } } });
+    expect(expr('- -1')).toEqual({
+      kind: 'unary',
+      op: '-',
+      operand: { kind: 'unary', op: '-', operand: { kind: 'number', value: 1, raw: '1' } },
+    });
   });
 
   it('lets an expression continue on the next line after an operator', () => {
-    expect(valueOf('1 +\n  2')).toEqual({ kind: 'binary', op: '+', left: { kind: 'number', value: 1, raw: '1' }, right: { kind: 'number', value: 2, raw: '2' } });
+    expect(valueOf('1 +\n  2')).toEqual({
+      kind: 'binary',
+      op: '+',
+      left: { kind: 'number', value: 1, raw: '1' },
+      right: { kind: 'number', value: 2, raw: '2' },
+    });
   });
 
   it('parses a standalone expression and rejects trailing tokens', () => {
@@ -358,7 +399,11 @@ describe('parseConfig: errors', () => {
 
   it('reports lexical errors in a skipped statement too', () => {
     expect(errorOf('a = ] "\\q"\nb = @')).toBe(
-      ['main.alloy:1:5: expected expression, got "]"', 'main.alloy:1:8: unknown escape sequence "\\q"', 'main.alloy:2:5: unexpected character "@" (U+0040)'].join('\n'),
+      [
+        'main.alloy:1:5: expected expression, got "]"',
+        'main.alloy:1:8: unknown escape sequence "\\q"',
+        'main.alloy:2:5: unexpected character "@" (U+0040)',
+      ].join('\n'),
     );
   });
 

@@ -122,7 +122,9 @@ describe('properties', () => {
   });
 
   it('never throws anything but ConfigErrors on token soup', () => {
-    const soup = fc.array(fc.tuple(tokenText, fc.constantFrom('', ' ', '\n', '  ')), { maxLength: 40 }).map((parts) => parts.map(([t, s]) => t + s).join(''));
+    const soup = fc
+      .array(fc.tuple(tokenText, fc.constantFrom('', ' ', '\n', '  ')), { maxLength: 40 })
+      .map((parts) => parts.map(([t, s]) => t + s).join(''));
     fc.assert(
       fc.property(soup, (text) => {
         const file = parseOrCheckErrors(text);
@@ -133,7 +135,8 @@ describe('properties', () => {
   });
 
   it('never throws anything but ConfigErrors on damaged real configurations', () => {
-    const real = 'logs.process "default" {\n  forward_to = [loki.write.default.receiver]\n  stage.json {\n    expressions = { "app" = "", level = "lvl" } // c\n  }\n  stage.match {\n    selector = "{app=\\"x\\"}"\n    stage.drop { older_than = "1h" }\n  }\n}\n';
+    const real =
+      'logs.process "default" {\n  forward_to = [loki.write.default.receiver]\n  stage.json {\n    expressions = { "app" = "", level = "lvl" } // c\n  }\n  stage.match {\n    selector = "{app=\\"x\\"}"\n    stage.drop { older_than = "1h" }\n  }\n}\n';
     const damage = fc.array(fc.tuple(fc.nat({ max: real.length }), fc.nat({ max: 3 }), tokenText), { minLength: 1, maxLength: 4 });
     fc.assert(
       fc.property(damage, (edits) => {

@@ -17,26 +17,43 @@ describe('goSprintf', () => {
   });
 
   it('formats characters and code points', () => {
-    expect(goSprintf('%c%c %U %#U %q %q', [int(72), int(0x1f600), int(0x1f600), int(65), int(65), int(39)])).toBe("H😀 U+1F600 U+0041 'A' 'A' '\\''");
+    expect(goSprintf('%c%c %U %#U %q %q', [int(72), int(0x1f600), int(0x1f600), int(65), int(65), int(39)])).toBe(
+      "H😀 U+1F600 U+0041 'A' 'A' '\\''",
+    );
   });
 
   it('formats floats like Go, rounding half to even on exact ties', () => {
     expect(goSprintf('%v %v %v %v', [float(1.5), float(1e6), float(123456), float(1e-5)])).toBe('1.5 1e+06 123456 1e-05');
-    expect(goSprintf('%f %.2f %08.3f %.0f %.0f', [float(3.14159), float(0.125), float(3.14159), float(2.5), float(3.5)])).toBe('3.141590 0.12 0003.142 2 4');
+    expect(goSprintf('%f %.2f %08.3f %.0f %.0f', [float(3.14159), float(0.125), float(3.14159), float(2.5), float(3.5)])).toBe(
+      '3.141590 0.12 0003.142 2 4',
+    );
     expect(goSprintf('%e %E %.2e', [float(123456.789), float(123456.789), float(0)])).toBe('1.234568e+05 1.234568E+05 0.00e+00');
-    expect(goSprintf('%g %.3g %G %g', [float(0.000012345), float(1234.5678), float(1e-10), float(100)])).toBe('1.2345e-05 1.23e+03 1E-10 100');
+    expect(goSprintf('%g %.3g %G %g', [float(0.000012345), float(1234.5678), float(1e-10), float(100)])).toBe(
+      '1.2345e-05 1.23e+03 1E-10 100',
+    );
     expect(goSprintf('%+.1f|% .1f|%6.2f|%-7.1f|', [float(1), float(1), float(-1.005), float(2.25)])).toBe('+1.0| 1.0| -1.00|2.2    |');
   });
 
   it('writes infinities and NaN the way Go does', () => {
-    expect(goSprintf('%v %v %f %+v %5.1f|%05.1f', [float(Infinity), float(-Infinity), float(NaN), float(NaN), float(-Infinity), float(Infinity)])).toBe(
-      '+Inf -Inf NaN +NaN  -Inf| +Inf',
-    );
+    expect(
+      goSprintf('%v %v %f %+v %5.1f|%05.1f', [
+        float(Infinity),
+        float(-Infinity),
+        float(NaN),
+        float(NaN),
+        float(-Infinity),
+        float(Infinity),
+      ]),
+    ).toBe('+Inf -Inf NaN +NaN  -Inf| +Inf');
   });
 
   it('formats strings with width, precision and quoting', () => {
-    expect(goSprintf('%s|%10s|%-10s|%.2s|%v', [str('hi'), str('hi'), str('hi'), str('héllo'), str('x')])).toBe('hi|        hi|hi        |hé|x');
-    expect(goSprintf('%q %#q %#q %+q %#v', [str('a"b\n'), str('ab'), str('a`b'), str('é'), str('x')])).toBe('"a\\"b\\n" `ab` "a`b" "\\u00e9" "x"');
+    expect(goSprintf('%s|%10s|%-10s|%.2s|%v', [str('hi'), str('hi'), str('hi'), str('héllo'), str('x')])).toBe(
+      'hi|        hi|hi        |hé|x',
+    );
+    expect(goSprintf('%q %#q %#q %+q %#v', [str('a"b\n'), str('ab'), str('a`b'), str('é'), str('x')])).toBe(
+      '"a\\"b\\n" `ab` "a`b" "\\u00e9" "x"',
+    );
     expect(goSprintf('%x|% x|%#x|% #X', [str('hi'), str('hi'), str('hi'), str('hi')])).toBe('6869|68 69|0x6869|0X68 0X69');
   });
 
@@ -46,7 +63,13 @@ describe('goSprintf', () => {
 
   it('formats arrays and objects as Go slices and maps, keys sorted', () => {
     const slice: FmtValue = { kind: 'slice', items: [int(1), str('a'), nil, float(2.5)] };
-    const map: FmtValue = { kind: 'map', entries: [['b', str('x')], ['a', int(1)]] };
+    const map: FmtValue = {
+      kind: 'map',
+      entries: [
+        ['b', str('x')],
+        ['a', int(1)],
+      ],
+    };
     expect(goSprintf('%v %v', [slice, map])).toBe('[1 a <nil> 2.5] map[a:1 b:x]');
     expect(goSprintf('%#v', [slice])).toBe('[]interface {}{1, "a", interface {}(nil), 2.5}');
     expect(goSprintf('%#v', [map])).toBe('map[string]interface {}{"a":1, "b":"x"}');
@@ -55,9 +78,17 @@ describe('goSprintf', () => {
   });
 
   it('names argument types with %T', () => {
-    expect(goSprintf('%T %T %T %T %T %T %T', [int(1), float(1), str(''), bool(true), nil, { kind: 'slice', items: [] }, { kind: 'map', entries: [] }])).toBe(
-      'int float64 string bool <nil> []interface {} map[string]interface {}',
-    );
+    expect(
+      goSprintf('%T %T %T %T %T %T %T', [
+        int(1),
+        float(1),
+        str(''),
+        bool(true),
+        nil,
+        { kind: 'slice', items: [] },
+        { kind: 'map', entries: [] },
+      ]),
+    ).toBe('int float64 string bool <nil> []interface {} map[string]interface {}');
   });
 
   it('takes width and precision from arguments with *', () => {

@@ -3,7 +3,10 @@ import type { Block } from '../../../lib/config/ast.js';
 import { parseConfig } from '../../../lib/config/parser.js';
 import { attributesOf, blockPathLabel, blocksOf } from '../../../lib/config/walk.js';
 
-const file = parseConfig('logs.process "default" {\n  forward_to = []\n  stage.json {}\n  stage.match { selector = "{}" }\n  stage.json {}\n}', 'f');
+const file = parseConfig(
+  'logs.process "default" {\n  forward_to = []\n  stage.json {}\n  stage.match { selector = "{}" }\n  stage.json {}\n}',
+  'f',
+);
 const component = file.body[0] as Block;
 
 describe('blockPathLabel', () => {

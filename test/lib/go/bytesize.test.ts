@@ -72,12 +72,7 @@ describe('parseBase2Bytes', () => {
   });
 
   it('sums generated sequences of whole-number parts', () => {
-    const unit = fc.constantFrom<[string, bigint]>(
-      ['B', 1n],
-      ['KiB', 1024n],
-      ['MiB', 1024n ** 2n],
-      ['GiB', 1024n ** 3n],
-    );
+    const unit = fc.constantFrom<[string, bigint]>(['B', 1n], ['KiB', 1024n], ['MiB', 1024n ** 2n], ['GiB', 1024n ** 3n]);
     fc.assert(
       fc.property(fc.array(fc.tuple(fc.integer({ min: 0, max: 4096 }), unit), { minLength: 1, maxLength: 5 }), (parts) => {
         const text = parts.map(([n, [u]]) => `${n}${u}`).join('');

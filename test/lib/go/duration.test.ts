@@ -89,7 +89,7 @@ describe('parseGoDuration', () => {
     ['-9223372036854775809ns', 'time: invalid duration "-9223372036854775809ns"'],
     ['99999999999999999999s', 'time: invalid duration "99999999999999999999s"'],
   ];
-  it.each(rejected)('rejects %j with Go\'s message', (text, message) => {
+  it.each(rejected)("rejects %j with Go's message", (text, message) => {
     expect(errorOf(text)).toBe(message);
   });
 });

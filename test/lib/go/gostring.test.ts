@@ -73,7 +73,10 @@ describe('unquoteGoString', () => {
     expect(unquoteError('"\\x4g"')).toEqual({ message: 'invalid escape sequence "\\x4g": expected 2 hexadecimal digits', offset: 1 });
     expect(unquoteError('"\\x4"')).toEqual({ message: 'invalid escape sequence "\\x4": expected 2 hexadecimal digits', offset: 1 });
     expect(unquoteError('"\\u12"')).toEqual({ message: 'invalid escape sequence "\\u12": expected 4 hexadecimal digits', offset: 1 });
-    expect(unquoteError('"\\U1234567"')).toEqual({ message: 'invalid escape sequence "\\U1234567": expected 8 hexadecimal digits', offset: 1 });
+    expect(unquoteError('"\\U1234567"')).toEqual({
+      message: 'invalid escape sequence "\\U1234567": expected 8 hexadecimal digits',
+      offset: 1,
+    });
     expect(unquoteError('"\\12"')).toEqual({ message: 'invalid escape sequence "\\12": expected 3 octal digits', offset: 1 });
     expect(unquoteError('"\\128"')).toEqual({ message: 'invalid escape sequence "\\128": expected 3 octal digits', offset: 1 });
   });
@@ -81,7 +84,10 @@ describe('unquoteGoString', () => {
   it('rejects octal escapes above \\377 and escapes of surrogates or beyond U+10FFFF', () => {
     expect(unquoteError('"\\400"')).toEqual({ message: 'octal escape sequence "\\400" is out of range (maximum "\\377")', offset: 1 });
     expect(unquoteError('"x\\ud800"')).toEqual({ message: 'escape sequence "\\ud800" is not a valid Unicode code point', offset: 2 });
-    expect(unquoteError('"\\U00110000"')).toEqual({ message: 'escape sequence "\\U00110000" is not a valid Unicode code point', offset: 1 });
+    expect(unquoteError('"\\U00110000"')).toEqual({
+      message: 'escape sequence "\\U00110000" is not a valid Unicode code point',
+      offset: 1,
+    });
   });
 
   it('rejects unterminated literals, raw newlines and stray quotes', () => {

@@ -1,13 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
-import {
-  formatGoFloat,
-  isLegacyLabelName,
-  isValidLabelName,
-  isValidUtf8String,
-  stringify,
-  toFloat,
-} from '../../../lib/go/values.js';
+import { formatGoFloat, isLegacyLabelName, isValidLabelName, isValidUtf8String, stringify, toFloat } from '../../../lib/go/values.js';
 import { parseGoFloatOrUndefined as parseGoFloat } from '../../../lib/go/strconv.js';
 
 const numRuns = Number(process.env.FC_NUM_RUNS ?? 200);
@@ -53,7 +46,9 @@ describe('formatGoFloat', () => {
     [1e-7, '0.0000001'],
     [1e-6, '0.000001'],
     [1.23456e-8, '0.0000000123456'],
+    // biome-ignore lint/correctness/noPrecisionLoss: the rounding to a double is what this case checks
     [123456789012345678, '123456789012345680'],
+    // biome-ignore lint/correctness/noPrecisionLoss: the rounding to a double is what this case checks
     [12345678901234567890, '12345678901234567000'],
     [5e-324, '0.' + '0'.repeat(323) + '5'],
     [1.7976931348623157e308, '17976931348623157' + '0'.repeat(292)],
@@ -117,10 +112,41 @@ describe('parseGoFloat', () => {
   });
 
   const rejected = [
-    '', ' 1', '1 ', '+', '-', '.', 'e5', '1e', '1e+', '1.5.3', '0x', '0x1', '0xp1', '0x1.8', '1__0', '_1', '1_',
-    '1_.5', '1._5', '1_e5', '1e_5', '-nan', '+NaN', 'infin', 'infinityy', 'in', '1,5', '0b101', '0o7', '١',
+    '',
+    ' 1',
+    '1 ',
+    '+',
+    '-',
+    '.',
+    'e5',
+    '1e',
+    '1e+',
+    '1.5.3',
+    '0x',
+    '0x1',
+    '0xp1',
+    '0x1.8',
+    '1__0',
+    '_1',
+    '1_',
+    '1_.5',
+    '1._5',
+    '1_e5',
+    '1e_5',
+    '-nan',
+    '+NaN',
+    'infin',
+    'infinityy',
+    'in',
+    '1,5',
+    '0b101',
+    '0o7',
+    '١',
     // out of range: Go returns ±Inf together with an error
-    '1e400', '-1e400', '0x1p1024', '0x1.fffffffffffff8p1023',
+    '1e400',
+    '-1e400',
+    '0x1p1024',
+    '0x1.fffffffffffff8p1023',
   ];
   it.each(rejected)('rejects %j', (text) => {
     expect(parseGoFloat(text)).toBeUndefined();

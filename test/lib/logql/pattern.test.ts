@@ -48,36 +48,113 @@ describe('LogqlPattern.match', () => {
   // Loki's own matcher fixtures (pattern_test.go) plus cases from the stage tests.
   const table: Array<[string, string, Array<[string, string]> | null]> = [
     ['foo <foo> bar', 'foo buzz bar', [['foo', 'buzz']]],
-    ['foo <foo> bar<fuzz>', 'foo buzz bar', [['foo', 'buzz'], ['fuzz', '']]],
-    ['<foo>foo <bar> bar', 'foo buzz bar', [['foo', ''], ['bar', 'buzz']]],
-    ['<foo> bar<fuzz>', ' bar', [['foo', ''], ['fuzz', '']]],
-    ['<foo>bar<baz>', ' bar ', [['foo', ' '], ['baz', ' ']]],
-    ['<foo> bar<baz>', ' bar ', [['foo', ''], ['baz', ' ']]],
-    ['<foo>bar <baz>', ' bar ', [['foo', ' '], ['baz', '']]],
+    [
+      'foo <foo> bar<fuzz>',
+      'foo buzz bar',
+      [
+        ['foo', 'buzz'],
+        ['fuzz', ''],
+      ],
+    ],
+    [
+      '<foo>foo <bar> bar',
+      'foo buzz bar',
+      [
+        ['foo', ''],
+        ['bar', 'buzz'],
+      ],
+    ],
+    [
+      '<foo> bar<fuzz>',
+      ' bar',
+      [
+        ['foo', ''],
+        ['fuzz', ''],
+      ],
+    ],
+    [
+      '<foo>bar<baz>',
+      ' bar ',
+      [
+        ['foo', ' '],
+        ['baz', ' '],
+      ],
+    ],
+    [
+      '<foo> bar<baz>',
+      ' bar ',
+      [
+        ['foo', ''],
+        ['baz', ' '],
+      ],
+    ],
+    [
+      '<foo>bar <baz>',
+      ' bar ',
+      [
+        ['foo', ' '],
+        ['baz', ''],
+      ],
+    ],
     ['<foo>', ' bar ', [['foo', ' bar ']]],
-    ['<path>?<_>', '/api/plugins/versioncheck?slugIn=snuids-trafficlights-panel,input,gel&grafanaVersion=7.0.0-beta1', [['path', '/api/plugins/versioncheck']]],
+    [
+      '<path>?<_>',
+      '/api/plugins/versioncheck?slugIn=snuids-trafficlights-panel,input,gel&grafanaVersion=7.0.0-beta1',
+      [['path', '/api/plugins/versioncheck']],
+    ],
     ['<path>?<_>', '/api/plugins/status', [['path', '/api/plugins/status']]],
     [
       '<ip> <userid> <user> [<_>] "<method> <path> <_>" <status> <size>',
       '127.0.0.1 user-identifier frank [10/Oct/2000:13:55:36 -0700] "GET /apache_pb.gif HTTP/1.0" 200 2326',
-      [['ip', '127.0.0.1'], ['userid', 'user-identifier'], ['user', 'frank'], ['method', 'GET'], ['path', '/apache_pb.gif'], ['status', '200'], ['size', '2326']],
+      [
+        ['ip', '127.0.0.1'],
+        ['userid', 'user-identifier'],
+        ['user', 'frank'],
+        ['method', 'GET'],
+        ['path', '/apache_pb.gif'],
+        ['status', '200'],
+        ['size', '2326'],
+      ],
     ],
     [
       '<_> <id> [<level>] [<no>] [<component>] ',
       '2020-08-06T14:25:02.835618Z 0 [Note] [MY-012487] [InnoDB] DDL log recovery : begin',
-      [['id', '0'], ['level', 'Note'], ['no', 'MY-012487'], ['component', 'InnoDB']],
+      [
+        ['id', '0'],
+        ['level', 'Note'],
+        ['no', 'MY-012487'],
+        ['component', 'InnoDB'],
+      ],
     ],
     [
       '<level>  [<component>]<_> in <duration>.<_>',
       'INFO  [Service Thread] 2021-05-19 07:40:12,130 GCInspector.java:284 - ParNew GC in 248ms.  CMS Old Gen: 5043436640',
-      [['level', 'INFO'], ['component', 'Service Thread'], ['duration', '248ms']],
+      [
+        ['level', 'INFO'],
+        ['component', 'Service Thread'],
+        ['duration', '248ms'],
+      ],
     ],
     [
       '<_>][<level>][<component>] [<id>] [<index>]',
       '[2021-05-19T06:54:06,994][INFO ][o.e.c.m.MetaDataMappingService] [1f605d47-8454-4bfb-a67f-49f318bf837a] [usage-stats-2021.05.19/O2Je9IbmR8CqFyUvNpTttA] update_mapping [report]',
-      [['level', 'INFO '], ['component', 'o.e.c.m.MetaDataMappingService'], ['id', '1f605d47-8454-4bfb-a67f-49f318bf837a'], ['index', 'usage-stats-2021.05.19/O2Je9IbmR8CqFyUvNpTttA']],
+      [
+        ['level', 'INFO '],
+        ['component', 'o.e.c.m.MetaDataMappingService'],
+        ['id', '1f605d47-8454-4bfb-a67f-49f318bf837a'],
+        ['index', 'usage-stats-2021.05.19/O2Je9IbmR8CqFyUvNpTttA'],
+      ],
     ],
-    ['<time> <stream> <flags> <message>', "2019-01-01T01:00:00.000000001Z stderr P i'm a log message!", [['time', '2019-01-01T01:00:00.000000001Z'], ['stream', 'stderr'], ['flags', 'P'], ['message', "i'm a log message!"]]],
+    [
+      '<time> <stream> <flags> <message>',
+      "2019-01-01T01:00:00.000000001Z stderr P i'm a log message!",
+      [
+        ['time', '2019-01-01T01:00:00.000000001Z'],
+        ['stream', 'stderr'],
+        ['flags', 'P'],
+        ['message', "i'm a log message!"],
+      ],
+    ],
     ['unicode <emoji> character', 'unicode 🤷 character', [['emoji', '🤷']]],
     ['unicode ▶ <what>', 'unicode ▶ character', [['what', 'character']]],
     ['HTTP/<protocol_version>', 'HTTP/1.1', [['protocol_version', '1.1']]],
@@ -87,9 +164,30 @@ describe('LogqlPattern.match', () => {
     ['<foo ><bar>', '<foo>hello', null],
     ['<1_> <a>', '<1_> x', [['a', 'x']]],
     ['<a>', '', null],
-    ['<a> <b> <c>', 'x y', [['a', 'x'], ['b', 'y']]],
-    ['<a>,<b>;', 'x,y;trailing text', [['a', 'x'], ['b', 'y']]],
-    ['<a>,<b>;', 'x,y', [['a', 'x'], ['b', 'y']]],
+    [
+      '<a> <b> <c>',
+      'x y',
+      [
+        ['a', 'x'],
+        ['b', 'y'],
+      ],
+    ],
+    [
+      '<a>,<b>;',
+      'x,y;trailing text',
+      [
+        ['a', 'x'],
+        ['b', 'y'],
+      ],
+    ],
+    [
+      '<a>,<b>;',
+      'x,y',
+      [
+        ['a', 'x'],
+        ['b', 'y'],
+      ],
+    ],
     ['<_>:<a>', 'no colon here', []],
   ];
   it.each(table)('matches %j against %j', (pattern, input, expected) => {

@@ -23,7 +23,13 @@ describe('parseSelector', () => {
     ['{ foo !~ "bar" }', { matchers: [{ name: 'foo', op: '!~', value: 'bar' }], filters: [] }],
     [
       '{ foo = "bar", bar != "baz" }',
-      { matchers: [{ name: 'foo', op: '=', value: 'bar' }, { name: 'bar', op: '!=', value: 'baz' }], filters: [] },
+      {
+        matchers: [
+          { name: 'foo', op: '=', value: 'bar' },
+          { name: 'bar', op: '!=', value: 'baz' },
+        ],
+        filters: [],
+      },
     ],
     ['{ foo = "ba\\"r" }', { matchers: [{ name: 'foo', op: '=', value: 'ba"r' }], filters: [] }],
     [
@@ -69,7 +75,10 @@ describe('parseSelector', () => {
     ['{a="b",}', 'parse error at line 1, col 8: syntax error: unexpected }, expecting IDENTIFIER'],
     ['{a="b" b="c"}', 'parse error at line 1, col 8: syntax error: unexpected IDENTIFIER, expecting } or ,'],
     ['{a=~"b"}}', 'parse error at line 1, col 9: syntax error: unexpected }, expecting != or !~ or |~ or |='],
-    ['{foo="bar"} |= "foo" | status >= 200', 'parse error at line 1, col 22: syntax error: unexpected IDENTIFIER, expecting != or !~ or |~ or |='],
+    [
+      '{foo="bar"} |= "foo" | status >= 200',
+      'parse error at line 1, col 22: syntax error: unexpected IDENTIFIER, expecting != or !~ or |~ or |=',
+    ],
     ['{foo="bar"} |> "x"', 'parse error at line 1, col 13: syntax error: unexpected IDENTIFIER, expecting != or !~ or |~ or |='],
     ['{foo="bar"} | json', 'parse error at line 1, col 13: syntax error: unexpected IDENTIFIER, expecting != or !~ or |~ or |='],
     ['{a="b"}\n|= 1', 'parse error at line 2, col 4: syntax error: unexpected IDENTIFIER, expecting STRING'],
@@ -84,7 +93,7 @@ describe('parseSelector', () => {
     ['{a=`b', 'parse error at line 1, col 4: literal not terminated'],
     ['{a="b"} /* x', 'parse error at line 1, col 9: comment not terminated'],
     ['{a=0x}', 'parse error at line 1, col 4: hexadecimal literal has no digits'],
-    ['{a=09}', 'parse error at line 1, col 4: invalid digit \'9\' in octal literal'],
+    ['{a=09}', "parse error at line 1, col 4: invalid digit '9' in octal literal"],
     ['{a=1e}', 'parse error at line 1, col 4: exponent has no digits'],
     ['{a=1__0}', "parse error at line 1, col 4: '_' must separate successive digits"],
     ['{a=0b1.0}', 'parse error at line 1, col 4: invalid radix point in binary literal'],
@@ -103,7 +112,9 @@ describe('parseSelector', () => {
   });
 
   it('never throws anything but SelectorError', () => {
-    const text = fc.string({ unit: fc.constantFrom('{', '}', '"', '`', "'", '=', '!', '~', '|', ',', ' ', '\n', 'a', '1', '\\', '/', '*', '.', 'x', 'é') });
+    const text = fc.string({
+      unit: fc.constantFrom('{', '}', '"', '`', "'", '=', '!', '~', '|', ',', ' ', '\n', 'a', '1', '\\', '/', '*', '.', 'x', 'é'),
+    });
     fc.assert(
       fc.property(text, (s) => {
         try {
@@ -118,7 +129,8 @@ describe('parseSelector', () => {
 });
 
 describe('compileSelector', () => {
-  const matches = (selector: string, labels: Record<string, string>, line = 'foo') => compileSelector(parseSelector(selector))(labels, line);
+  const matches = (selector: string, labels: Record<string, string>, line = 'foo') =>
+    compileSelector(parseSelector(selector))(labels, line);
 
   it('compares label values exactly, a missing label being empty', () => {
     expect(matches('{foo="bar"}', { foo: 'bar' })).toBe(true);

@@ -7,11 +7,15 @@ const numRuns = Number(process.env.FC_NUM_RUNS ?? 100);
 describe('label text', () => {
   it('parses what it formats, for any label values', () => {
     const labelName = fc.string({ unit: fc.constantFrom(...'abcXYZ_019'), maxLength: 8 }).map((rest) => `l${rest}`);
-    const labelSets = fc.array(fc.tuple(labelName, fc.string({ unit: 'binary', maxLength: 12 })), { maxLength: 6 }).map((pairs) => Object.fromEntries(pairs));
+    const labelSets = fc
+      .array(fc.tuple(labelName, fc.string({ unit: 'binary', maxLength: 12 })), { maxLength: 6 })
+      .map((pairs) => Object.fromEntries(pairs));
     fc.assert(
       fc.property(labelSets, (labels) => {
         // Lone surrogates cannot survive UTF-8; Go's quoting writes them as U+FFFD.
-        const expected = Object.fromEntries(Object.entries(labels).map(([k, v]) => [k, (v as string & { toWellFormed(): string }).toWellFormed()]));
+        const expected = Object.fromEntries(
+          Object.entries(labels).map(([k, v]) => [k, (v as string & { toWellFormed(): string }).toWellFormed()]),
+        );
         expect(parseLabelText(formatLabelText(labels))).toEqual(expected);
       }),
       { numRuns },
@@ -32,8 +36,12 @@ describe('label text', () => {
 
   it('names what is wrong and where', () => {
     expect(() => parseLabelText('{a="1"')).toThrow(new LabelTextError('parse error at offset 6 of "{a=\\"1\\"": expected "," or "}"'));
-    expect(() => parseLabelText('{1a="x"}')).toThrow(new LabelTextError('parse error at offset 1 of "{1a=\\"x\\"}": expected a label name'));
+    expect(() => parseLabelText('{1a="x"}')).toThrow(
+      new LabelTextError('parse error at offset 1 of "{1a=\\"x\\"}": expected a label name'),
+    );
     expect(() => parseLabelText('{a="\\q"}')).toThrow(LabelTextError);
-    expect(() => parseLabelText('{a="1"} x')).toThrow(new LabelTextError('parse error at offset 8 of "{a=\\"1\\"} x": unexpected text after "}"'));
+    expect(() => parseLabelText('{a="1"} x')).toThrow(
+      new LabelTextError('parse error at offset 8 of "{a=\\"1\\"} x": unexpected text after "}"'),
+    );
   });
 });

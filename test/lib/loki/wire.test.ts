@@ -20,7 +20,11 @@ function generatedEncode(streams: readonly WireStream[]): Uint8Array {
             nanos += 1_000_000_000n;
             seconds -= 1n;
           }
-          return { timestamp: { seconds, nanos: Number(nanos) }, line: e.line, structuredMetadata: e.structuredMetadata.map((p) => ({ ...p })) };
+          return {
+            timestamp: { seconds, nanos: Number(nanos) },
+            line: e.line,
+            structuredMetadata: e.structuredMetadata.map((p) => ({ ...p })),
+          };
         }),
       })),
     }),
@@ -108,7 +112,9 @@ describe('push request wire codec', () => {
 
   it('names a truncated body', () => {
     const bytes = encodePushRequest([{ labels: '{a="1"}', entries: [{ timestampNs: 5n, line: 'hello', structuredMetadata: [] }] }]);
-    expect(() => decodePushRequest(bytes.subarray(0, bytes.length - 2))).toThrow(new WireError('field length 22 runs past the end of its message at offset 2'));
+    expect(() => decodePushRequest(bytes.subarray(0, bytes.length - 2))).toThrow(
+      new WireError('field length 22 runs past the end of its message at offset 2'),
+    );
   });
 
   it('rejects a line that is not valid UTF-8', () => {

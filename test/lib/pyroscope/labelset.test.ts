@@ -58,7 +58,15 @@ describe('parseLabelSet', () => {
 
 describe('formatLabelSet', () => {
   it('writes the app name then the other labels sorted by key', () => {
-    expect(formatLabelSet(new Map([['z', '1'], ['__name__', 'app'], ['a', '2']]))).toBe('app{a=2,z=1}');
+    expect(
+      formatLabelSet(
+        new Map([
+          ['z', '1'],
+          ['__name__', 'app'],
+          ['a', '2'],
+        ]),
+      ),
+    ).toBe('app{a=2,z=1}');
     expect(formatLabelSet(new Map([['a', '2']]))).toBe('{a=2}');
   });
 });

@@ -21,7 +21,11 @@ describe('browser entry (re2js)', () => {
   it('matches, replaces and splits like the Node entry', () => {
     const re = compileInBrowser('(?P<k>\\w+)=(?<v>\\S*)');
     expect(re.groupNames).toEqual([undefined, 'k', 'v']);
-    expect(re.exec('x a=1')!.indices).toEqual([[2, 5], [2, 3], [4, 5]]);
+    expect(re.exec('x a=1')!.indices).toEqual([
+      [2, 5],
+      [2, 3],
+      [4, 5],
+    ]);
     expect(re.replaceAll('a=1 b=2', '${v}$k')).toBe('1a 2b');
     expect(compileInBrowser('a*').split('abaabaccadaaae', 5)).toEqual(['', 'b', 'b', 'c', 'cadaaae']);
     expect(compileInBrowser('\\u0041\\p{Letter}').test('Aé')).toBe(true);

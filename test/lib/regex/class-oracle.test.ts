@@ -17,7 +17,9 @@ describe('engineCodePoints', () => {
   });
 
   it('never lists surrogates, even for a class written over them', () => {
-    expect(engineCodePoints(nodeRe2Engine, '[\\x{D000}-\\x{E000}]').equals(CodePointSet.fromRanges([0xd000, 0xd7ff, 0xe000, 0xe000]))).toBe(true);
+    expect(engineCodePoints(nodeRe2Engine, '[\\x{D000}-\\x{E000}]').equals(CodePointSet.fromRanges([0xd000, 0xd7ff, 0xe000, 0xe000]))).toBe(
+      true,
+    );
   });
 
   it('reads UTF-8 and UTF-16 scans the same way', () => {
@@ -31,7 +33,9 @@ describe('engineCodePoints', () => {
     const foldsOntoAscii = engineCodePoints(nodeRe2Engine, '(?i:[\\x00-\\x7F])');
     expect(foldsOntoAscii.ranges).toEqual(foldAscii(ascii).ranges);
     // Every orbit lies inside that union, so each character is checked against it alone.
-    const candidates = foldsOntoAscii.ranges.flatMap((lo, i, r) => (i % 2 === 0 ? Array.from({ length: r[i + 1]! - lo + 1 }, (_, k) => lo + k) : []));
+    const candidates = foldsOntoAscii.ranges.flatMap((lo, i, r) =>
+      i % 2 === 0 ? Array.from({ length: r[i + 1]! - lo + 1 }, (_, k) => lo + k) : [],
+    );
     for (let cp = 0; cp < 0x80; cp++) {
       const program = nodeRe2Engine.compile(`(?i:\\x{${cp.toString(16)}})`);
       const orbit = candidates.filter((c) => program.search(String.fromCodePoint(c), 0) !== null);

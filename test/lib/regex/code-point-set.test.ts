@@ -3,7 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { CodePointSet, MAX_CODE_POINT } from '../../../lib/regex/code-point-set.js';
 
 const codePoint = fc.integer({ min: 0, max: MAX_CODE_POINT });
-const set = fc.array(fc.tuple(codePoint, codePoint), { maxLength: 6 }).map((pairs) => CodePointSet.fromRanges(pairs.flatMap(([a, b]) => [Math.min(a, b), Math.max(a, b)])));
+const set = fc
+  .array(fc.tuple(codePoint, codePoint), { maxLength: 6 })
+  .map((pairs) => CodePointSet.fromRanges(pairs.flatMap(([a, b]) => [Math.min(a, b), Math.max(a, b)])));
 
 describe('CodePointSet', () => {
   it('merges overlapping and adjacent ranges', () => {

@@ -17,7 +17,7 @@ describe('linear-time matching', () => {
     compileRegex('warm-up');
     expect(linearTimeFallbackEnabled()).toBe(true);
     // A RegExp compiled after the flag was set: without the fallback this takes many seconds.
-    const raw = new RegExp('(a+)+$');
+    const raw = /(a+)+$/;
     expect(bestMs(() => raw.exec('a'.repeat(30) + '!'))).toBeLessThan(100);
   });
 

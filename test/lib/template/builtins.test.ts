@@ -51,7 +51,9 @@ describe('len, index, slice', () => {
     expect(builtins('{{ index .l 1 }} {{ index .m "a" }} {{ index .m "zz" }} {{ index "abc" 1 }}', { l: ['x', 'y'], m: { a: 'A' } })).toBe(
       'y A <no value> 98',
     );
-    expect(renderError('{{ index .l 2 }}', { l: [1, 2] }, builtinFuncs)).toContain('error calling index: reflect: slice index out of range');
+    expect(renderError('{{ index .l 2 }}', { l: [1, 2] }, builtinFuncs)).toContain(
+      'error calling index: reflect: slice index out of range',
+    );
     expect(renderError('{{ index .l 5 }}', { l: [1, 2] }, builtinFuncs)).toContain('error calling index: index out of range: 5');
   });
 

@@ -96,7 +96,7 @@ function templateData(extracted: Record<string, unknown>): Record<string, unknow
 function templateStage(source: string, template: Template): Stage {
   return (e) => {
     const data = templateData(e.extracted);
-    if (Object.prototype.hasOwnProperty.call(e.extracted, source)) {
+    if (Object.hasOwn(e.extracted, source)) {
       const s = stringify(e.extracted[source]);
       if (s !== undefined) data['Value'] = s;
     }
@@ -116,7 +116,7 @@ function replaceStage(re: Regex, source: string, template: Template): Stage {
   return (e) => {
     let input: string | undefined = e.line;
     if (source !== '') {
-      if (!Object.prototype.hasOwnProperty.call(e.extracted, source)) return;
+      if (!Object.hasOwn(e.extracted, source)) return;
       input = stringify(e.extracted[source]);
       if (input === undefined) return;
     }

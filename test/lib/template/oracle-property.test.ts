@@ -129,7 +129,11 @@ function body(depth: number, vars: readonly string[], inRange: boolean): Gen {
       {
         weight: 1,
         arbitrary: fc
-          .tuple(fc.constantFrom('.l', '.m', '$.l', '3', '0', '.a', '.deep'), inner([...vars, '$i', '$v'], true), fc.option(inner(vars, inRange)))
+          .tuple(
+            fc.constantFrom('.l', '.m', '$.l', '3', '0', '.a', '.deep'),
+            inner([...vars, '$i', '$v'], true),
+            fc.option(inner(vars, inRange)),
+          )
           .map(([over, t, e]) => `{{range $i, $v := ${over}}}${t}${e === null ? '' : `{{else}}${e}`}{{end}}`),
       },
       {
@@ -149,15 +153,19 @@ const template = fc.oneof(
 );
 
 describe('random templates against Go text/template', () => {
-  it('render identically (or fail identically) to the real Go engine', () => {
-    fc.assert(
-      fc.property(template, data, (t, d) => {
-        const want = oracle(t, d);
-        // The oracle fails on missing keys where the reference prints <no value>; such draws say nothing.
-        fc.pre(want.ok || !want.message.includes('map has no entry for key'));
-        expect(ours(t, d)).toEqual(want);
-      }),
-      { numRuns: RUNS },
-    );
-  }, Math.max(20_000, RUNS * 15));
+  it(
+    'render identically (or fail identically) to the real Go engine',
+    () => {
+      fc.assert(
+        fc.property(template, data, (t, d) => {
+          const want = oracle(t, d);
+          // The oracle fails on missing keys where the reference prints <no value>; such draws say nothing.
+          fc.pre(want.ok || !want.message.includes('map has no entry for key'));
+          expect(ours(t, d)).toEqual(want);
+        }),
+        { numRuns: RUNS },
+      );
+    },
+    Math.max(20_000, RUNS * 15),
+  );
 });

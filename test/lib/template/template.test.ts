@@ -5,7 +5,9 @@ import { render, renderError } from './render.js';
 
 describe('parseTemplate', () => {
   it('compiles once and renders many times with different data', () => {
-    const t = parseTemplate('{{ .app | ToUpper }}-{{ .level }}', { funcs: { ToUpper: defineFunc([T_STRING], (s: string) => s.toUpperCase()) } });
+    const t = parseTemplate('{{ .app | ToUpper }}-{{ .level }}', {
+      funcs: { ToUpper: defineFunc([T_STRING], (s: string) => s.toUpperCase()) },
+    });
     expect(t.execute({ app: 'a', level: 'x' })).toBe('A-x');
     expect(t.execute({ app: 'b', level: 'y' })).toBe('B-y');
   });
@@ -33,7 +35,27 @@ describe('parseTemplate', () => {
 
   it('exposes Go built-ins as a function map', () => {
     expect(Object.keys(builtinFuncs).sort()).toEqual(
-      ['and', 'call', 'eq', 'ge', 'gt', 'html', 'index', 'js', 'le', 'len', 'lt', 'ne', 'not', 'or', 'print', 'printf', 'println', 'slice', 'urlquery'].sort(),
+      [
+        'and',
+        'call',
+        'eq',
+        'ge',
+        'gt',
+        'html',
+        'index',
+        'js',
+        'le',
+        'len',
+        'lt',
+        'ne',
+        'not',
+        'or',
+        'print',
+        'printf',
+        'println',
+        'slice',
+        'urlquery',
+      ].sort(),
     );
   });
 });
@@ -77,9 +99,7 @@ describe('fields, variables and missing keys', () => {
   });
 
   it('treats a missing key as nil in function arguments', () => {
-    expect(render('{{ printf "%s" .missing }}|{{ printf "%v" .missing }}|{{ toString .missing }}', data)).toBe(
-      '%!s(<nil>)|<nil>|<nil>',
-    );
+    expect(render('{{ printf "%s" .missing }}|{{ printf "%v" .missing }}|{{ toString .missing }}', data)).toBe('%!s(<nil>)|<nil>|<nil>');
   });
 
   it('compares a missing operand as unequal without an error', () => {
@@ -186,6 +206,8 @@ describe('pipelines and literals', () => {
 
   it('calls a function value from the data with call', () => {
     expect(render('{{ call .f "a" 2 }}', { f: (a: string, b: number) => `${a}${b}` })).toBe('a2');
-    expect(renderError('{{ call .s }}', { s: 'x' })).toBe('template: tpl:1:3: executing "tpl" at <call .s>: error calling call: non-function .s of type string');
+    expect(renderError('{{ call .s }}', { s: 'x' })).toBe(
+      'template: tpl:1:3: executing "tpl" at <call .s>: error calling call: non-function .s of type string',
+    );
   });
 });

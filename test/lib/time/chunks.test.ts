@@ -88,13 +88,7 @@ describe('layoutSteps', () => {
   });
 
   it('takes the longest numeric zone form first', () => {
-    expect(kinds('-07:00:00 -070000 -0700 -07:00 -07')).toEqual([
-      'NumColonSecondsTZ',
-      'NumSecondsTZ',
-      'NumTZ',
-      'NumColonTZ',
-      'NumShortTZ',
-    ]);
+    expect(kinds('-07:00:00 -070000 -0700 -07:00 -07')).toEqual(['NumColonSecondsTZ', 'NumSecondsTZ', 'NumTZ', 'NumColonTZ', 'NumShortTZ']);
     expect(kinds('Z07:00:00 Z070000 Z0700 Z07:00 Z07')).toEqual([
       'ISO8601ColonSecondsTZ',
       'ISO8601SecondsTZ',

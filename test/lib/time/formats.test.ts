@@ -67,9 +67,7 @@ describe('parseTimestamp: shorthands', () => {
     expect(parseTimestamp('Mon, 02 Jan 2006 15:04:05 MST', value, { location: 'America/New_York', nowNs: NOW })).toBe(
       ns('2006-01-02T20:04:05Z'),
     );
-    expect(parseTimestamp('ANSIC', 'Mon Jan  2 15:04:05 2006', { location: 'Asia/Tokyo', nowNs: NOW })).toBe(
-      ns('2006-01-02T15:04:05Z'),
-    );
+    expect(parseTimestamp('ANSIC', 'Mon Jan  2 15:04:05 2006', { location: 'Asia/Tokyo', nowNs: NOW })).toBe(ns('2006-01-02T15:04:05Z'));
   });
 
   it('takes other Go constant names as literal layouts', () => {
@@ -142,9 +140,7 @@ describe('parseTimestamp: Unix formats', () => {
   });
 
   it('wraps UnixMs and UnixUs around int64 as Go multiplication does', () => {
-    expect(parseTimestamp('UnixMs', '9223372036854775807', { nowNs: NOW })).toBe(
-      BigInt.asIntN(64, 9223372036854775807n * 1_000_000n),
-    );
+    expect(parseTimestamp('UnixMs', '9223372036854775807', { nowNs: NOW })).toBe(BigInt.asIntN(64, 9223372036854775807n * 1_000_000n));
     expect(parseTimestamp('UnixUs', '-9223372036854775808', { nowNs: NOW })).toBe(0n);
   });
 
@@ -157,15 +153,13 @@ describe('parseTimestamp: custom layouts', () => {
   it('reads a zone-less value in the location, or UTC without one', () => {
     const layout = '2006-01-02 15:04:05';
     expect(parseTimestamp(layout, '2019-07-22 20:29:32', { nowNs: NOW })).toBe(ns('2019-07-22T20:29:32Z'));
-    expect(parseTimestamp(layout, '2019-07-22 20:29:32', { location: 'America/New_York', nowNs: NOW })).toBe(
-      ns('2019-07-23T00:29:32Z'),
-    );
+    expect(parseTimestamp(layout, '2019-07-22 20:29:32', { location: 'America/New_York', nowNs: NOW })).toBe(ns('2019-07-23T00:29:32Z'));
   });
 
   it('lets a numeric offset in the value win over the location', () => {
-    expect(
-      parseTimestamp('02/Jan/2006:15:04:05 -0700', '10/Oct/2000:13:55:36 -0700', { location: 'Asia/Tokyo', nowNs: NOW }),
-    ).toBe(ns('2000-10-10T20:55:36Z'));
+    expect(parseTimestamp('02/Jan/2006:15:04:05 -0700', '10/Oct/2000:13:55:36 -0700', { location: 'Asia/Tokyo', nowNs: NOW })).toBe(
+      ns('2000-10-10T20:55:36Z'),
+    );
   });
 
   it('throws for an unknown location', () => {
@@ -258,9 +252,7 @@ describe('parseTimestampWithFallbacks', () => {
   });
 
   it('applies the shorthand rules to fallbacks too', () => {
-    expect(parseTimestampWithFallbacks(['UnixNs', 'RFC3339'], '2012-11-01T22:08:41Z', { nowNs: NOW })).toBe(
-      ns('2012-11-01T22:08:41Z'),
-    );
+    expect(parseTimestampWithFallbacks(['UnixNs', 'RFC3339'], '2012-11-01T22:08:41Z', { nowNs: NOW })).toBe(ns('2012-11-01T22:08:41Z'));
   });
 
   it('throws the error of the first format when none parses', () => {
@@ -318,9 +310,7 @@ interface ConformanceCase {
   readonly now?: string;
 }
 
-const cases = JSON.parse(
-  readFileSync(new URL('./fixtures/timestamp.json', import.meta.url), 'utf8'),
-) as ConformanceCase[];
+const cases = JSON.parse(readFileSync(new URL('./fixtures/timestamp.json', import.meta.url), 'utf8')) as ConformanceCase[];
 
 function attribute(config: string, name: string): string | undefined {
   return new RegExp(`\\b${name}\\s*=\\s*"([^"]*)"`).exec(config)?.[1];
@@ -357,9 +347,7 @@ describe('conformance: stage.timestamp values', () => {
       }
       return;
     }
-    const fallbacks = [...(/fallback_formats\s*=\s*\[([^\]]*)\]/.exec(block)?.[1] ?? '').matchAll(/"([^"]*)"/g)].map(
-      (m) => m[1]!,
-    );
+    const fallbacks = [...(/fallback_formats\s*=\s*\[([^\]]*)\]/.exec(block)?.[1] ?? '').matchAll(/"([^"]*)"/g)].map((m) => m[1]!);
     const nowNs = c.now === undefined ? NOW : ns(c.now);
     const nowYear = new Date(Number(nowNs / 1_000_000n)).getUTCFullYear();
     const lastParsed = new Map<string, bigint>();

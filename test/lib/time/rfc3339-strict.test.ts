@@ -49,10 +49,13 @@ describe('parseRFC3339Strict', () => {
 
   it('agrees with Date.parse on millisecond timestamps (property)', () => {
     fc.assert(
-      fc.property(fc.date({ min: new Date('0001-01-01T00:00:00Z'), max: new Date('9999-12-31T23:59:59Z'), noInvalidDate: true }), (date) => {
-        const iso = date.toISOString();
-        expect(parseRFC3339Strict(iso)).toBe(BigInt(date.getTime()) * 1_000_000n);
-      }),
+      fc.property(
+        fc.date({ min: new Date('0001-01-01T00:00:00Z'), max: new Date('9999-12-31T23:59:59Z'), noInvalidDate: true }),
+        (date) => {
+          const iso = date.toISOString();
+          expect(parseRFC3339Strict(iso)).toBe(BigInt(date.getTime()) * 1_000_000n);
+        },
+      ),
       { numRuns: NUM_RUNS },
     );
   });

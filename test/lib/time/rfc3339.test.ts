@@ -40,7 +40,10 @@ describe('parseRFC3339', () => {
     ['2024-01-02T03:04:05z', 'parsing time "2024-01-02T03:04:05z" as "2006-01-02T15:04:05Z07:00": cannot parse "z" as "Z07:00"'],
     ['2024-01-02T03:04:05', 'parsing time "2024-01-02T03:04:05" as "2006-01-02T15:04:05Z07:00": cannot parse "" as "Z07:00"'],
     ['2024-02-30T03:04:05Z', 'parsing time "2024-02-30T03:04:05Z": day out of range'],
-    ['2024-01-02T03:04:05+0100', 'parsing time "2024-01-02T03:04:05+0100" as "2006-01-02T15:04:05Z07:00": cannot parse "+0100" as "Z07:00"'],
+    [
+      '2024-01-02T03:04:05+0100',
+      'parsing time "2024-01-02T03:04:05+0100" as "2006-01-02T15:04:05Z07:00": cannot parse "+0100" as "Z07:00"',
+    ],
   ])('rejects %s', (text, message) => {
     let error: unknown;
     try {

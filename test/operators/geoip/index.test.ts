@@ -27,21 +27,37 @@ const CITY_RECORD = {
   postal: { code: 'OX1' },
   subdivisions: [{ geoname_id: mmdb.uint32(6269131), iso_code: 'ENG', names: { en: 'England' } }],
 };
-const cityDb = database('city', [{ network: '192.0.2.0/24', data: CITY_RECORD }, { network: '198.51.100.0/24', data: { city: { names: 'not a map' } } }], {
-  ipVersion: 4,
-  recordSize: 24,
-  databaseType: 'GeoIP2-City',
-});
+const cityDb = database(
+  'city',
+  [
+    { network: '192.0.2.0/24', data: CITY_RECORD },
+    { network: '198.51.100.0/24', data: { city: { names: 'not a map' } } },
+  ],
+  {
+    ipVersion: 4,
+    recordSize: 24,
+    databaseType: 'GeoIP2-City',
+  },
+);
 const countryDb = database(
   'country',
-  [{ network: '192.0.2.0/24', data: { continent: { code: 'NA', names: { en: 'North America' } }, country: { iso_code: 'US', names: { en: 'United States' } } } }],
+  [
+    {
+      network: '192.0.2.0/24',
+      data: { continent: { code: 'NA', names: { en: 'North America' } }, country: { iso_code: 'US', names: { en: 'United States' } } },
+    },
+  ],
   { ipVersion: 4, recordSize: 28, databaseType: 'GeoIP2-Country' },
 );
-const asnDb = database('asn', [{ network: '192.0.2.0/24', data: { autonomous_system_number: mmdb.uint32(1337), autonomous_system_organization: 'Just a Test' } }], {
-  ipVersion: 4,
-  recordSize: 32,
-  databaseType: 'GeoLite2-ASN',
-});
+const asnDb = database(
+  'asn',
+  [{ network: '192.0.2.0/24', data: { autonomous_system_number: mmdb.uint32(1337), autonomous_system_organization: 'Just a Test' } }],
+  {
+    ipVersion: 4,
+    recordSize: 32,
+    databaseType: 'GeoLite2-ASN',
+  },
+);
 const ipv6Db = database(
   'ipv6',
   [
@@ -101,7 +117,9 @@ describe('stage.geoip', () => {
   });
 
   it('sets nothing for an address that is not in the database', () => {
-    expect(lookup(config(cityDb, 'db_type = "city"\n  custom_lookups = { name = "city.names.en" }'), '10.0.0.1').extracted).toEqual({ ip: '10.0.0.1' });
+    expect(lookup(config(cityDb, 'db_type = "city"\n  custom_lookups = { name = "city.names.en" }'), '10.0.0.1').extracted).toEqual({
+      ip: '10.0.0.1',
+    });
   });
 
   it('leaves the entry unchanged when the source is missing, not convertible, or not an IP by Go rules', () => {
@@ -122,13 +140,25 @@ describe('stage.geoip', () => {
     const text = config(cityDb, 'db_type = "city"\n  custom_lookups = { raw = "city.names" }');
     expect(lookup(text, '198.51.100.7').extracted).toEqual({ ip: '198.51.100.7' });
     // Without a typed lookup the record is read generically and the lookup succeeds.
-    expect(lookup(config(cityDb, 'custom_lookups = { raw = "city.names" }'), '198.51.100.7').extracted).toEqual({ ip: '198.51.100.7', raw: 'not a map' });
+    expect(lookup(config(cityDb, 'custom_lookups = { raw = "city.names" }'), '198.51.100.7').extracted).toEqual({
+      ip: '198.51.100.7',
+      raw: 'not a map',
+    });
   });
 
   it('stores custom lookup results as they are, after and over the typed fields', () => {
-    const text = config(ipv6Db, 'db_type = "city"\n  custom_lookups = {\n    geoip_city_name = "tags[0]",\n    tags = "",\n    names = "city.names",\n    big = "big",\n    none = "missing.path",\n  }');
+    const text = config(
+      ipv6Db,
+      'db_type = "city"\n  custom_lookups = {\n    geoip_city_name = "tags[0]",\n    tags = "",\n    names = "city.names",\n    big = "big",\n    none = "missing.path",\n  }',
+    );
     const out = lookup(text, '2001:db8::42');
-    expect(out.extracted).toEqual({ ip: '2001:db8::42', geoip_city_name: 'a', tags: ['a', 'b'], names: { en: 'Sixville' }, big: 2n ** 40n });
+    expect(out.extracted).toEqual({
+      ip: '2001:db8::42',
+      geoip_city_name: 'a',
+      tags: ['a', 'b'],
+      names: { en: 'Sixville' },
+      big: 2n ** 40n,
+    });
   });
 
   it('accepts an explicitly empty custom_lookups without db_type, extracting nothing', () => {
@@ -136,23 +166,39 @@ describe('stage.geoip', () => {
   });
 
   it('reports configuration errors in the reference order, with their texts', () => {
-    expect(() => runConfig('stage.geoip {\n  db = ""\n  source = ""\n}', [])).toThrow('test.alloy:2:3: stage.geoip: db path cannot be empty');
-    expect(() => runConfig('stage.geoip {\n  db = "x"\n  source = ""\n  db_type = "fake"\n}', [])).toThrow('test.alloy:3:3: stage.geoip: source cannot be empty');
-    expect(() => runConfig('stage.geoip {\n  db = "x"\n  source = "ip"\n}', [])).toThrow('test.alloy:1:1: stage.geoip: db type or values need to be set');
-    expect(() => runConfig('stage.geoip {\n  db = "x"\n  source = "ip"\n  db_type = "fake"\n}', [])).toThrow('test.alloy:4:3: stage.geoip: db type should be either city or asn');
+    expect(() => runConfig('stage.geoip {\n  db = ""\n  source = ""\n}', [])).toThrow(
+      'test.alloy:2:3: stage.geoip: db path cannot be empty',
+    );
+    expect(() => runConfig('stage.geoip {\n  db = "x"\n  source = ""\n  db_type = "fake"\n}', [])).toThrow(
+      'test.alloy:3:3: stage.geoip: source cannot be empty',
+    );
+    expect(() => runConfig('stage.geoip {\n  db = "x"\n  source = "ip"\n}', [])).toThrow(
+      'test.alloy:1:1: stage.geoip: db type or values need to be set',
+    );
+    expect(() => runConfig('stage.geoip {\n  db = "x"\n  source = "ip"\n  db_type = "fake"\n}', [])).toThrow(
+      'test.alloy:4:3: stage.geoip: db type should be either city or asn',
+    );
     expect(() => runConfig('stage.geoip {\n  db = "x"\n  source = "ip"\n  custom_lookups = { f = ".-bad" }\n}', [])).toThrow(
       'test.alloy:4:3: stage.geoip: could not compile JMES expression: SyntaxError: invalid token (Dot): "."',
     );
-    expect(() => runConfig('stage.geoip {\n  source = "ip"\n  db_type = "city"\n}', [])).toThrow('test.alloy:1:1: stage.geoip: missing required attribute "db"');
-    expect(() => geoip({ db: 'x', source: 'ip', custom_lookups: { 'my name': '' } })).toThrow('stage.geoip: could not compile JMES expression: SyntaxError: Unexpected token at the end of the expression: tUnquotedIdentifier');
+    expect(() => runConfig('stage.geoip {\n  source = "ip"\n  db_type = "city"\n}', [])).toThrow(
+      'test.alloy:1:1: stage.geoip: missing required attribute "db"',
+    );
+    expect(() => geoip({ db: 'x', source: 'ip', custom_lookups: { 'my name': '' } })).toThrow(
+      'stage.geoip: could not compile JMES expression: SyntaxError: Unexpected token at the end of the expression: tUnquotedIdentifier',
+    );
   });
 
   it('fails to build when the database cannot be read or is not a database', () => {
     const missing = join(dir, 'missing.mmdb');
-    expect(() => runConfig(config(missing, 'db_type = "city"'), [])).toThrow(`test.alloy:2:3: stage.geoip: open ${missing}: no such file or directory`);
+    expect(() => runConfig(config(missing, 'db_type = "city"'), [])).toThrow(
+      `test.alloy:2:3: stage.geoip: open ${missing}: no such file or directory`,
+    );
     const junk = join(dir, 'junk.mmdb');
     writeFileSync(junk, 'not a database');
-    expect(() => runConfig(config(junk, 'db_type = "city"'), [])).toThrow('test.alloy:2:3: stage.geoip: error opening database: invalid MaxMind DB file');
+    expect(() => runConfig(config(junk, 'db_type = "city"'), [])).toThrow(
+      'test.alloy:2:3: stage.geoip: error opening database: invalid MaxMind DB file',
+    );
   });
 
   it('never throws for arbitrary source text (property)', () => {
@@ -160,7 +206,10 @@ describe('stage.geoip', () => {
     const ipish = fc.oneof(fc.string(), fc.ipV4(), fc.ipV6(), fc.ipV4Extended(), fc.stringMatching(/^[0-9a-f:.%]{0,20}$/));
     fc.assert(
       fc.property(fc.array(ipish, { minLength: 1, maxLength: 5 }), (ips) => {
-        const { entries } = runConfig(text, ips.map((ip) => entry('l', {}, { extracted: { ip } })));
+        const { entries } = runConfig(
+          text,
+          ips.map((ip) => entry('l', {}, { extracted: { ip } })),
+        );
         expect(entries).toHaveLength(ips.length);
         for (const [i, out] of entries.entries()) expect(out.extracted.ip).toBe(ips[i]);
       }),

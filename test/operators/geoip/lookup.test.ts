@@ -15,7 +15,21 @@ describe('parseGoIP', () => {
   });
 
   it('rejects IPv4 text Go rejects: leading zeros, values over 255, wrong field counts, stray characters', () => {
-    for (const text of ['192.0.2.01', '256.0.0.1', '1.2.3', '1.2.3.4.5', '1..2.3', '.1.2.3', '1.2.3.', ' 1.2.3.4', '1.2.3.4 ', '1.2.3.4/24', '1.2.3.a', '', '1234']) {
+    for (const text of [
+      '192.0.2.01',
+      '256.0.0.1',
+      '1.2.3',
+      '1.2.3.4.5',
+      '1..2.3',
+      '.1.2.3',
+      '1.2.3.',
+      ' 1.2.3.4',
+      '1.2.3.4 ',
+      '1.2.3.4/24',
+      '1.2.3.a',
+      '',
+      '1234',
+    ]) {
       expect(bytesOf(text), text).toBeUndefined();
     }
   });
@@ -32,7 +46,22 @@ describe('parseGoIP', () => {
   });
 
   it('rejects IPv6 text Go rejects: zones, five hex digits, two ellipses, misplaced IPv4, a useless ellipsis', () => {
-    for (const text of ['fe80::1%eth0', '12345::', '1::2::3', '1:2:3:4:5:6:7:8:9', '1:2:3:4:5:6:7', '1:2:3:4:5:1.2.3.4', '::ffff:192.0.2.01', '1:2:3:4:5:6:7::8', '1:2:3:4::5:6:7:8', ':1::', '1:', '::1 ', '2001:db8::/32', 'g::1']) {
+    for (const text of [
+      'fe80::1%eth0',
+      '12345::',
+      '1::2::3',
+      '1:2:3:4:5:6:7:8:9',
+      '1:2:3:4:5:6:7',
+      '1:2:3:4:5:1.2.3.4',
+      '::ffff:192.0.2.01',
+      '1:2:3:4:5:6:7::8',
+      '1:2:3:4::5:6:7:8',
+      ':1::',
+      '1:',
+      '::1 ',
+      '2001:db8::/32',
+      'g::1',
+    ]) {
       expect(bytesOf(text), text).toBeUndefined();
     }
   });
@@ -44,7 +73,15 @@ describe('parseGoIP', () => {
 
 describe('GeoipDatabase', () => {
   const v4 = new GeoipDatabase(writeMmdb([{ network: '192.0.2.0/24', data: { a: 'v4' } }], { ipVersion: 4, recordSize: 24 }));
-  const v6 = new GeoipDatabase(writeMmdb([{ network: '192.0.2.0/24', data: { a: 'v4' } }, { network: '2001:db8::/32', data: { a: 'v6' } }], { ipVersion: 6, recordSize: 32 }));
+  const v6 = new GeoipDatabase(
+    writeMmdb(
+      [
+        { network: '192.0.2.0/24', data: { a: 'v4' } },
+        { network: '2001:db8::/32', data: { a: 'v6' } },
+      ],
+      { ipVersion: 6, recordSize: 32 },
+    ),
+  );
 
   it('looks up IPv4 and IPv4-mapped addresses in both kinds of tree', () => {
     expect(v4.lookup(parseGoIP('192.0.2.1')!)).toEqual({ a: 'v4' });
@@ -56,7 +93,9 @@ describe('GeoipDatabase', () => {
   });
 
   it('fails an IPv6 lookup in an IPv4-only database', () => {
-    expect(() => v4.lookup(parseGoIP('2001:db8::1')!)).toThrow(new GeoipLookupError("error looking up '2001:db8:0:0:0:0:0:1': you attempted to look up an IPv6 address in an IPv4-only database"));
+    expect(() => v4.lookup(parseGoIP('2001:db8::1')!)).toThrow(
+      new GeoipLookupError("error looking up '2001:db8:0:0:0:0:0:1': you attempted to look up an IPv6 address in an IPv4-only database"),
+    );
   });
 
   it('reports unreadable and invalid files with Go-style messages', () => {
@@ -79,13 +118,28 @@ describe('geoipFields', () => {
   });
 
   it('takes the most specific (last) subdivision', () => {
-    const record = { subdivisions: [{ iso_code: 'ENG', names: { en: 'England' } }, { iso_code: 'LND', names: { en: 'London' } }] };
+    const record = {
+      subdivisions: [
+        { iso_code: 'ENG', names: { en: 'England' } },
+        { iso_code: 'LND', names: { en: 'London' } },
+      ],
+    };
     expect(geoipFields(record, 'city')).toEqual({ geoip_subdivision_code: 'LND', geoip_subdivision_name: 'London' });
   });
 
   it('reads the country, not the registered country, and no city fields for a country record', () => {
-    const record = { city: { names: { en: 'X' } }, country: { iso_code: 'GB', names: { en: 'United Kingdom' } }, registered_country: { iso_code: 'US' }, continent: { code: 'EU', names: { en: 'Europe' } } };
-    expect(geoipFields(record, 'country')).toEqual({ geoip_country_code: 'GB', geoip_country_name: 'United Kingdom', geoip_continent_code: 'EU', geoip_continent_name: 'Europe' });
+    const record = {
+      city: { names: { en: 'X' } },
+      country: { iso_code: 'GB', names: { en: 'United Kingdom' } },
+      registered_country: { iso_code: 'US' },
+      continent: { code: 'EU', names: { en: 'Europe' } },
+    };
+    expect(geoipFields(record, 'country')).toEqual({
+      geoip_country_code: 'GB',
+      geoip_country_name: 'United Kingdom',
+      geoip_continent_code: 'EU',
+      geoip_continent_name: 'Europe',
+    });
   });
 
   it('keeps the ASN as the number the database holds, and skips zero', () => {
@@ -100,10 +154,16 @@ describe('geoipFields', () => {
   it('fails the lookup when a field the typed record reads has the wrong shape', () => {
     expect(() => geoipFields('text', 'city')).toThrow('cannot unmarshal string into a map at record');
     expect(() => geoipFields({ city: { names: 'London' } }, 'city')).toThrow('cannot unmarshal string into a map of strings at city.names');
-    expect(() => geoipFields({ location: { accuracy_radius: 70000 } }, 'city')).toThrow('cannot unmarshal number into an unsigned integer (16 bits) at location.accuracy_radius');
-    expect(() => geoipFields({ autonomous_system_number: -1 }, 'asn')).toThrow('cannot unmarshal number into an unsigned integer at autonomous_system_number');
+    expect(() => geoipFields({ location: { accuracy_radius: 70000 } }, 'city')).toThrow(
+      'cannot unmarshal number into an unsigned integer (16 bits) at location.accuracy_radius',
+    );
+    expect(() => geoipFields({ autonomous_system_number: -1 }, 'asn')).toThrow(
+      'cannot unmarshal number into an unsigned integer at autonomous_system_number',
+    );
     expect(() => geoipFields({ subdivisions: {} }, 'city')).toThrow('cannot unmarshal a map into a list at subdivisions');
-    expect(() => geoipFields({ country: { is_in_european_union: 1 } }, 'country')).toThrow('cannot unmarshal number into a bool at country.is_in_european_union');
+    expect(() => geoipFields({ country: { is_in_european_union: 1 } }, 'country')).toThrow(
+      'cannot unmarshal number into a bool at country.is_in_european_union',
+    );
   });
 
   it('ignores keys the typed record does not read', () => {
@@ -111,7 +171,24 @@ describe('geoipFields', () => {
   });
 
   it('reads records written with explicit MMDB types', () => {
-    const db = new GeoipDatabase(writeMmdb([{ network: '10.0.0.0/8', data: { location: { latitude: mmdb.double(1.5), longitude: mmdb.float(2.5), accuracy_radius: mmdb.uint16(10), metro_code: mmdb.uint32(5) } } }], { ipVersion: 4 }));
+    const db = new GeoipDatabase(
+      writeMmdb(
+        [
+          {
+            network: '10.0.0.0/8',
+            data: {
+              location: {
+                latitude: mmdb.double(1.5),
+                longitude: mmdb.float(2.5),
+                accuracy_radius: mmdb.uint16(10),
+                metro_code: mmdb.uint32(5),
+              },
+            },
+          },
+        ],
+        { ipVersion: 4 },
+      ),
+    );
     expect(geoipFields(db.lookup(parseGoIP('10.1.2.3')!), 'city')).toEqual({ geoip_location_latitude: 1.5, geoip_location_longitude: 2.5 });
   });
 });

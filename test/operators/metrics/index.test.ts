@@ -53,7 +53,12 @@ describe('stage.metrics', () => {
 
     it('counts only entries whose stringified source equals value, skipping unconvertible ones', async () => {
       const p = start(stage('metric.counter {\n  name = "warns"\n  source = "level"\n  value = "true"\n  action = "inc"\n}'));
-      p.push(entry('a', {}, { extracted: { level: true } }), entry('b', {}, { extracted: { level: 'true' } }), entry('c', {}, { extracted: { level: null } }), entry('d', {}, { extracted: { level: 'false' } }));
+      p.push(
+        entry('a', {}, { extracted: { level: true } }),
+        entry('b', {}, { extracted: { level: 'true' } }),
+        entry('c', {}, { extracted: { level: null } }),
+        entry('d', {}, { extracted: { level: 'false' } }),
+      );
       expect(await p.samples('logs_process_custom_warns')).toEqual({ 'logs_process_custom_warns{}': 2 });
     });
 
@@ -86,9 +91,15 @@ describe('stage.metrics', () => {
 
   describe('gauge', () => {
     it('supports set, inc, dec, add and sub', async () => {
-      const body = ['set', 'inc', 'dec', 'add', 'sub'].map((action) => `metric.gauge {\n  name = "g_${action}"\n  source = "v"\n  action = "${action}"\n}`).join('\n');
+      const body = ['set', 'inc', 'dec', 'add', 'sub']
+        .map((action) => `metric.gauge {\n  name = "g_${action}"\n  source = "v"\n  action = "${action}"\n}`)
+        .join('\n');
       const p = start(stage(body));
-      p.push(entry('x', {}, { extracted: { v: '2.5' } }), entry('y', {}, { extracted: { v: -1 } }), entry('z', {}, { extracted: { v: 'bad' } }));
+      p.push(
+        entry('x', {}, { extracted: { v: '2.5' } }),
+        entry('y', {}, { extracted: { v: -1 } }),
+        entry('z', {}, { extracted: { v: 'bad' } }),
+      );
       const values = await Promise.all(['set', 'inc', 'dec', 'add', 'sub'].map((a) => p.samples(`logs_process_custom_g_${a}`)));
       expect(values.map((v) => Object.values(v)[0])).toEqual([-1, 3, -3, 1.5, -1.5]);
     });
@@ -111,13 +122,27 @@ describe('stage.metrics', () => {
       const p = start(stage('metric.histogram {\n  name = "d"\n  source = "v"\n  buckets = []\n}'));
       p.push(entry('x', {}, { extracted: { v: 0.02 } }));
       expect(Object.keys(await p.samples('logs_process_custom_d_bucket'))).toEqual(
-        ['0.005', '0.01', '0.025', '0.05', '0.1', '0.25', '0.5', '1', '2.5', '5', '10', '+Inf'].map((le) => `logs_process_custom_d_bucket{le="${le}"}`),
+        ['0.005', '0.01', '0.025', '0.05', '0.1', '0.25', '0.5', '1', '2.5', '5', '10', '+Inf'].map(
+          (le) => `logs_process_custom_d_bucket{le="${le}"}`,
+        ),
       );
     });
 
     it('formats bounds like Go and drops a trailing +Inf bound, which is always implied', async () => {
       const registry = new Registry();
-      const stageSpec = metrics({ 'metric.histogram': [{ name: 'big', source: 'v', buckets: [0.00001, 1000000, Infinity], description: '', prefix: '', value: '', max_idle_duration: 300_000_000_000n }] }).spec;
+      const stageSpec = metrics({
+        'metric.histogram': [
+          {
+            name: 'big',
+            source: 'v',
+            buckets: [0.00001, 1000000, Infinity],
+            description: '',
+            prefix: '',
+            value: '',
+            max_idle_duration: 300_000_000_000n,
+          },
+        ],
+      }).spec;
       const built = buildPipeline([stageSpec], { clock: new ManualClock(START_NS), registry });
       built.process!(ingress(entry('x', {}, { extracted: { v: 2e6 } })));
       const buckets = parsePrometheusText(await registry.metrics()).filter((s) => s.name === 'logs_process_custom_big_bucket');
@@ -153,7 +178,10 @@ describe('stage.metrics', () => {
     it('keep one series per distinct label set', async () => {
       const p = start(stage('metric.counter {\n  name = "c"\n  match_all = true\n  action = "inc"\n}'));
       p.push(entry('a', { app: 'a' }), entry('b', { app: 'b' }), entry('c', { app: 'a' }));
-      expect(await p.samples('logs_process_custom_c')).toEqual({ 'logs_process_custom_c{app="a"}': 2, 'logs_process_custom_c{app="b"}': 1 });
+      expect(await p.samples('logs_process_custom_c')).toEqual({
+        'logs_process_custom_c{app="a"}': 2,
+        'logs_process_custom_c{app="b"}': 1,
+      });
     });
 
     it('keys series on the full label set, reserved labels included, as the reference does', async () => {
@@ -169,7 +197,11 @@ describe('stage.metrics', () => {
 
   describe('naming', () => {
     it('uses prefix + name, an empty prefix meaning the default, and description as HELP', async () => {
-      const p = start(stage('metric.counter {\n  name = "a"\n  prefix = "my_"\n  description = "the a count"\n  match_all = true\n  action = "inc"\n}\nmetric.counter {\n  name = "b"\n  prefix = ""\n  match_all = true\n  action = "inc"\n}'));
+      const p = start(
+        stage(
+          'metric.counter {\n  name = "a"\n  prefix = "my_"\n  description = "the a count"\n  match_all = true\n  action = "inc"\n}\nmetric.counter {\n  name = "b"\n  prefix = ""\n  match_all = true\n  action = "inc"\n}',
+        ),
+      );
       p.push(entry('x'));
       const text = await p.registry.metrics();
       expect(text).toContain('# HELP my_a the a count\n# TYPE my_a counter\nmy_a 1');
@@ -177,15 +209,21 @@ describe('stage.metrics', () => {
     });
 
     it('updates only the last definition of a name within one stage', async () => {
-      const p = start(stage('metric.counter {\n  name = "c"\n  source = "v"\n  action = "inc"\n}\nmetric.counter {\n  name = "c"\n  source = "v"\n  action = "add"\n}'));
+      const p = start(
+        stage(
+          'metric.counter {\n  name = "c"\n  source = "v"\n  action = "inc"\n}\nmetric.counter {\n  name = "c"\n  source = "v"\n  action = "add"\n}',
+        ),
+      );
       p.push(entry('x', {}, { extracted: { v: 5 } }));
       expect(await p.samples('logs_process_custom_c')).toEqual({ 'logs_process_custom_c{}': 5 });
     });
 
     it('refuses a name taken by another kind of metric', () => {
-      expect(() => start(stage('metric.counter {\n  name = "dropped_lines_total"\n  prefix = "logs_process_"\n  match_all = true\n  action = "inc"\n}'))).toThrow(
-        'test.alloy:1:1: stage.metrics: metric "logs_process_dropped_lines_total" is already registered by another component',
-      );
+      expect(() =>
+        start(
+          stage('metric.counter {\n  name = "dropped_lines_total"\n  prefix = "logs_process_"\n  match_all = true\n  action = "inc"\n}'),
+        ),
+      ).toThrow('test.alloy:1:1: stage.metrics: metric "logs_process_dropped_lines_total" is already registered by another component');
     });
   });
 
@@ -195,9 +233,15 @@ describe('stage.metrics', () => {
       p.push(entry('x', { s: 'old' }));
       p.clock.advanceBy(1000);
       p.push(entry('x', { s: 'fresh' }));
-      expect(Object.keys(await p.samples('logs_process_custom_c'))).toEqual(['logs_process_custom_c{s="old"}', 'logs_process_custom_c{s="fresh"}']);
+      expect(Object.keys(await p.samples('logs_process_custom_c'))).toEqual([
+        'logs_process_custom_c{s="old"}',
+        'logs_process_custom_c{s="fresh"}',
+      ]);
       p.clock.advanceBy(1000);
-      expect(Object.keys(await p.samples('logs_process_custom_c'))).toEqual(['logs_process_custom_c{s="old"}', 'logs_process_custom_c{s="fresh"}']);
+      expect(Object.keys(await p.samples('logs_process_custom_c'))).toEqual([
+        'logs_process_custom_c{s="old"}',
+        'logs_process_custom_c{s="fresh"}',
+      ]);
       expect(Object.keys(await p.samples('logs_process_custom_c'))).toEqual(['logs_process_custom_c{s="fresh"}']);
     });
 
@@ -247,7 +291,9 @@ describe('stage.metrics', () => {
     });
 
     it('registers metrics of nested match stages on the same registry', async () => {
-      const p = start('stage.match {\n  selector = "{app=\\"api\\"}"\n  stage.metrics {\n    metric.counter {\n      name = "api_lines"\n      match_all = true\n      action = "inc"\n    }\n  }\n}');
+      const p = start(
+        'stage.match {\n  selector = "{app=\\"api\\"}"\n  stage.metrics {\n    metric.counter {\n      name = "api_lines"\n      match_all = true\n      action = "inc"\n    }\n  }\n}',
+      );
       p.push(entry('a', { app: 'api' }), entry('b', { app: 'web' }));
       expect(await p.samples('logs_process_custom_api_lines')).toEqual({ 'logs_process_custom_api_lines{app="api"}': 1 });
     });
@@ -257,12 +303,18 @@ describe('stage.metrics', () => {
     const counter = (body: string) => stage(`metric.counter {\n  name = "c"\n${body}\n}`);
 
     it('rejects an unknown counter or gauge action', () => {
-      expect(() => start(counter('action = "del"'))).toThrow('test.alloy:1:1: stage.metrics: metric.counter "c": the counter action must be either "inc" or "add", got "del"');
-      expect(() => start(stage('metric.gauge {\n  name = "g"\n  action = "mul"\n}'))).toThrow('metric.gauge "g": the gauge action must be one of "set", "inc", "dec", "add" or "sub", got "mul"');
+      expect(() => start(counter('action = "del"'))).toThrow(
+        'test.alloy:1:1: stage.metrics: metric.counter "c": the counter action must be either "inc" or "add", got "del"',
+      );
+      expect(() => start(stage('metric.gauge {\n  name = "g"\n  action = "mul"\n}'))).toThrow(
+        'metric.gauge "g": the gauge action must be one of "set", "inc", "dec", "add" or "sub", got "mul"',
+      );
     });
 
     it('rejects match_all together with value', () => {
-      expect(() => start(counter('action = "inc"\nmatch_all = true\nvalue = "x"'))).toThrow('metric.counter "c": a counter supports either match_all or a value, not both');
+      expect(() => start(counter('action = "inc"\nmatch_all = true\nvalue = "x"'))).toThrow(
+        'metric.counter "c": a counter supports either match_all or a value, not both',
+      );
     });
 
     it('requires both match_all and action add for count_entry_bytes', () => {
@@ -273,26 +325,44 @@ describe('stage.metrics', () => {
     });
 
     it('requires max_idle_duration of at least 1s', () => {
-      expect(() => start(counter('action = "inc"\nmax_idle_duration = "999ms"'))).toThrow('metric.counter "c": max_idle_duration must be greater or equal than 1s');
-      expect(() => start(stage('metric.histogram {\n  name = "h"\n  buckets = [1]\n  max_idle_duration = "0s"\n}'))).toThrow('metric.histogram "h": max_idle_duration must be greater or equal than 1s');
+      expect(() => start(counter('action = "inc"\nmax_idle_duration = "999ms"'))).toThrow(
+        'metric.counter "c": max_idle_duration must be greater or equal than 1s',
+      );
+      expect(() => start(stage('metric.histogram {\n  name = "h"\n  buckets = [1]\n  max_idle_duration = "0s"\n}'))).toThrow(
+        'metric.histogram "h": max_idle_duration must be greater or equal than 1s',
+      );
     });
 
     it('requires increasing histogram buckets', () => {
-      expect(() => start(stage('metric.histogram {\n  name = "h"\n  buckets = [1, 1]\n}'))).toThrow('metric.histogram "h": histogram buckets must be in increasing order: 1 >= 1');
+      expect(() => start(stage('metric.histogram {\n  name = "h"\n  buckets = [1, 1]\n}'))).toThrow(
+        'metric.histogram "h": histogram buckets must be in increasing order: 1 >= 1',
+      );
       expect(() => start(stage('metric.histogram {\n  name = "h"\n}'))).toThrow('missing required attribute "buckets"');
     });
 
     it('checks the programmatic form too', () => {
-      expect(() => metrics({ 'metric.counter': [{ name: 'c', action: 'inc', max_idle_duration: '10ms' }] as unknown as CounterMetricConfig[] })).toThrow('max_idle_duration must be greater or equal than 1s');
+      expect(() =>
+        metrics({ 'metric.counter': [{ name: 'c', action: 'inc', max_idle_duration: '10ms' }] as unknown as CounterMetricConfig[] }),
+      ).toThrow('max_idle_duration must be greater or equal than 1s');
     });
   });
 
   it('formats bucket bounds like Go %g', () => {
-    expect([0.005, 1, 100000, 1e6, 1234567, 1e-4, 1e-5, 2.5e21].map(formatGoFloatG)).toEqual(['0.005', '1', '100000', '1e+06', '1.234567e+06', '0.0001', '1e-05', '2.5e+21']);
+    expect([0.005, 1, 100000, 1e6, 1234567, 1e-4, 1e-5, 2.5e21].map(formatGoFloatG)).toEqual([
+      '0.005',
+      '1',
+      '100000',
+      '1e+06',
+      '1.234567e+06',
+      '0.0001',
+      '1e-05',
+      '2.5e+21',
+    ]);
   });
 
   it('never changes or drops entries (property)', () => {
-    const body = 'metric.counter {\n  name = "c"\n  source = "v"\n  action = "add"\n}\nmetric.gauge {\n  name = "g"\n  source = "v"\n  action = "sub"\n}\nmetric.histogram {\n  name = "h"\n  source = "v"\n  buckets = [1, 10]\n}';
+    const body =
+      'metric.counter {\n  name = "c"\n  source = "v"\n  action = "add"\n}\nmetric.gauge {\n  name = "g"\n  source = "v"\n  action = "sub"\n}\nmetric.histogram {\n  name = "h"\n  source = "v"\n  buckets = [1, 10]\n}';
     const specs = loadStageList(stage(body), 'test.alloy');
     const built = buildPipeline(specs, { clock: new ManualClock(START_NS), registry: new Registry() });
     fc.assert(

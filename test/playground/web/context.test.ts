@@ -24,7 +24,11 @@ describe('contextAt', () => {
   });
 
   it('knows the attribute whose value is being written, across lines of an object', () => {
-    expect(at('stage.json {\n  expressions = {\n    level = "",\n    |')).toEqual({ blocks: ['stage.json'], attribute: 'expressions', statementStart: false });
+    expect(at('stage.json {\n  expressions = {\n    level = "",\n    |')).toEqual({
+      blocks: ['stage.json'],
+      attribute: 'expressions',
+      statementStart: false,
+    });
     expect(at('stage.labels {\n  source_type = |')).toEqual({ blocks: ['stage.labels'], attribute: 'source_type', statementStart: false });
   });
 
@@ -34,7 +38,10 @@ describe('contextAt', () => {
   });
 
   it('treats nested non-stage blocks like metric.counter as blocks', () => {
-    expect(at('stage.metrics {\n  metric.counter {\n    na|')).toEqual({ blocks: ['stage.metrics', 'metric.counter'], statementStart: true });
+    expect(at('stage.metrics {\n  metric.counter {\n    na|')).toEqual({
+      blocks: ['stage.metrics', 'metric.counter'],
+      statementStart: true,
+    });
   });
 });
 

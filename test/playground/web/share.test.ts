@@ -4,13 +4,21 @@ import { decodeState, encodeState } from '../../../playground/web/share.js';
 
 const NUM_RUNS = Number(process.env.FC_NUM_RUNS ?? 30);
 /** ASCII plus a few characters that test UTF-8 and JSON escaping. */
-const text = fc.string({ unit: fc.oneof(fc.string({ unit: 'binary-ascii', minLength: 1, maxLength: 1 }), fc.constantFrom('é', '😀', '中', '\u2028')), maxLength: 200 });
+const text = fc.string({
+  unit: fc.oneof(fc.string({ unit: 'binary-ascii', minLength: 1, maxLength: 1 }), fc.constantFrom('é', '😀', '中', '\u2028')),
+  maxLength: 200,
+});
 
 describe('share links', () => {
   it('round-trips any state through the URL hash', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.record({ config: text, input: text, inputFormat: fc.constantFrom('jsonl' as const, 'text' as const), now: fc.string({ maxLength: 30 }) }),
+        fc.record({
+          config: text,
+          input: text,
+          inputFormat: fc.constantFrom('jsonl' as const, 'text' as const),
+          now: fc.string({ maxLength: 30 }),
+        }),
         fc.option(fc.integer(), { nil: undefined }),
         async (base, seed) => {
           const state = seed === undefined ? base : { ...base, seed };

@@ -31,7 +31,9 @@ describe('positions file', () => {
     expect(missing.get('x')).toBeUndefined();
     const corrupt = join(dir, 'corrupt.json');
     writeFileSync(corrupt, '{"version":');
-    await expect(new Positions(corrupt).load()).rejects.toThrow(`positions file ${corrupt} is not valid JSON: Unexpected end of JSON input`);
+    await expect(new Positions(corrupt).load()).rejects.toThrow(
+      `positions file ${corrupt} is not valid JSON: Unexpected end of JSON input`,
+    );
     writeFileSync(corrupt, '{"version":7}');
     await expect(new Positions(corrupt).load()).rejects.toThrow(`positions file ${corrupt} has an unknown format`);
   });

@@ -49,12 +49,20 @@ describe('the http block', () => {
   });
 
   it('reads the timeouts', () => {
-    expect(httpOf('server_read_timeout = "1s"\nserver_write_timeout = "2s"\nserver_idle_timeout = "3s"')).toMatchObject({ readTimeoutMs: 1000, writeTimeoutMs: 2000, idleTimeoutMs: 3000 });
+    expect(httpOf('server_read_timeout = "1s"\nserver_write_timeout = "2s"\nserver_idle_timeout = "3s"')).toMatchObject({
+      readTimeoutMs: 1000,
+      writeTimeoutMs: 2000,
+      idleTimeoutMs: 3000,
+    });
   });
 
   it('rejects ports that are not port numbers, at the attribute', () => {
-    expect(errorsOf('listen_port = "http"')).toEqual(['http.alloy:3:1: profiles.receive_http "x" > http: listen_port must be a port number, got "http"']);
-    expect(errorsOf('listen_port = 70000')).toEqual(['http.alloy:3:1: profiles.receive_http "x" > http: listen_port 70000 is out of range 0-65535']);
+    expect(errorsOf('listen_port = "http"')).toEqual([
+      'http.alloy:3:1: profiles.receive_http "x" > http: listen_port must be a port number, got "http"',
+    ]);
+    expect(errorsOf('listen_port = 70000')).toEqual([
+      'http.alloy:3:1: profiles.receive_http "x" > http: listen_port 70000 is out of range 0-65535',
+    ]);
   });
 
   it('rejects an HTTP/2 frame size outside the protocol range', () => {
@@ -70,7 +78,10 @@ describe('the http block', () => {
 
   it('makes the component build fail with the same errors', () => {
     expect(() =>
-      profilesReceiveHttpComponent.build(componentArgs('profiles.receive_http "x" {\n  http {\n    listen_port = "nope"\n  }\n  forward_to = []\n}\n', []), testContext('x')),
+      profilesReceiveHttpComponent.build(
+        componentArgs('profiles.receive_http "x" {\n  http {\n    listen_port = "nope"\n  }\n  forward_to = []\n}\n', []),
+        testContext('x'),
+      ),
     ).toThrow(ConfigErrors);
   });
 });

@@ -71,7 +71,12 @@ export function testContext(id: string, options: { registry?: Registry; clock?: 
 }
 
 /** Decodes the component block in `text`, where `r0`, `r1`, … name `receivers`. */
-export function componentArgs(def: ComponentDefinition, text: string, receivers: readonly LogsReceiver[], file = 'test.alloy'): ComponentArgs {
+export function componentArgs(
+  def: ComponentDefinition,
+  text: string,
+  receivers: readonly LogsReceiver[],
+  file = 'test.alloy',
+): ComponentArgs {
   const block = parseConfig(text, file).body[0] as Block;
   const scope: EvalScope = {
     env: () => undefined,
@@ -119,7 +124,10 @@ export interface RawResponse {
 }
 
 /** One HTTP/1.1 request with full control over headers (no fetch defaults added). */
-export function rawRequest(url: string, options: { method?: string; headers?: OutgoingHttpHeaders; body?: Uint8Array | string } = {}): Promise<RawResponse> {
+export function rawRequest(
+  url: string,
+  options: { method?: string; headers?: OutgoingHttpHeaders; body?: Uint8Array | string } = {},
+): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(url, { method: options.method ?? 'POST', headers: options.headers ?? {}, agent: false }, (res) => {
       const chunks: Buffer[] = [];
@@ -139,7 +147,10 @@ export function protoBody(streams: readonly WireStream[]): Buffer {
 
 /** POSTs a protobuf push. */
 export function pushProto(url: string, streams: readonly WireStream[], headers: OutgoingHttpHeaders = {}): Promise<RawResponse> {
-  return rawRequest(`${url}/loki/api/v1/push`, { headers: { 'Content-Type': 'application/x-protobuf', ...headers }, body: protoBody(streams) });
+  return rawRequest(`${url}/loki/api/v1/push`, {
+    headers: { 'Content-Type': 'application/x-protobuf', ...headers },
+    body: protoBody(streams),
+  });
 }
 
 /** POSTs a JSON push (`body` as given, so malformed bodies can be sent too). */
@@ -155,7 +166,9 @@ export async function metricValue(registry: Registry, name: string, labels: Reco
   const metric = registry.getSingleMetric(name);
   if (!metric) return 0;
   const data = await metric.get();
-  const found = data.values.find((v) => Object.entries(labels).every(([k, value]) => String((v.labels as Record<string, unknown>)[k]) === value));
+  const found = data.values.find((v) =>
+    Object.entries(labels).every(([k, value]) => String((v.labels as Record<string, unknown>)[k]) === value),
+  );
   return found?.value ?? 0;
 }
 

@@ -24,7 +24,11 @@ interface Lane {
 async function startLane(directLane: boolean): Promise<Lane> {
   const receivers = [recordingReceiver({ fail: () => failWith?.() }), recordingReceiver()];
   const logs: string[] = [];
-  const handler = createProfilesHandler({ receivers: () => receivers as ProfilesReceiver[], log: (level, message) => logs.push(`${level} ${message}`), directLane });
+  const handler = createProfilesHandler({
+    receivers: () => receivers as ProfilesReceiver[],
+    log: (level, message) => logs.push(`${level} ${message}`),
+    directLane,
+  });
   const config = resolveHttpConfig({ listen_address: '127.0.0.1', listen_port: 0 }, { listenPort: 0, connLimit: 0 });
   return { server: await startHttpServer(config, handler), receivers, logs };
 }
@@ -40,7 +44,13 @@ afterAll(async () => {
 
 /** The parts of an answer both lanes must agree on (Koa and Node order headers differently). */
 function essentials(res: RawResponse) {
-  return { status: res.status, contentType: res.headers['content-type'], nosniff: res.headers['x-content-type-options'], length: res.headers['content-length'], body: res.body.toString() };
+  return {
+    status: res.status,
+    contentType: res.headers['content-type'],
+    nosniff: res.headers['x-content-type-options'],
+    length: res.headers['content-length'],
+    body: res.body.toString(),
+  };
 }
 
 /** Sends the same request to both lanes and expects the same answer, which it returns. */
@@ -53,14 +63,30 @@ async function both(path: string, options: Parameters<typeof rawRequest>[1] = {}
 
 const pprof = Buffer.from('not parsed by the receiver');
 const pushBody = Buffer.from(
-  toBinary(PushRequestSchema, create(PushRequestSchema, { series: [{ labels: [{ name: '__name__', value: 'app' }, { name: 'env', value: 'prod' }], samples: [{ ID: 's1', rawProfile: pprof }] }] })),
+  toBinary(
+    PushRequestSchema,
+    create(PushRequestSchema, {
+      series: [
+        {
+          labels: [
+            { name: '__name__', value: 'app' },
+            { name: 'env', value: 'prod' },
+          ],
+          samples: [{ ID: 's1', rawProfile: pprof }],
+        },
+      ],
+    }),
+  ),
 );
 const connect = { 'content-type': 'application/proto', 'connect-protocol-version': '1' };
 
 describe('direct lane and Koa lane', () => {
   it('forward an ingest profile alike and answer 200 with no body', async () => {
     failWith = undefined;
-    const answer = await both('/ingest?name=app%7Benv%3Dprod%7D&from=1', { headers: { 'content-type': ['application/octet-stream', 'binary/octet-stream'] }, body: pprof });
+    const answer = await both('/ingest?name=app%7Benv%3Dprod%7D&from=1', {
+      headers: { 'content-type': ['application/octet-stream', 'binary/octet-stream'] },
+      body: pprof,
+    });
     expect(answer).toEqual({ status: 200, contentType: undefined, nosniff: undefined, length: '0', body: '' });
     for (const lane of [direct, viaKoa]) {
       for (const receiver of lane.receivers) {
@@ -110,13 +136,19 @@ describe('direct lane and Koa lane', () => {
     failWith = () => new Error('boom');
     const answer = await both('/push.v1.PusherService/Push', { headers: connect, body: pushBody });
     expect(answer.status).toBe(500);
-    expect(JSON.parse(answer.body)).toEqual({ code: 'internal', message: 'unable to append series {__name__="app", env="prod"} to appendable 0: boom' });
+    expect(JSON.parse(answer.body)).toEqual({
+      code: 'internal',
+      message: 'unable to append series {__name__="app", env="prod"} to appendable 0: boom',
+    });
   });
 
   it('answer garbage protobuf, other paths and other methods alike', async () => {
     failWith = undefined;
     expect((await both('/push.v1.PusherService/Push', { headers: connect, body: Buffer.from([0xff, 0xff]) })).status).toBe(400);
-    expect(await both('/push.v1.PusherService/Other', { headers: connect, body: pushBody })).toMatchObject({ status: 404, body: '404 page not found\n' });
+    expect(await both('/push.v1.PusherService/Other', { headers: connect, body: pushBody })).toMatchObject({
+      status: 404,
+      body: '404 page not found\n',
+    });
     expect(await both('/ingest/', { body: pprof })).toMatchObject({ status: 404, body: '404 page not found\n' });
     expect(await both('/Ingest', { body: pprof })).toMatchObject({ status: 404, body: '404 page not found\n' });
     expect(await both('/ingest', { method: 'GET' })).toMatchObject({ status: 405, body: '' });

@@ -18,7 +18,9 @@ afterAll(() => server.stop());
 const PUSH = '/push.v1.PusherService/Push';
 const validPush = toBinary(
   PushRequestSchema,
-  create(PushRequestSchema, { series: [{ labels: [{ name: 'app', value: 'a' }], samples: [{ ID: 'x', rawProfile: Buffer.alloc(64, 1) }] }] }),
+  create(PushRequestSchema, {
+    series: [{ labels: [{ name: 'app', value: 'a' }], samples: [{ ID: 'x', rawProfile: Buffer.alloc(64, 1) }] }],
+  }),
 );
 
 async function stillServes(): Promise<void> {
@@ -37,7 +39,10 @@ function untouched<T>(fn: () => Promise<T>): Promise<T> {
 }
 
 /** Writes raw bytes on a fresh connection and collects everything until the server closes it. */
-function rawExchange(chunks: Array<string | Buffer | { waitMs: number }>, endAfter = true): Promise<{ text: string; closedBy: 'server' | 'timeout' }> {
+function rawExchange(
+  chunks: Array<string | Buffer | { waitMs: number }>,
+  endAfter = true,
+): Promise<{ text: string; closedBy: 'server' | 'timeout' }> {
   return new Promise((resolve, reject) => {
     const socket: Socket = connect(port, '127.0.0.1');
     let text = '';
@@ -69,7 +74,9 @@ const connect1 = { 'content-type': 'application/proto', 'connect-protocol-versio
 
 describe('bad input', () => {
   it('answers undecodable protobuf with invalid_argument', async () => {
-    const res = await untouched(() => rawRequest(`${server.url}${PUSH}`, { headers: connect1, body: Buffer.from([0x0a, 0xff, 0xff, 0xff, 0xff, 0x0f]) }));
+    const res = await untouched(() =>
+      rawRequest(`${server.url}${PUSH}`, { headers: connect1, body: Buffer.from([0x0a, 0xff, 0xff, 0xff, 0xff, 0x0f]) }),
+    );
     expect(res.status).toBe(400);
     expect(res.headers['content-type']).toBe('application/json');
     expect(JSON.parse(res.body.toString())).toEqual({ code: 'invalid_argument', message: 'unmarshal message: premature EOF' });
@@ -77,39 +84,53 @@ describe('bad input', () => {
   });
 
   it('answers a truncated protobuf message with invalid_argument', async () => {
-    const res = await untouched(() => rawRequest(`${server.url}${PUSH}`, { headers: connect1, body: validPush.subarray(0, validPush.length - 10) }));
+    const res = await untouched(() =>
+      rawRequest(`${server.url}${PUSH}`, { headers: connect1, body: validPush.subarray(0, validPush.length - 10) }),
+    );
     expect(res.status).toBe(400);
     expect(JSON.parse(res.body.toString()).code).toBe('invalid_argument');
   });
 
   it('answers truncated JSON with invalid_argument', async () => {
-    const res = await untouched(() => rawRequest(`${server.url}${PUSH}`, { headers: { 'content-type': 'application/json' }, body: '{"series":[{"labels":' }));
+    const res = await untouched(() =>
+      rawRequest(`${server.url}${PUSH}`, { headers: { 'content-type': 'application/json' }, body: '{"series":[{"labels":' }),
+    );
     expect(res.status).toBe(400);
     expect(JSON.parse(res.body.toString()).message).toMatch(/^unmarshal message: /);
   });
 
   it('answers undecodable gRPC and gRPC-Web messages with status 3 (invalid_argument)', async () => {
     const garbage = grpcFrame(Buffer.from([0x0a, 0xff, 0xff]));
-    const grpc = await untouched(() => rawRequest(`${server.url}${PUSH}`, { headers: { 'content-type': 'application/grpc', te: 'trailers' }, body: garbage }));
+    const grpc = await untouched(() =>
+      rawRequest(`${server.url}${PUSH}`, { headers: { 'content-type': 'application/grpc', te: 'trailers' }, body: garbage }),
+    );
     expect(grpc.status).toBe(200);
     expect(grpc.trailers['grpc-status'] ?? grpc.headers['grpc-status']).toBe('3');
-    const web = await untouched(() => rawRequest(`${server.url}${PUSH}`, { headers: { 'content-type': 'application/grpc-web+proto' }, body: garbage }));
+    const web = await untouched(() =>
+      rawRequest(`${server.url}${PUSH}`, { headers: { 'content-type': 'application/grpc-web+proto' }, body: garbage }),
+    );
     expect(web.status).toBe(200);
     expect(web.headers['grpc-status'] ?? web.body.toString('latin1')).toMatch(/3/);
     expect(web.body.toString('latin1')).toContain('grpc-status: 3');
   });
 
   it('rejects a Connect protocol version other than 1 like the reference', async () => {
-    const res = await untouched(() => rawRequest(`${server.url}${PUSH}`, { headers: { ...connect1, 'connect-protocol-version': '2' }, body: validPush }));
+    const res = await untouched(() =>
+      rawRequest(`${server.url}${PUSH}`, { headers: { ...connect1, 'connect-protocol-version': '2' }, body: validPush }),
+    );
     expect(res.status).toBe(400);
     expect(JSON.parse(res.body.toString())).toEqual({ code: 'invalid_argument', message: 'Connect-Protocol-Version must be "1": got "2"' });
   });
 
   it('rejects a malformed Connect-Timeout-Ms and an unknown encoding', async () => {
-    const timeout = await untouched(() => rawRequest(`${server.url}${PUSH}`, { headers: { ...connect1, 'connect-timeout-ms': 'abc' }, body: validPush }));
+    const timeout = await untouched(() =>
+      rawRequest(`${server.url}${PUSH}`, { headers: { ...connect1, 'connect-timeout-ms': 'abc' }, body: validPush }),
+    );
     expect(timeout.status).toBe(400);
     expect(JSON.parse(timeout.body.toString()).code).toBe('invalid_argument');
-    const encoding = await untouched(() => rawRequest(`${server.url}${PUSH}`, { headers: { ...connect1, 'content-encoding': 'br' }, body: validPush }));
+    const encoding = await untouched(() =>
+      rawRequest(`${server.url}${PUSH}`, { headers: { ...connect1, 'content-encoding': 'br' }, body: validPush }),
+    );
     expect(encoding.status).toBe(501);
     expect(JSON.parse(encoding.body.toString()).code).toBe('unimplemented');
   });
@@ -138,7 +159,12 @@ describe('bad input', () => {
     const roomy = recordingReceiver();
     const other = await startReceiveHttp([roomy]);
     try {
-      const big = toBinary(PushRequestSchema, create(PushRequestSchema, { series: [{ labels: [{ name: 'app', value: 'big' }], samples: [{ rawProfile: Buffer.alloc(24 << 20, 7) }] }] }));
+      const big = toBinary(
+        PushRequestSchema,
+        create(PushRequestSchema, {
+          series: [{ labels: [{ name: 'app', value: 'big' }], samples: [{ rawProfile: Buffer.alloc(24 << 20, 7) }] }],
+        }),
+      );
       const res = await rawRequest(`${other.url}${PUSH}`, { headers: connect1, body: big });
       expect(res.status).toBe(200);
       expect(roomy.appends[0]!.series.samples[0]!.rawProfile.byteLength).toBe(24 << 20);
@@ -161,20 +187,35 @@ describe('bad input', () => {
 
   it('forwards nothing when a body is cut short by the client going away', async () => {
     await untouched(() => rawExchange([`POST /ingest?name=cut HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n`, 'only part of it']));
-    await untouched(() => rawExchange([`POST ${PUSH} HTTP/1.1\r\nHost: x\r\nContent-Type: application/proto\r\nContent-Length: 1000\r\n\r\n`, Buffer.from(validPush.subarray(0, 20))]));
+    await untouched(() =>
+      rawExchange([
+        `POST ${PUSH} HTTP/1.1\r\nHost: x\r\nContent-Type: application/proto\r\nContent-Length: 1000\r\n\r\n`,
+        Buffer.from(validPush.subarray(0, 20)),
+      ]),
+    );
     await stillServes();
   });
 
   it('answers a body slower than the read timeout with 500 on /ingest and unknown on Push', async () => {
     const ingest = await untouched(() =>
-      rawExchange([`POST /ingest?name=slow HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n`, 'a little', { waitMs: 500 }, 'more'], false),
+      rawExchange(
+        [`POST /ingest?name=slow HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n`, 'a little', { waitMs: 500 }, 'more'],
+        false,
+      ),
     );
     expect(ingest.text).toMatch(/^HTTP\/1\.1 500 Internal Server Error\r\n/);
     expect(ingest.text).toMatch(/\r\nContent-Length: 0\r\n/i);
     expect(ingest.text).toMatch(/\r\nConnection: close\r\n/i);
     expect(ingest.closedBy).toBe('server');
     const push = await untouched(() =>
-      rawExchange([`POST ${PUSH} HTTP/1.1\r\nHost: x\r\nContent-Type: application/proto\r\nContent-Length: 1000\r\n\r\n`, Buffer.from(validPush.subarray(0, 20)), { waitMs: 500 }], false),
+      rawExchange(
+        [
+          `POST ${PUSH} HTTP/1.1\r\nHost: x\r\nContent-Type: application/proto\r\nContent-Length: 1000\r\n\r\n`,
+          Buffer.from(validPush.subarray(0, 20)),
+          { waitMs: 500 },
+        ],
+        false,
+      ),
     );
     expect(push.text).toMatch(/^HTTP\/1\.1 500 /);
     expect(push.text).toContain('{"code":"unknown","message":"read message: i/o timeout"}');

@@ -68,7 +68,12 @@ afterAll(async () => {
 });
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
-const records = () => output().trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+const records = () =>
+  output()
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 
 describe('a relay of two receivers and a writer', () => {
   it('delivers a Push with its labels, bytes and deadline', async () => {
@@ -76,7 +81,18 @@ describe('a relay of two receivers and a writer', () => {
     const client = createClient(PusherService, createConnectTransport({ baseUrl: entryUrl, httpVersion: '1.1' }));
     const sentAt = Date.now();
     await client.push(
-      { series: [{ labels: [{ name: '__name__', value: 'process_cpu' }, { name: 'service_name', value: 'chain' }, { name: '__private', value: 'x' }], samples: [{ ID: 'u-1', rawProfile: profile }] }] },
+      {
+        series: [
+          {
+            labels: [
+              { name: '__name__', value: 'process_cpu' },
+              { name: 'service_name', value: 'chain' },
+              { name: '__private', value: 'x' },
+            ],
+            samples: [{ ID: 'u-1', rawProfile: profile }],
+          },
+        ],
+      },
       { timeoutMs: 4_000 },
     );
     const answeredAt = Date.now();

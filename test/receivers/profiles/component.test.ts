@@ -50,8 +50,13 @@ describe('profiles.receive_http in the runtime', () => {
     const graph = graphOf();
     graph.load(`${receiverBlock('r', port)}profiles.echo "out" { }\n`, 'r.alloy');
     await graph.start();
-    const errors = await graph.reload(`${receiverBlock('r', port, '    tls {\n      cert_pem = "x"\n      cert_file = "y"\n    }')}profiles.echo "out" { }\n`, 'r.alloy');
-    expect(errors.map((e) => e.message)).toEqual(['r.alloy:7:7: profiles.receive_http "r" > http > tls: cert_pem and cert_file are mutually exclusive']);
+    const errors = await graph.reload(
+      `${receiverBlock('r', port, '    tls {\n      cert_pem = "x"\n      cert_file = "y"\n    }')}profiles.echo "out" { }\n`,
+      'r.alloy',
+    );
+    expect(errors.map((e) => e.message)).toEqual([
+      'r.alloy:7:7: profiles.receive_http "r" > http > tls: cert_pem and cert_file are mutually exclusive',
+    ]);
     expect(graph.health().find((c) => c.id === 'profiles.receive_http.r')!.health.state).toBe('unhealthy');
     expect((await rawRequest(`http://127.0.0.1:${port}/ingest?name=still`, { body: 'x' })).status).toBe(200);
     await graph.stop();

@@ -10,7 +10,16 @@ import { fileURLToPath } from 'node:url';
 import { create, toBinary, toJsonString } from '@bufbuild/protobuf';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PushRequestSchema, type PushRequest } from '../../../lib/pyroscope/gen/push/v1/push_pb.js';
-import { freePort, grpcFrame, randomBytes, rawRequest, recordingReceiver, startReceiveHttp, type RecordingReceiver, type StartedReceiver } from './harness.js';
+import {
+  freePort,
+  grpcFrame,
+  randomBytes,
+  rawRequest,
+  recordingReceiver,
+  startReceiveHttp,
+  type RecordingReceiver,
+  type StartedReceiver,
+} from './harness.js';
 
 interface FixtureCase {
   name: string;
@@ -154,7 +163,10 @@ const run: Record<string, (c: FixtureCase) => Promise<void>> = {
   "ingest: brace segment without '=' is ignored, not an error": async (c) => {
     const receivers = [recordingReceiver(), recordingReceiver()];
     const { url } = await serve(receivers);
-    const res = await rawRequest(`${url}${c.request.path}?${new URLSearchParams(c.request.query)}`, { headers: c.request.headers, body: randomBytes(1024) });
+    const res = await rawRequest(`${url}${c.request.path}?${new URLSearchParams(c.request.query)}`, {
+      headers: c.request.headers,
+      body: randomBytes(1024),
+    });
     expect(res.status).toBe(200);
     for (const r of receivers) expect(r.ingests[0]!.labels).toEqual({ __name__: 'test.app', service_name: 'test.app' });
   },
@@ -162,7 +174,10 @@ const run: Record<string, (c: FixtureCase) => Promise<void>> = {
   'ingest: existing service_name moves __name__ into app_name': async (c) => {
     const receivers = [recordingReceiver()];
     const { url } = await serve(receivers);
-    const res = await rawRequest(`${url}${c.request.path}?${new URLSearchParams(c.request.query)}`, { headers: c.request.headers, body: randomBytes(1024) });
+    const res = await rawRequest(`${url}${c.request.path}?${new URLSearchParams(c.request.query)}`, {
+      headers: c.request.headers,
+      body: randomBytes(1024),
+    });
     expect(res.status).toBe(200);
     expect(receivers[0]!.ingests[0]!.labels).toEqual({ __name__: 'test.app', service_name: 'my-service', app_name: 'test.app' });
   },
@@ -170,7 +185,10 @@ const run: Record<string, (c: FixtureCase) => Promise<void>> = {
   'push: connect proto, one series': async (c) => {
     const receivers = [recordingReceiver()];
     const { url } = await serve(receivers);
-    const res = await rawRequest(`${url}${c.request.path}`, { headers: c.request.headers, body: toBinary(PushRequestSchema, pushRequest([appEntry])) });
+    const res = await rawRequest(`${url}${c.request.path}`, {
+      headers: c.request.headers,
+      body: toBinary(PushRequestSchema, pushRequest([appEntry])),
+    });
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toBe('application/proto');
     expect(res.body.length).toBe(0);
@@ -194,7 +212,10 @@ const run: Record<string, (c: FixtureCase) => Promise<void>> = {
     // gRPC over HTTP/1.1 with chunked trailers, as the reference's own test sends it.
     const receivers = [recordingReceiver()];
     const { url } = await serve(receivers);
-    const res = await rawRequest(`${url}${c.request.path}`, { headers: { ...c.request.headers, te: 'trailers' }, body: grpcFrame(toBinary(PushRequestSchema, pushRequest([appEntry]))) });
+    const res = await rawRequest(`${url}${c.request.path}`, {
+      headers: { ...c.request.headers, te: 'trailers' },
+      body: grpcFrame(toBinary(PushRequestSchema, pushRequest([appEntry]))),
+    });
     expect(res.status).toBe(200);
     expect(res.trailers['grpc-status'] ?? res.headers['grpc-status']).toBe('0');
     expect(receivers[0]!.appends.map((a) => a.labels)).toEqual([{ app: 'app-0' }]);
@@ -204,7 +225,10 @@ const run: Record<string, (c: FixtureCase) => Promise<void>> = {
   'push: gRPC-Web': async (c) => {
     const receivers = [recordingReceiver()];
     const { url } = await serve(receivers);
-    const res = await rawRequest(`${url}${c.request.path}`, { headers: c.request.headers, body: grpcFrame(toBinary(PushRequestSchema, pushRequest([appEntry]))) });
+    const res = await rawRequest(`${url}${c.request.path}`, {
+      headers: c.request.headers,
+      body: grpcFrame(toBinary(PushRequestSchema, pushRequest([appEntry]))),
+    });
     expect(res.status).toBe(200);
     const trailer = lastGrpcWebFrame(res.body);
     expect(trailer.flags & 0x80).toBe(0x80);
@@ -215,7 +239,10 @@ const run: Record<string, (c: FixtureCase) => Promise<void>> = {
   'push: two series keep order': async (c) => {
     const receivers = [recordingReceiver()];
     const { url } = await serve(receivers);
-    const res = await rawRequest(`${url}${c.request.path}`, { headers: c.request.headers, body: toBinary(PushRequestSchema, pushRequest([appEntry, { labels: { app: 'app-1' } }])) });
+    const res = await rawRequest(`${url}${c.request.path}`, {
+      headers: c.request.headers,
+      body: toBinary(PushRequestSchema, pushRequest([appEntry, { labels: { app: 'app-1' } }])),
+    });
     expect(res.status).toBe(200);
     expect(receivers[0]!.appends.map((a) => a.labels)).toEqual([{ app: 'app-0' }, { app: 'app-1' }]);
   },
@@ -223,7 +250,10 @@ const run: Record<string, (c: FixtureCase) => Promise<void>> = {
   'push: one series two samples': async (c) => {
     const receivers = [recordingReceiver()];
     const { url } = await serve(receivers);
-    const res = await rawRequest(`${url}${c.request.path}`, { headers: c.request.headers, body: toBinary(PushRequestSchema, pushRequest([{ ...appEntry, samples: 2 }])) });
+    const res = await rawRequest(`${url}${c.request.path}`, {
+      headers: c.request.headers,
+      body: toBinary(PushRequestSchema, pushRequest([{ ...appEntry, samples: 2 }])),
+    });
     expect(res.status).toBe(200);
     expectTwoSamples(receivers[0]!);
   },
@@ -231,7 +261,10 @@ const run: Record<string, (c: FixtureCase) => Promise<void>> = {
   'push: two receivers both get everything': async (c) => {
     const receivers = [recordingReceiver(), recordingReceiver()];
     const { url } = await serve(receivers);
-    const res = await rawRequest(`${url}${c.request.path}`, { headers: c.request.headers, body: toBinary(PushRequestSchema, pushRequest([{ ...appEntry, samples: 2 }])) });
+    const res = await rawRequest(`${url}${c.request.path}`, {
+      headers: c.request.headers,
+      body: toBinary(PushRequestSchema, pushRequest([{ ...appEntry, samples: 2 }])),
+    });
     expect(res.status).toBe(200);
     for (const r of receivers) expectTwoSamples(r);
   },
@@ -239,9 +272,15 @@ const run: Record<string, (c: FixtureCase) => Promise<void>> = {
   'push: one receiver fails': async (c) => {
     const receivers = [recordingReceiver(), recordingReceiver({ fail: () => new Error('wtf') })];
     const { url } = await serve(receivers);
-    const res = await rawRequest(`${url}${c.request.path}`, { headers: c.request.headers, body: toBinary(PushRequestSchema, pushRequest([{ ...appEntry, samples: 2 }])) });
+    const res = await rawRequest(`${url}${c.request.path}`, {
+      headers: c.request.headers,
+      body: toBinary(PushRequestSchema, pushRequest([{ ...appEntry, samples: 2 }])),
+    });
     expect(res.status).toBe(500);
-    expect(JSON.parse(res.body.toString())).toEqual({ code: 'internal', message: 'unable to append series {app="app-0"} to appendable 1: wtf' });
+    expect(JSON.parse(res.body.toString())).toEqual({
+      code: 'internal',
+      message: 'unable to append series {app="app-0"} to appendable 1: wtf',
+    });
     for (const r of receivers) expectTwoSamples(r);
   },
 

@@ -34,7 +34,9 @@ describe('conn_limit', () => {
     }, 2);
 
     const responses = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => rawRequest(`${started.url}/ingest?name=client${i}`, { headers: { connection: 'close' }, body: `body ${i}` })),
+      Array.from({ length: 20 }, (_, i) =>
+        rawRequest(`${started.url}/ingest?name=client${i}`, { headers: { connection: 'close' }, body: `body ${i}` }),
+      ),
     );
     sampling = false;
     clearInterval(waitingProbe);
@@ -53,7 +55,8 @@ describe('conn_limit', () => {
     const { port } = new URL(started.url);
     const holder = connect(Number(port), '127.0.0.1');
     await new Promise((r) => holder.once('connect', r));
-    for (let i = 0; i < 50 && (await gaugeValue(started, 'profiles_receive_http_tcp_connections')) < 1; i++) await new Promise((r) => setTimeout(r, 5));
+    for (let i = 0; i < 50 && (await gaugeValue(started, 'profiles_receive_http_tcp_connections')) < 1; i++)
+      await new Promise((r) => setTimeout(r, 5));
     expect(await gaugeValue(started, 'profiles_receive_http_tcp_connections')).toBe(1);
 
     let answered = false;

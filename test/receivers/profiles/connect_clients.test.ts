@@ -17,7 +17,10 @@ beforeAll(async () => {
 afterAll(() => server.stop());
 
 const transports: Array<[string, () => Transport]> = [
-  ['Connect with binary proto over HTTP/1.1', () => createConnectTransport({ baseUrl: server.url, httpVersion: '1.1', useBinaryFormat: true })],
+  [
+    'Connect with binary proto over HTTP/1.1',
+    () => createConnectTransport({ baseUrl: server.url, httpVersion: '1.1', useBinaryFormat: true }),
+  ],
   ['Connect with JSON over HTTP/1.1', () => createConnectTransport({ baseUrl: server.url, httpVersion: '1.1', useBinaryFormat: false })],
   ['Connect over h2c', () => createConnectTransport({ baseUrl: server.url, httpVersion: '2' })],
   ['gRPC over h2c', () => createGrpcTransport({ baseUrl: server.url })],
@@ -59,7 +62,9 @@ describe('Connect clients pushing to profiles.receive_http', () => {
     const other = await startReceiveHttp([failing]);
     try {
       const client = createClient(PusherService, createGrpcWebTransport({ baseUrl: other.url, httpVersion: '1.1' }));
-      await expect(client.push({ series: [{ labels: [{ name: 'app', value: 'x' }] }] })).rejects.toThrow('[internal] unable to append series {app="x"} to appendable 0: disk full');
+      await expect(client.push({ series: [{ labels: [{ name: 'app', value: 'x' }] }] })).rejects.toThrow(
+        '[internal] unable to append series {app="x"} to appendable 0: disk full',
+      );
     } finally {
       await other.stop();
     }

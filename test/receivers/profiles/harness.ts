@@ -163,12 +163,17 @@ export interface RawResponse {
 }
 
 /** One HTTP/1.1 request with full control of headers (array values become repeated lines). */
-export function rawRequest(url: string, options: { method?: string; headers?: OutgoingHttpHeaders; body?: Uint8Array | string; agent?: false } = {}): Promise<RawResponse> {
+export function rawRequest(
+  url: string,
+  options: { method?: string; headers?: OutgoingHttpHeaders; body?: Uint8Array | string; agent?: false } = {},
+): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(url, { method: options.method ?? 'POST', headers: options.headers ?? {}, agent: false }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, trailers: res.trailers, body: Buffer.concat(chunks) }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, trailers: res.trailers, body: Buffer.concat(chunks) }),
+      );
       res.on('error', reject);
     });
     req.on('error', reject);
@@ -192,7 +197,12 @@ export function randomBytes(n: number, seed = 1): Buffer {
 /** A small gzipped pprof profile with `samples` samples of one stack. */
 export function pprofBytes(samples = 3, padTo = 0): Buffer {
   const strings = new StringTable();
-  const fn = new PprofFunction({ id: 1, name: strings.dedup('main.work'), systemName: strings.dedup('main.work'), filename: strings.dedup('main.go') });
+  const fn = new PprofFunction({
+    id: 1,
+    name: strings.dedup('main.work'),
+    systemName: strings.dedup('main.work'),
+    filename: strings.dedup('main.go'),
+  });
   const location = new Location({ id: 1, line: [new Line({ functionId: 1, line: 10 })] });
   const profile = new Profile({
     sampleType: [new ValueType({ type: strings.dedup('cpu'), unit: strings.dedup('nanoseconds') })],
@@ -206,7 +216,14 @@ export function pprofBytes(samples = 3, padTo = 0): Buffer {
   if (padTo > 0) {
     // Padding goes into a comment string so the profile stays valid.
     const encodedSize = gzipSync(profile.encode()).length;
-    if (padTo > encodedSize) profile.comment = [strings.dedup(randomBytes(padTo - encodedSize).toString('base64').slice(0, padTo - encodedSize))];
+    if (padTo > encodedSize)
+      profile.comment = [
+        strings.dedup(
+          randomBytes(padTo - encodedSize)
+            .toString('base64')
+            .slice(0, padTo - encodedSize),
+        ),
+      ];
   }
   return gzipSync(profile.encode());
 }

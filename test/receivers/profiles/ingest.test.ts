@@ -17,14 +17,18 @@ async function serve(receivers: RecordingReceiver[]) {
   return started;
 }
 
-const ingest = (url: string, query: string, options: Parameters<typeof rawRequest>[1] = {}) => rawRequest(`${url}/ingest?${query}`, { body: 'profile', ...options });
+const ingest = (url: string, query: string, options: Parameters<typeof rawRequest>[1] = {}) =>
+  rawRequest(`${url}/ingest?${query}`, { body: 'profile', ...options });
 
 describe('POST /ingest', () => {
   it('forwards the body untouched, even when it says it is gzip', async () => {
     const receivers = [recordingReceiver()];
     const { url } = await serve(receivers);
     const body = gzipSync(Buffer.from('a profile'));
-    const res = await ingest(url, 'name=app', { headers: { 'content-encoding': 'gzip', 'content-type': 'application/octet-stream' }, body });
+    const res = await ingest(url, 'name=app', {
+      headers: { 'content-encoding': 'gzip', 'content-type': 'application/octet-stream' },
+      body,
+    });
     expect(res.status).toBe(200);
     expect(Buffer.from(receivers[0]!.ingests[0]!.profile.body).equals(body)).toBe(true);
   });
@@ -51,7 +55,12 @@ describe('POST /ingest', () => {
   it('answers 200 with no labels when name is missing or does not parse, and warns', async () => {
     const receivers = [recordingReceiver()];
     const started = await serve(receivers);
-    for (const query of ['from=1', `name=${encodeURIComponent('{env=prod}')}`, `name=${encodeURIComponent('my app')}`, `name=${encodeURIComponent('app{bad-key=1}')}`]) {
+    for (const query of [
+      'from=1',
+      `name=${encodeURIComponent('{env=prod}')}`,
+      `name=${encodeURIComponent('my app')}`,
+      `name=${encodeURIComponent('app{bad-key=1}')}`,
+    ]) {
       expect((await ingest(started.url, query)).status).toBe(200);
     }
     expect(receivers[0]!.ingests.map((i) => i.labels)).toEqual([{}, {}, {}, {}]);
@@ -68,7 +77,13 @@ describe('POST /ingest', () => {
   it('answers with the downstream status and its reason phrase when a writer reports one', async () => {
     const receivers = [
       recordingReceiver({ fail: () => new Error('plain') }),
-      recordingReceiver({ fail: () => new WrappedError('failed to ingest to endpoint x (1 retries)', new WrappedError('remote error', new RemoteStatusError(429, 'slow'))) }),
+      recordingReceiver({
+        fail: () =>
+          new WrappedError(
+            'failed to ingest to endpoint x (1 retries)',
+            new WrappedError('remote error', new RemoteStatusError(429, 'slow')),
+          ),
+      }),
     ];
     const { url } = await serve(receivers);
     const res = await ingest(url, 'name=app');
@@ -136,7 +151,7 @@ describe('POST /ingest', () => {
     });
     for (let i = 0; i < 50 && !seen?.aborted; i++) await new Promise((r) => setTimeout(r, 10));
     expect(seen?.aborted).toBe(true);
-    expect((seen?.reason as Error).message).toBe('context canceled');
+    expect((seen!.reason as Error).message).toBe('context canceled');
   });
 
   it('forwards any body byte for byte', async () => {

@@ -28,13 +28,23 @@ describe('ensureServiceName', () => {
       { name: '__name__', value: 'app' },
       { name: 'service_name', value: 'app' },
     ]);
-    expect(ensureServiceName([{ name: '__name__', value: 'app' }, { name: 'service_name', value: 'svc' }])).toEqual([
+    expect(
+      ensureServiceName([
+        { name: '__name__', value: 'app' },
+        { name: 'service_name', value: 'svc' },
+      ]),
+    ).toEqual([
       { name: '__name__', value: 'app' },
       { name: 'app_name', value: 'app' },
       { name: 'service_name', value: 'svc' },
     ]);
     // No __name__: an existing app_name goes, as the builder removes a label set to empty.
-    expect(ensureServiceName([{ name: 'app_name', value: 'old' }, { name: 'service_name', value: 'svc' }])).toEqual([{ name: 'service_name', value: 'svc' }]);
+    expect(
+      ensureServiceName([
+        { name: 'app_name', value: 'old' },
+        { name: 'service_name', value: 'svc' },
+      ]),
+    ).toEqual([{ name: 'service_name', value: 'svc' }]);
   });
 
   it('matches the builder definition for any label list, built or not', () => {
@@ -55,6 +65,11 @@ describe('ensureServiceName', () => {
 
 describe('formatLabels', () => {
   it('prints a label set as the reference does, quoting names outside the legacy form', () => {
-    expect(formatLabels([{ name: 'app', value: 'a"b' }, { name: 'k.8s', value: 'v' }])).toBe('{app="a\\"b", "k.8s"="v"}');
+    expect(
+      formatLabels([
+        { name: 'app', value: 'a"b' },
+        { name: 'k.8s', value: 'v' },
+      ]),
+    ).toBe('{app="a\\"b", "k.8s"="v"}');
   });
 });

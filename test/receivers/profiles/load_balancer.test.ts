@@ -21,7 +21,9 @@ const receivers: RecordingReceiver[] = [recordingReceiver(), recordingReceiver()
 const instances: StartedReceiver[] = [];
 
 function nginxBinary(): string {
-  const found = spawnSync('sh', ['-c', 'command -v nginx || ls /usr/sbin/nginx 2>/dev/null'], { encoding: 'utf8' }).stdout.trim().split('\n')[0];
+  const found = spawnSync('sh', ['-c', 'command -v nginx || ls /usr/sbin/nginx 2>/dev/null'], { encoding: 'utf8' })
+    .stdout.trim()
+    .split('\n')[0];
   if (!found) throw new Error('nginx is not installed: the load-balancer test needs the nginx binary (apt-get install -y nginx)');
   return found;
 }
@@ -108,12 +110,25 @@ async function bounded(jobs: Array<() => Promise<void>>, limit: number): Promise
 describe('two receivers behind nginx', () => {
   it('share the load and receive every profile exactly once', async () => {
     const ingests = Array.from({ length: 60 }, (_, i) => async () => {
-      const res = await rawRequest(`${proxyUrl}/ingest?name=lb.app%7Bseq%3D${i}%7D`, { headers: { 'content-type': 'application/octet-stream' }, body: `profile ${i}` });
+      const res = await rawRequest(`${proxyUrl}/ingest?name=lb.app%7Bseq%3D${i}%7D`, {
+        headers: { 'content-type': 'application/octet-stream' },
+        body: `profile ${i}`,
+      });
       expect(res.status).toBe(200);
     });
     const client = createClient(PusherService, createConnectTransport({ baseUrl: proxyUrl, httpVersion: '1.1' }));
     const pushes = Array.from({ length: 20 }, (_, i) => async () => {
-      await client.push({ series: [{ labels: [{ name: 'service_name', value: 'lb.push' }, { name: 'seq', value: String(i) }], samples: [{ ID: `id-${i}`, rawProfile: Buffer.from(`push ${i}`) }] }] });
+      await client.push({
+        series: [
+          {
+            labels: [
+              { name: 'service_name', value: 'lb.push' },
+              { name: 'seq', value: String(i) },
+            ],
+            samples: [{ ID: `id-${i}`, rawProfile: Buffer.from(`push ${i}`) }],
+          },
+        ],
+      });
     });
     await bounded([...ingests, ...pushes], 8);
 

@@ -32,13 +32,26 @@ function encoded(series: Array<{ labels: Pairs; samples?: Array<[string, string]
 }
 
 const connectProto = { 'content-type': 'application/proto', 'connect-protocol-version': '1' };
-const push = (url: string, body: Uint8Array | string, headers: Record<string, string> = connectProto) => rawRequest(`${url}/push.v1.PusherService/Push`, { headers, body });
+const push = (url: string, body: Uint8Array | string, headers: Record<string, string> = connectProto) =>
+  rawRequest(`${url}/push.v1.PusherService/Push`, { headers, body });
 
 describe('POST /push.v1.PusherService/Push', () => {
   it('keeps the last value of a repeated label and drops empty-valued labels', async () => {
     const receivers = [recordingReceiver()];
     const { url } = await serve(receivers);
-    const res = await push(url, encoded([{ labels: [['app', 'a'], ['env', ''], ['app', 'b'], ['zone', 'z']] }]));
+    const res = await push(
+      url,
+      encoded([
+        {
+          labels: [
+            ['app', 'a'],
+            ['env', ''],
+            ['app', 'b'],
+            ['zone', 'z'],
+          ],
+        },
+      ]),
+    );
     expect(res.status).toBe(200);
     expect(receivers[0]!.appends[0]!.labels).toEqual({ app: 'b', zone: 'z' });
   });
@@ -50,8 +63,18 @@ describe('POST /push.v1.PusherService/Push', () => {
       url,
       encoded([
         { labels: [['__name__', 'process_cpu']] },
-        { labels: [['__name__', 'process_cpu'], ['service_name', 'svc']] },
-        { labels: [['service_name', 'svc'], ['app_name', 'stale']] },
+        {
+          labels: [
+            ['__name__', 'process_cpu'],
+            ['service_name', 'svc'],
+          ],
+        },
+        {
+          labels: [
+            ['service_name', 'svc'],
+            ['app_name', 'stale'],
+          ],
+        },
       ]),
     );
     expect(receivers[0]!.appends.map((a) => a.labels)).toEqual([
@@ -64,7 +87,18 @@ describe('POST /push.v1.PusherService/Push', () => {
   it('forwards samples with their ids and bytes and without annotations', async () => {
     const receivers = [recordingReceiver()];
     const { url } = await serve(receivers);
-    await push(url, encoded([{ labels: [['app', 'a']], samples: [['', 'one'], ['id-2', 'two']] }]));
+    await push(
+      url,
+      encoded([
+        {
+          labels: [['app', 'a']],
+          samples: [
+            ['', 'one'],
+            ['id-2', 'two'],
+          ],
+        },
+      ]),
+    );
     const { series } = receivers[0]!.appends[0]!;
     expect(series.samples.map((s) => [s.id, Buffer.from(s.rawProfile).toString()])).toEqual([
       ['', 'one'],
@@ -86,7 +120,19 @@ describe('POST /push.v1.PusherService/Push', () => {
     const flaky = recordingReceiver({ fail: () => (++calls % 2 === 1 ? new Error(`failure ${calls}`) : undefined) });
     const broken = recordingReceiver({ fail: () => new Error('down') });
     const { url } = await serve([flaky, broken]);
-    const res = await push(url, encoded([{ labels: [['app', 'a']] }, { labels: [['app', 'b']] }, { labels: [['app', 'c'], ['otel.scope', 'x']] }]));
+    const res = await push(
+      url,
+      encoded([
+        { labels: [['app', 'a']] },
+        { labels: [['app', 'b']] },
+        {
+          labels: [
+            ['app', 'c'],
+            ['otel.scope', 'x'],
+          ],
+        },
+      ]),
+    );
     expect(res.status).toBe(500);
     const lines = (JSON.parse(res.body.toString()) as { code: string; message: string }).message.split('\n').sort();
     expect(lines).toEqual([
@@ -120,7 +166,10 @@ describe('POST /push.v1.PusherService/Push', () => {
   it('accepts JSON with proto field names, URL-safe base64 and unknown fields', async () => {
     const receivers = [recordingReceiver()];
     const { url } = await serve(receivers);
-    const body = JSON.stringify({ series: [{ labels: [{ name: 'app', value: 'j' }], samples: [{ raw_profile: '-_8', ID: 'x' }] }], extra: true });
+    const body = JSON.stringify({
+      series: [{ labels: [{ name: 'app', value: 'j' }], samples: [{ raw_profile: '-_8', ID: 'x' }] }],
+      extra: true,
+    });
     const res = await push(url, body, { 'content-type': 'application/json; charset=utf-8' });
     expect(res.status).toBe(200);
     expect([...receivers[0]!.appends[0]!.series.samples[0]!.rawProfile]).toEqual([0xfb, 0xff]);
@@ -140,7 +189,11 @@ describe('POST /push.v1.PusherService/Push', () => {
     const receivers = [recordingReceiver()];
     const { url } = await serve(receivers);
     const before = Date.now();
-    const res = await push(url, grpcFrame(encoded([{ labels: [['app', 'a']] }])), { 'content-type': 'application/grpc', te: 'trailers', 'grpc-timeout': '3S' });
+    const res = await push(url, grpcFrame(encoded([{ labels: [['app', 'a']] }])), {
+      'content-type': 'application/grpc',
+      te: 'trailers',
+      'grpc-timeout': '3S',
+    });
     expect(res.trailers['grpc-status']).toBe('0');
     const deadline = receivers[0]!.appends[0]!.deadline!;
     expect(deadline).toBeGreaterThanOrEqual(before + 3000);
@@ -163,7 +216,10 @@ describe('POST /push.v1.PusherService/Push', () => {
     const res = await push(url, encoded([{ labels: [['app', 'a']] }]), { ...connectProto, 'connect-timeout-ms': '100' });
     // The reference maps every forwarding failure to internal, a passed deadline included.
     expect(res.status).toBe(500);
-    expect(JSON.parse(res.body.toString())).toEqual({ code: 'internal', message: 'unable to append series {app="a"} to appendable 0: context deadline exceeded' });
+    expect(JSON.parse(res.body.toString())).toEqual({
+      code: 'internal',
+      message: 'unable to append series {app="a"} to appendable 0: context deadline exceeded',
+    });
   });
 
   it('uses the forward_to list current at the time of each request', async () => {

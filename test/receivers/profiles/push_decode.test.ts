@@ -72,12 +72,24 @@ describe('decodePushBinary', () => {
 
   it('skips unknown fields at every level as fromBinary does', () => {
     const request = create(PushRequestSchema, {
-      series: [{ labels: [{ name: 'service_name', value: 'app' }], samples: [{ rawProfile: new Uint8Array([1, 2, 3]), ID: 'x' }], annotations: [{ key: 'k', value: 'v' }] }],
+      series: [
+        {
+          labels: [{ name: 'service_name', value: 'app' }],
+          samples: [{ rawProfile: new Uint8Array([1, 2, 3]), ID: 'x' }],
+          annotations: [{ key: 'k', value: 'v' }],
+        },
+      ],
     });
     fc.assert(
       fc.property(fc.nat(), (seed) => {
         const extra = unknownFields(seed);
-        const label = new BinaryWriter().tag(1, WireType.LengthDelimited).string('service_name').tag(2, WireType.LengthDelimited).string('app').raw(extra).finish();
+        const label = new BinaryWriter()
+          .tag(1, WireType.LengthDelimited)
+          .string('service_name')
+          .tag(2, WireType.LengthDelimited)
+          .string('app')
+          .raw(extra)
+          .finish();
         const series = new BinaryWriter().tag(1, WireType.LengthDelimited).bytes(label).raw(extra).finish();
         const top = new BinaryWriter().raw(extra).tag(1, WireType.LengthDelimited).bytes(series).raw(extra).finish();
         expectSameOutcome(top);
@@ -101,7 +113,20 @@ describe('decodePushBinary', () => {
   it('reports a truncated message and invalid UTF-8 in fromBinary words', () => {
     const bytes = toBinary(PushRequestSchema, create(PushRequestSchema, { series: [{ labels: [{ name: 'a', value: 'b' }] }] }));
     expect(() => decodePushBinary(bytes.subarray(0, bytes.length - 1))).toThrow('premature EOF');
-    const badUtf8 = new BinaryWriter().tag(1, WireType.LengthDelimited).bytes(new BinaryWriter().tag(1, WireType.LengthDelimited).bytes(new BinaryWriter().tag(1, WireType.LengthDelimited).bytes(new Uint8Array([0xff])).finish()).finish()).finish();
+    const badUtf8 = new BinaryWriter()
+      .tag(1, WireType.LengthDelimited)
+      .bytes(
+        new BinaryWriter()
+          .tag(1, WireType.LengthDelimited)
+          .bytes(
+            new BinaryWriter()
+              .tag(1, WireType.LengthDelimited)
+              .bytes(new Uint8Array([0xff]))
+              .finish(),
+          )
+          .finish(),
+      )
+      .finish();
     expectSameOutcome(badUtf8);
     expect(() => decodePushBinary(badUtf8)).toThrow();
   });

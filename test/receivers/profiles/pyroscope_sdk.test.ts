@@ -63,7 +63,13 @@ describe('Pyroscope Node.js SDK', () => {
       expect(query.get('format')).toBe('pprof');
       expect(query.get('spyName')).toBe('nodespy');
       expect(profile.contentType).toEqual(['application/octet-stream']);
-      expect(labels).toMatchObject({ __name__: 'sdk.app', service_name: 'sdk.app', env: 'test', 'otel.scope.name': 'com.grafana.pyroscope/nodejs', 'process.runtime.name': 'nodejs' });
+      expect(labels).toMatchObject({
+        __name__: 'sdk.app',
+        service_name: 'sdk.app',
+        env: 'test',
+        'otel.scope.name': 'com.grafana.pyroscope/nodejs',
+        'process.runtime.name': 'nodejs',
+      });
       expect([...profile.body.subarray(0, 2)]).toEqual([0x1f, 0x8b]);
     }
     expect(ingests.reduce((n, i) => n + samplesIn(i.profile.body), 0)).toBeGreaterThan(0);

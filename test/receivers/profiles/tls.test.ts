@@ -22,13 +22,58 @@ function openssl(...args: string[]): void {
 /** A CA, a server certificate for 127.0.0.1, a client certificate from the same CA and one from another CA. */
 function generateCertificates(): void {
   for (const ca of ['ca', 'other-ca']) {
-    openssl('req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', `${ca}.key`, '-out', `${ca}.crt`, '-days', '1', '-subj', `/CN=${ca}`);
+    openssl(
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-keyout',
+      `${ca}.key`,
+      '-out',
+      `${ca}.crt`,
+      '-days',
+      '1',
+      '-subj',
+      `/CN=${ca}`,
+    );
   }
   writeFileSync(file('server.ext'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n');
   writeFileSync(file('client.ext'), 'extendedKeyUsage=clientAuth\n');
   const leaf = (name: string, ca: string, ext: string) => {
-    openssl('req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${name}`);
-    openssl('x509', '-req', '-in', `${name}.csr`, '-CA', `${ca}.crt`, '-CAkey', `${ca}.key`, '-CAcreateserial', '-out', `${name}.crt`, '-days', '1', '-extfile', ext);
+    openssl(
+      'req',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-keyout',
+      `${name}.key`,
+      '-out',
+      `${name}.csr`,
+      '-subj',
+      `/CN=${name}`,
+    );
+    openssl(
+      'x509',
+      '-req',
+      '-in',
+      `${name}.csr`,
+      '-CA',
+      `${ca}.crt`,
+      '-CAkey',
+      `${ca}.key`,
+      '-CAcreateserial',
+      '-out',
+      `${name}.crt`,
+      '-days',
+      '1',
+      '-extfile',
+      ext,
+    );
   };
   leaf('server', 'ca', 'server.ext');
   leaf('client', 'ca', 'client.ext');
@@ -81,14 +126,18 @@ describe('TLS', () => {
   });
 
   it('serves HTTPS with inline PEM and negotiates HTTP/2 for gRPC', async () => {
-    const { started, receiver } = await serve(`cert_pem = ${JSON.stringify(pem('server.crt'))}\nkey_pem = ${JSON.stringify(pem('server.key'))}`);
+    const { started, receiver } = await serve(
+      `cert_pem = ${JSON.stringify(pem('server.crt'))}\nkey_pem = ${JSON.stringify(pem('server.key'))}`,
+    );
     const client = createClient(PusherService, createGrpcTransport({ baseUrl: started.url, nodeOptions: { ca: pem('ca.crt') } }));
     await client.push({ series: [{ labels: [{ name: 'app', value: 'grpc-tls' }] }] });
     expect(receiver.appends[0]!.labels).toEqual({ app: 'grpc-tls' });
   });
 
   it('requires a client certificate signed by the client CA when asked to', async () => {
-    const { started } = await serve(`${serverFiles()}\nclient_auth_type = "RequireAndVerifyClientCert"\nclient_ca_file = ${JSON.stringify(file('ca.crt'))}`);
+    const { started } = await serve(
+      `${serverFiles()}\nclient_auth_type = "RequireAndVerifyClientCert"\nclient_ca_file = ${JSON.stringify(file('ca.crt'))}`,
+    );
     expect(await httpsIngest(started.url, 'client')).toBe(200);
     await expect(httpsIngest(started.url)).rejects.toThrow();
     await expect(httpsIngest(started.url, 'stranger')).rejects.toThrow();
@@ -101,7 +150,9 @@ describe('TLS', () => {
   });
 
   it('verifies a client certificate only when one is given with VerifyClientCertIfGiven', async () => {
-    const { started } = await serve(`${serverFiles()}\nclient_auth_type = "VerifyClientCertIfGiven"\nclient_ca = ${JSON.stringify(pem('ca.crt'))}`);
+    const { started } = await serve(
+      `${serverFiles()}\nclient_auth_type = "VerifyClientCertIfGiven"\nclient_ca = ${JSON.stringify(pem('ca.crt'))}`,
+    );
     expect(await httpsIngest(started.url)).toBe(200);
     expect(await httpsIngest(started.url, 'client')).toBe(200);
     await expect(httpsIngest(started.url, 'stranger')).rejects.toThrow();
@@ -127,15 +178,19 @@ describe('TLS configuration errors', () => {
   const where = 'profiles.receive_http "tls" > http > tls';
 
   it('rejects cert_pem together with cert_file', () => {
-    expect(errorsOf(`cert_pem = ${JSON.stringify(pem('server.crt'))}\ncert_file = ${JSON.stringify(file('server.crt'))}\nkey_file = ${JSON.stringify(file('server.key'))}`)).toEqual([
-      `tls.alloy:5:1: ${where}: cert_pem and cert_file are mutually exclusive`,
-    ]);
+    expect(
+      errorsOf(
+        `cert_pem = ${JSON.stringify(pem('server.crt'))}\ncert_file = ${JSON.stringify(file('server.crt'))}\nkey_file = ${JSON.stringify(file('server.key'))}`,
+      ),
+    ).toEqual([`tls.alloy:5:1: ${where}: cert_pem and cert_file are mutually exclusive`]);
   });
 
   it('rejects key_pem together with key_file', () => {
-    expect(errorsOf(`cert_file = ${JSON.stringify(file('server.crt'))}\nkey_pem = ${JSON.stringify(pem('server.key'))}\nkey_file = ${JSON.stringify(file('server.key'))}`)).toEqual([
-      `tls.alloy:6:1: ${where}: key_pem and key_file are mutually exclusive`,
-    ]);
+    expect(
+      errorsOf(
+        `cert_file = ${JSON.stringify(file('server.crt'))}\nkey_pem = ${JSON.stringify(pem('server.key'))}\nkey_file = ${JSON.stringify(file('server.key'))}`,
+      ),
+    ).toEqual([`tls.alloy:6:1: ${where}: key_pem and key_file are mutually exclusive`]);
   });
 
   it('rejects client authentication without a certificate and key', () => {
@@ -146,7 +201,9 @@ describe('TLS configuration errors', () => {
   });
 
   it('rejects an unknown client_auth_type and a client CA without a policy', () => {
-    expect(errorsOf(`${serverFiles()}\nclient_auth_type = "Sometimes"`)).toEqual([`tls.alloy:6:1: ${where}: invalid ClientAuth: Sometimes`]);
+    expect(errorsOf(`${serverFiles()}\nclient_auth_type = "Sometimes"`)).toEqual([
+      `tls.alloy:6:1: ${where}: invalid ClientAuth: Sometimes`,
+    ]);
     expect(errorsOf(`${serverFiles()}\nclient_ca_file = ${JSON.stringify(file('ca.crt'))}`)).toEqual([
       `tls.alloy:6:1: ${where}: client CA's have been configured without a Client Auth Policy`,
     ]);

@@ -14,16 +14,21 @@ describe('backoff', () => {
 
   it('keeps every delay within [min, max] whatever the jitter', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 10_000 }), fc.integer({ min: 0, max: 100_000 }), fc.array(fc.double({ min: 0, max: 0.9999, noNaN: true }), { maxLength: 20 }), (min, extra, draws) => {
-        const max = min + extra;
-        let i = 0;
-        const backoff = new Backoff(min, max, 0, () => draws[i++ % Math.max(1, draws.length)] ?? 0);
-        for (let k = 0; k < draws.length; k++) {
-          const d = backoff.nextDelay();
-          expect(d).toBeGreaterThanOrEqual(min);
-          expect(d).toBeLessThanOrEqual(max);
-        }
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 10_000 }),
+        fc.integer({ min: 0, max: 100_000 }),
+        fc.array(fc.double({ min: 0, max: 0.9999, noNaN: true }), { maxLength: 20 }),
+        (min, extra, draws) => {
+          const max = min + extra;
+          let i = 0;
+          const backoff = new Backoff(min, max, 0, () => draws[i++ % Math.max(1, draws.length)] ?? 0);
+          for (let k = 0; k < draws.length; k++) {
+            const d = backoff.nextDelay();
+            expect(d).toBeGreaterThanOrEqual(min);
+            expect(d).toBeLessThanOrEqual(max);
+          }
+        },
+      ),
       { numRuns },
     );
   });

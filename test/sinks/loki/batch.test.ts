@@ -9,7 +9,13 @@ import { encodeBatch, entryBytes, tenantOf, type QueuedEntry } from '../../../si
 const numRuns = Number(process.env.FC_NUM_RUNS ?? 100);
 
 const queued = (entry: Entry): QueuedEntry => ({ entry, tenant: tenantOf(entry, ''), bytes: entryBytes(entry) });
-const entry = (line: string, labels: Record<string, string>, timestamp = 1n): Entry => ({ labels, line, timestamp, structuredMetadata: [], extracted: {} });
+const entry = (line: string, labels: Record<string, string>, timestamp = 1n): Entry => ({
+  labels,
+  line,
+  timestamp,
+  structuredMetadata: [],
+  extracted: {},
+});
 
 describe('push batches', () => {
   it('groups entries into streams in order of first appearance, external labels under the entry’s own', () => {

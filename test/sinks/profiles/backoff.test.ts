@@ -23,38 +23,48 @@ async function attemptsUntilGivingUp(backoff: Backoff, limit = 1_000): Promise<n
 describe('Backoff', () => {
   it('allows exactly max_retries attempts, with one wait fewer', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.integer({ min: 1, max: 20 }), fc.integer({ min: 1, max: 1_000 }), fc.double({ min: 0, max: 0.999, noNaN: true }), async (maxRetries, minMs, r) => {
-        const clock = recording(() => r);
-        const backoff = new Backoff({ minMs, maxMs: minMs * 8, maxRetries }, new AbortController().signal, clock);
-        expect(await attemptsUntilGivingUp(backoff)).toBe(maxRetries);
-        expect(clock.waits).toHaveLength(maxRetries - 1);
-        expect(backoff.numRetries()).toBe(maxRetries);
-      }),
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 20 }),
+        fc.integer({ min: 1, max: 1_000 }),
+        fc.double({ min: 0, max: 0.999, noNaN: true }),
+        async (maxRetries, minMs, r) => {
+          const clock = recording(() => r);
+          const backoff = new Backoff({ minMs, maxMs: minMs * 8, maxRetries }, new AbortController().signal, clock);
+          expect(await attemptsUntilGivingUp(backoff)).toBe(maxRetries);
+          expect(clock.waits).toHaveLength(maxRetries - 1);
+          expect(backoff.numRetries()).toBe(maxRetries);
+        },
+      ),
       { numRuns },
     );
   });
 
   it('draws each wait from a window that starts at [min, 2·min) and doubles up to max', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.integer({ min: 1, max: 500 }), fc.integer({ min: 1, max: 64 }), fc.double({ min: 0, max: 0.999, noNaN: true }), async (minMs, factor, r) => {
-        const maxMs = minMs * factor;
-        const clock = recording(() => r);
-        const backoff = new Backoff({ minMs, maxMs, maxRetries: 12 }, new AbortController().signal, clock);
-        await attemptsUntilGivingUp(backoff);
-        let low = minMs;
-        let high = Math.min(2 * minMs, maxMs);
-        for (const wait of clock.waits) {
-          if (low >= high) expect(wait).toBe(low);
-          else {
-            expect(wait).toBeGreaterThanOrEqual(low);
-            expect(wait).toBeLessThan(high);
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 500 }),
+        fc.integer({ min: 1, max: 64 }),
+        fc.double({ min: 0, max: 0.999, noNaN: true }),
+        async (minMs, factor, r) => {
+          const maxMs = minMs * factor;
+          const clock = recording(() => r);
+          const backoff = new Backoff({ minMs, maxMs, maxRetries: 12 }, new AbortController().signal, clock);
+          await attemptsUntilGivingUp(backoff);
+          let low = minMs;
+          let high = Math.min(2 * minMs, maxMs);
+          for (const wait of clock.waits) {
+            if (low >= high) expect(wait).toBe(low);
+            else {
+              expect(wait).toBeGreaterThanOrEqual(low);
+              expect(wait).toBeLessThan(high);
+            }
+            if (high < maxMs) {
+              low = Math.min(low * 2, maxMs);
+              high = Math.min(high * 2, maxMs);
+            }
           }
-          if (high < maxMs) {
-            low = Math.min(low * 2, maxMs);
-            high = Math.min(high * 2, maxMs);
-          }
-        }
-      }),
+        },
+      ),
       { numRuns },
     );
   });

@@ -15,7 +15,16 @@ import { resolveWriteConfig } from '../../../sinks/profiles/config.js';
 import { shouldRetry } from '../../../sinks/profiles/retry.js';
 import { profilesWriteComponent } from '../../../sinks/profiles_write.js';
 import { testContext } from '../../receivers/profiles/harness.js';
-import { decodeWrite, instantClock, noSignal, startIngestServer, startPushServer, USER_AGENT, writerFor, type DownstreamServer } from './harness.js';
+import {
+  decodeWrite,
+  instantClock,
+  noSignal,
+  startIngestServer,
+  startPushServer,
+  USER_AGENT,
+  writerFor,
+  type DownstreamServer,
+} from './harness.js';
 
 interface FixtureCase {
   name: string;
@@ -44,7 +53,10 @@ function endpointBlock(url: string, extra = ''): string {
 }
 
 const fanOutEndpoint = (url: string, retries = 1) =>
-  endpointBlock(url, `headers = { "X-Test-Header" = "test" }\n  min_backoff_period = "100ms"\n  max_backoff_period = "200ms"\n  max_backoff_retries = ${retries}`);
+  endpointBlock(
+    url,
+    `headers = { "X-Test-Header" = "test" }\n  min_backoff_period = "100ms"\n  max_backoff_period = "200ms"\n  max_backoff_retries = ${retries}`,
+  );
 
 async function failing(): Promise<DownstreamServer<import('./harness.js').PushCall>> {
   return track(
@@ -54,7 +66,11 @@ async function failing(): Promise<DownstreamServer<import('./harness.js').PushCa
   );
 }
 
-function ingestProfile(labels: Record<string, string> | Label[], rawQuery = 'key=value', contentType: string[] = ['ct1', 'ct2']): IngestProfile {
+function ingestProfile(
+  labels: Record<string, string> | Label[],
+  rawQuery = 'key=value',
+  contentType: string[] = ['ct1', 'ct2'],
+): IngestProfile {
   return {
     body: Buffer.from('test-profile-data'),
     contentType,
@@ -81,7 +97,9 @@ const run: Record<string, () => Promise<void>> = {
   'write: fan-out to 10 endpoints, one failing': async () => {
     const failingServer = await failing();
     const ok = await Promise.all(Array.from({ length: 9 }, async () => track(await startPushServer())));
-    const { writer } = writerFor(`external_labels = { foo = "buzz" }\n${[failingServer, ...ok].map((s) => fanOutEndpoint(s.url)).join('\n')}`);
+    const { writer } = writerFor(
+      `external_labels = { foo = "buzz" }\n${[failingServer, ...ok].map((s) => fanOutEndpoint(s.url)).join('\n')}`,
+    );
     const err = await errorOf(writer.append({ labels: fanOutLabels, samples: [sample] }, noSignal));
     expect(err.message).toContain('unknown: test');
     expect(err.message).toBe(`failed to push to endpoint ${failingServer.url} (1 retries): unknown: test`);
@@ -96,7 +114,9 @@ const run: Record<string, () => Promise<void>> = {
         ['foo', 'buzz'],
         ['job', 'foo'],
       ]);
-      expect(call.request.series[0]!.samples.map((s) => [s.ID, Buffer.from(s.rawProfile).toString()])).toEqual([['test-request-id', 'pprofraw']]);
+      expect(call.request.series[0]!.samples.map((s) => [s.ID, Buffer.from(s.rawProfile).toString()])).toEqual([
+        ['test-request-id', 'pprofraw'],
+      ]);
     }
   },
 
@@ -152,7 +172,9 @@ endpoint {
 external_labels = { "foo" = "bar" }`).values,
     );
     expect(config.externalLabels).toEqual({ foo: 'bar' });
-    expect(config.endpoints.map((e) => [e.url, e.remoteTimeoutMs, e.minBackoffMs, e.maxBackoffMs, e.maxBackoffRetries, e.retryOnHttp429])).toEqual([
+    expect(
+      config.endpoints.map((e) => [e.url, e.remoteTimeoutMs, e.minBackoffMs, e.maxBackoffMs, e.maxBackoffRetries, e.retryOnHttp429]),
+    ).toEqual([
       ['http://localhost:4100', 10_000, 500, 300_000, 10, true],
       ['http://localhost:4200', 5_000, 1_000, 10_000, 10, true],
     ]);
@@ -162,7 +184,12 @@ external_labels = { "foo" = "bar" }`).values,
     const ctx = testContext('profiles.write.test');
     let thrown: unknown;
     try {
-      profilesWriteComponent.build(decodeWrite('endpoint {\n  url = "http://localhost:4100"\n  bearer_token = "token"\n  bearer_token_file = "/path/to/file.token"\n}'), ctx);
+      profilesWriteComponent.build(
+        decodeWrite(
+          'endpoint {\n  url = "http://localhost:4100"\n  bearer_token = "token"\n  bearer_token_file = "/path/to/file.token"\n}',
+        ),
+        ctx,
+      );
     } catch (err) {
       thrown = err;
     }
@@ -186,7 +213,12 @@ external_labels = { "foo" = "bar" }`).values,
     expect(new URL(call.url, 'http://x').pathname).toBe('/ingest');
     expect(call.headers['x-good-header']).toBe('i-am-so-good');
     expect(contentTypes(call.rawHeaders)).toEqual(['ct1', 'ct2']);
-    expect(Object.fromEntries(nameOf(call.url))).toEqual({ __name__: 'my.awesome.app.cpu', env: 'prod', cluster: 'cluster-1', region: 'us-west-1' });
+    expect(Object.fromEntries(nameOf(call.url))).toEqual({
+      __name__: 'my.awesome.app.cpu',
+      env: 'prod',
+      cluster: 'cluster-1',
+      region: 'us-west-1',
+    });
     expect(new URL(call.url, 'http://x').searchParams.get('key')).toBe('value');
     expect(call.body.toString()).toBe('test-profile-data');
   },
@@ -197,7 +229,9 @@ external_labels = { "foo" = "bar" }`).values,
     const ok2 = track(await startIngestServer());
     const { writer } = writerFor([ok0, bad, ok2].map((s, i) => endpointBlock(s.url, `headers = { "X-Server-ID" = "${i}" }`)).join('\n'));
     const err = await errorOf(writer.appendIngest(ingestProfile({ __name__: 'test.profile' }), noSignal));
-    expect(err.message).toBe(`failed to ingest to endpoint ${bad.url} (0 retries): remote error: pyroscope write error: status=400 msg=I don't like your profile`);
+    expect(err.message).toBe(
+      `failed to ingest to endpoint ${bad.url} (0 retries): remote error: pyroscope write error: status=400 msg=I don't like your profile`,
+    );
     expect([ok0, bad, ok2].map((s) => s.calls.length)).toEqual([1, 1, 1]);
     expect([ok0, bad, ok2].map((s) => s.calls[0]!.headers['x-server-id'])).toEqual(['0', '1', '2']);
   },
@@ -211,9 +245,13 @@ external_labels = { "foo" = "bar" }`).values,
 
   'write ingest: 503 forever exhausts retries': async () => {
     const server = track(await startIngestServer(() => ({ status: 503, body: 'service always unavailable' })));
-    const { writer } = writerFor(endpointBlock(server.url, 'max_backoff_retries = 3\n  min_backoff_period = "1ms"\n  max_backoff_period = "1ms"'));
+    const { writer } = writerFor(
+      endpointBlock(server.url, 'max_backoff_retries = 3\n  min_backoff_period = "1ms"\n  max_backoff_period = "1ms"'),
+    );
     const err = await errorOf(writer.appendIngest(ingestProfile({ __name__: 'test.profile' }), noSignal));
-    expect(err.message).toBe(`failed to ingest to endpoint ${server.url} (3 retries): remote error: pyroscope write error: status=503 msg=service always unavailable`);
+    expect(err.message).toBe(
+      `failed to ingest to endpoint ${server.url} (3 retries): remote error: pyroscope write error: status=503 msg=service always unavailable`,
+    );
     expect(server.calls).toHaveLength(3);
   },
 
@@ -231,8 +269,18 @@ external_labels = { "foo" = "bar" }`).values,
     const { writer } = writerFor(endpointBlock(server.url));
     await writer.appendIngest(ingestProfile({ service_name: 'my-service', valid_label: 'value', __name__: 'my-service' }, ''), noSignal);
     const invalid: Array<[Label[], string]> = [
-      [sortLabels([{ name: '__name__', value: 'svc' }, { name: 'duplicate', value: 'a' }, { name: 'duplicate', value: 'b' }]), 'invalid labels in profile: duplicate label name: duplicate'],
-      [labelsFromObject({ __name__: 'svc', 'invalid-label': 'v' }), "invalid labels in profile: invalid label name: invalid label name: invalid-label: character is not allowed: '-'"],
+      [
+        sortLabels([
+          { name: '__name__', value: 'svc' },
+          { name: 'duplicate', value: 'a' },
+          { name: 'duplicate', value: 'b' },
+        ]),
+        'invalid labels in profile: duplicate label name: duplicate',
+      ],
+      [
+        labelsFromObject({ __name__: 'svc', 'invalid-label': 'v' }),
+        "invalid labels in profile: invalid label name: invalid label name: invalid-label: character is not allowed: '-'",
+      ],
       // A value that cannot be encoded as UTF-8 (a lone surrogate is what a JS string has instead of a 0xff byte).
       [labelsFromObject({ __name__: 'svc', bad_value: '\udcff' }), 'invalid labels in profile: invalid label value for bad_value: \udcff'],
     ];
@@ -255,7 +303,12 @@ external_labels = { "foo" = "bar" }`).values,
 
   'write push: resource_exhausted with retry_on_http_429 = false': async () => {
     const server = track(await startPushServer(() => Promise.reject(new ConnectError('slow down', Code.ResourceExhausted))));
-    const { writer } = writerFor(endpointBlock(server.url, 'max_backoff_retries = 3\n  min_backoff_period = "1ms"\n  max_backoff_period = "1ms"\n  retry_on_http_429 = false'));
+    const { writer } = writerFor(
+      endpointBlock(
+        server.url,
+        'max_backoff_retries = 3\n  min_backoff_period = "1ms"\n  max_backoff_period = "1ms"\n  retry_on_http_429 = false',
+      ),
+    );
     const err = await errorOf(writer.append({ labels: labelsFromObject({ __name__: 'test.profile' }), samples: [sample] }, noSignal));
     expect(err.message).toContain('resource_exhausted');
     expect(server.calls).toHaveLength(1);
@@ -263,7 +316,12 @@ external_labels = { "foo" = "bar" }`).values,
 
   'write push: resource_exhausted with retry_on_http_429 = true': async () => {
     const server = track(await startPushServer(() => Promise.reject(new ConnectError('slow down', Code.ResourceExhausted))));
-    const { writer } = writerFor(endpointBlock(server.url, 'max_backoff_retries = 3\n  min_backoff_period = "1ms"\n  max_backoff_period = "1ms"\n  retry_on_http_429 = true'));
+    const { writer } = writerFor(
+      endpointBlock(
+        server.url,
+        'max_backoff_retries = 3\n  min_backoff_period = "1ms"\n  max_backoff_period = "1ms"\n  retry_on_http_429 = true',
+      ),
+    );
     const err = await errorOf(writer.append({ labels: labelsFromObject({ __name__: 'test.profile' }), samples: [sample] }, noSignal));
     expect(err.message).toBe(`failed to push to endpoint ${server.url} (3 retries): resource_exhausted: slow down`);
     expect(server.calls).toHaveLength(3);
@@ -271,7 +329,12 @@ external_labels = { "foo" = "bar" }`).values,
 
   'write ingest: 429 with retry disabled': async () => {
     const server = track(await startIngestServer(() => ({ status: 429, body: 'too many requests' })));
-    const { writer } = writerFor(endpointBlock(server.url, 'max_backoff_retries = 3\n  min_backoff_period = "1ms"\n  max_backoff_period = "1ms"\n  retry_on_http_429 = false'));
+    const { writer } = writerFor(
+      endpointBlock(
+        server.url,
+        'max_backoff_retries = 3\n  min_backoff_period = "1ms"\n  max_backoff_period = "1ms"\n  retry_on_http_429 = false',
+      ),
+    );
     const err = await errorOf(writer.appendIngest(ingestProfile({ __name__: 'test.profile' }), noSignal));
     expect(err.message).toContain('status=429');
     expect(server.calls).toHaveLength(1);
@@ -279,7 +342,9 @@ external_labels = { "foo" = "bar" }`).values,
 
   'write ingest: 429 with retry enabled': async () => {
     const server = track(await startIngestServer(() => ({ status: 429, body: 'too many requests' })));
-    const { writer } = writerFor(endpointBlock(server.url, 'max_backoff_retries = 3\n  min_backoff_period = "1ms"\n  max_backoff_period = "1ms"'));
+    const { writer } = writerFor(
+      endpointBlock(server.url, 'max_backoff_retries = 3\n  min_backoff_period = "1ms"\n  max_backoff_period = "1ms"'),
+    );
     const err = await errorOf(writer.appendIngest(ingestProfile({ __name__: 'test.profile' }), noSignal));
     expect(err.message).toContain('status=429');
     expect(server.calls).toHaveLength(3);
@@ -291,9 +356,25 @@ external_labels = { "foo" = "bar" }`).values,
     const send = (labels: Label[]) => writer.append({ labels, samples: [sample] }, noSignal);
     await send(labelsFromObject({ __name__: 'svc', valid_label: 'v' }));
     const invalid: Array<[Label[], string]> = [
-      [sortLabels([{ name: '__name__', value: 'svc' }, { name: 'duplicate', value: 'a' }, { name: 'duplicate', value: 'b' }]), 'invalid labels in profile: duplicate label name: duplicate'],
-      [labelsFromObject({ __name__: 'svc', 'invalid-label-name': 'v' }), "invalid labels in profile: invalid label name: invalid label name: invalid-label-name: character is not allowed: '-'"],
-      [sortLabels([{ name: '__name__', value: 'a' }, { name: '__name__', value: 'b' }]), 'invalid labels in profile: duplicate label name: __name__'],
+      [
+        sortLabels([
+          { name: '__name__', value: 'svc' },
+          { name: 'duplicate', value: 'a' },
+          { name: 'duplicate', value: 'b' },
+        ]),
+        'invalid labels in profile: duplicate label name: duplicate',
+      ],
+      [
+        labelsFromObject({ __name__: 'svc', 'invalid-label-name': 'v' }),
+        "invalid labels in profile: invalid label name: invalid label name: invalid-label-name: character is not allowed: '-'",
+      ],
+      [
+        sortLabels([
+          { name: '__name__', value: 'a' },
+          { name: '__name__', value: 'b' },
+        ]),
+        'invalid labels in profile: duplicate label name: __name__',
+      ],
       [labelsFromObject({ __name__: 'svc', bad_value: '\udcff' }), 'invalid labels in profile: invalid label value for bad_value: \udcff'],
     ];
     for (const [labels, message] of invalid) expect((await errorOf(send(labels))).message).toBe(message);

@@ -47,7 +47,9 @@ function closer(server: Server): () => Promise<void> {
 }
 
 /** A Connect Push server; `answer` may throw a ConnectError to fail the n-th call (0-based). */
-export async function startPushServer(answer: (n: number, call: PushCall) => void | Promise<void> = () => {}): Promise<DownstreamServer<PushCall>> {
+export async function startPushServer(
+  answer: (n: number, call: PushCall) => void | Promise<void> = () => {},
+): Promise<DownstreamServer<PushCall>> {
   const calls: PushCall[] = [];
   const server = createServer(
     connectNodeAdapter({
@@ -75,7 +77,9 @@ export interface IngestCall {
 
 /** A plain HTTP server standing in for an ingest endpoint; `answer` picks each reply. */
 export async function startIngestServer(
-  answer: (n: number, call: IngestCall) => { status: number; body?: string } | Promise<{ status: number; body?: string }> = () => ({ status: 200 }),
+  answer: (n: number, call: IngestCall) => { status: number; body?: string } | Promise<{ status: number; body?: string }> = () => ({
+    status: 200,
+  }),
 ): Promise<DownstreamServer<IngestCall>> {
   const calls: IngestCall[] = [];
   const server = createServer((req, res) => {

@@ -20,8 +20,14 @@ function track<T extends DownstreamServer<unknown>>(server: T): T {
 const dir = mkdtempSync(join(tmpdir(), 'rivulet-write-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const series = { labels: labelsFromObject({ __name__: 'cpu', service_name: 'svc' }), samples: [{ id: 'a', rawProfile: Buffer.from('12345') }] };
-const ingest = (rawQuery = 'from=1', labels: Record<string, string> = { __name__: 'app', service_name: 'app', env: 'prod' }): IngestProfile => ({
+const series = {
+  labels: labelsFromObject({ __name__: 'cpu', service_name: 'svc' }),
+  samples: [{ id: 'a', rawProfile: Buffer.from('12345') }],
+};
+const ingest = (
+  rawQuery = 'from=1',
+  labels: Record<string, string> = { __name__: 'app', service_name: 'app', env: 'prod' },
+): IngestProfile => ({
   body: Buffer.from('body'),
   contentType: ['application/octet-stream'],
   path: '/ingest',
@@ -42,8 +48,16 @@ describe('profiles.write, Push path', () => {
   it('drops reserved labels except __name__ and __delta__ and lets external labels win', async () => {
     const server = track(await startPushServer());
     const { writer } = writerFor(`external_labels = { service_name = "override", team = "core" }\nendpoint {\n  url = "${server.url}"\n}`);
-    await writer.append({ ...series, labels: labelsFromObject({ __name__: 'cpu', __delta__: 'false', __period_type__: 'x', service_name: 'svc' }) }, noSignal);
-    expect(server.calls[0]!.request.series[0]!.labels.map((l) => `${l.name}=${l.value}`)).toEqual(['__delta__=false', '__name__=cpu', 'service_name=override', 'team=core']);
+    await writer.append(
+      { ...series, labels: labelsFromObject({ __name__: 'cpu', __delta__: 'false', __period_type__: 'x', service_name: 'svc' }) },
+      noSignal,
+    );
+    expect(server.calls[0]!.request.series[0]!.labels.map((l) => `${l.name}=${l.value}`)).toEqual([
+      '__delta__=false',
+      '__name__=cpu',
+      'service_name=override',
+      'team=core',
+    ]);
   });
 
   it('sends remote_timeout as the time left when the caller has no deadline', async () => {
@@ -66,15 +80,20 @@ describe('profiles.write, Push path', () => {
 
   it('stops retrying at the caller deadline', async () => {
     const server = track(await startPushServer(() => new Promise((r) => setTimeout(r, 400))));
-    const { writer } = writerFor(`endpoint {\n  url = "${server.url}"\n  remote_timeout = "100ms"\n  max_backoff_retries = 0\n  min_backoff_period = "10ms"\n  max_backoff_period = "10ms"\n}`, {
-      random: () => 0,
-      sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
-    });
+    const { writer } = writerFor(
+      `endpoint {\n  url = "${server.url}"\n  remote_timeout = "100ms"\n  max_backoff_retries = 0\n  min_backoff_period = "10ms"\n  max_backoff_period = "10ms"\n}`,
+      {
+        random: () => 0,
+        sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+      },
+    );
     const deadline = scopedDeadline(Date.now() + 350);
     const started = Date.now();
     const err = await rejection(writer.append(series, deadline.signal));
     expect(Date.now() - started).toBeLessThan(1_000);
-    expect(err.message).toMatch(new RegExp(`^failed to push to endpoint ${server.url} \\(\\d+ retries\\): deadline_exceeded: context deadline exceeded$`));
+    expect(err.message).toMatch(
+      new RegExp(`^failed to push to endpoint ${server.url} \\(\\d+ retries\\): deadline_exceeded: context deadline exceeded$`),
+    );
     expect(server.calls.length).toBeGreaterThanOrEqual(2);
     expect(server.calls.length).toBeLessThanOrEqual(4);
   });
@@ -138,13 +157,19 @@ describe('profiles.write, Push path', () => {
       const { writer } = writerFor(`endpoint {\n  url = "${server.url}"\n  ${auth}\n}`);
       await writer.append(series, noSignal);
     }
-    expect(server.calls.map((c) => c.headers.get('authorization'))).toEqual([`Basic ${Buffer.from('u:p').toString('base64')}`, 'Bearer from-file', 'Token secret']);
+    expect(server.calls.map((c) => c.headers.get('authorization'))).toEqual([
+      `Basic ${Buffer.from('u:p').toString('base64')}`,
+      'Bearer from-file',
+      'Token secret',
+    ]);
   });
 
   it('counts bytes and profiles sent and dropped per endpoint', async () => {
     const ok = track(await startPushServer());
     const down = `http://127.0.0.1:${await freePort()}`;
-    const { writer, registry } = writerFor(`endpoint {\n  url = "${ok.url}"\n}\nendpoint {\n  url = "${down}"\n  max_backoff_retries = 1\n}`);
+    const { writer, registry } = writerFor(
+      `endpoint {\n  url = "${ok.url}"\n}\nendpoint {\n  url = "${down}"\n  max_backoff_retries = 1\n}`,
+    );
     await rejection(writer.append(series, noSignal));
     const value = async (name: string, endpoint: string) =>
       (await registry.getSingleMetric(name)!.get()).values.find((v) => v.labels.endpoint === endpoint)?.value;
@@ -152,7 +177,9 @@ describe('profiles.write, Push path', () => {
     expect(await value('profiles_write_sent_profiles_total', ok.url)).toBe(1);
     expect(await value('profiles_write_dropped_bytes_total', down)).toBe(5);
     expect(await value('profiles_write_dropped_profiles_total', down)).toBe(1);
-    const latency = (await registry.getSingleMetric('profiles_write_latency')!.get()).values.filter((v) => (v as { metricName?: string }).metricName === 'profiles_write_latency_count');
+    const latency = (await registry.getSingleMetric('profiles_write_latency')!.get()).values.filter(
+      (v) => (v as { metricName?: string }).metricName === 'profiles_write_latency_count',
+    );
     expect(latency.map((v) => `${v.labels.endpoint} ${v.labels.type}`).sort()).toEqual(
       [`- push_total`, `${down} push_downstream`, `${down} push_endpoint`, `${ok.url} push_downstream`, `${ok.url} push_endpoint`].sort(),
     );
@@ -188,7 +215,9 @@ describe('profiles.write, ingest path', () => {
     const url = `http://127.0.0.1:${await freePort()}`;
     const { writer } = writerFor(`endpoint {\n  url = "${url}"\n  max_backoff_retries = 2\n}`);
     const err = await rejection(writer.appendIngest(ingest(), noSignal));
-    expect(err.message).toMatch(new RegExp(`^failed to ingest to endpoint ${url} \\(2 retries\\): do request: Post "${url}/ingest\\?[^"]*": connect ECONNREFUSED`));
+    expect(err.message).toMatch(
+      new RegExp(`^failed to ingest to endpoint ${url} \\(2 retries\\): do request: Post "${url}/ingest\\?[^"]*": connect ECONNREFUSED`),
+    );
   });
 
   it('times an attempt out after remote_timeout', async () => {

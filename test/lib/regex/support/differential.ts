@@ -6,18 +6,29 @@ import { planPattern } from '../../../../lib/regex/compile.js';
 import { compileRegex, type Regex, type RegexMatch, RegexSyntaxError } from '../../../../lib/regex/index.js';
 import { nodeLinearTimeHost } from '../../../../lib/regex/linear-time.js';
 import { nodeRe2Engine } from '../../../../lib/regex/node-re2-engine.js';
-import { referenceCompile, referenceFindAll, type ReferenceMatch, referenceReplaceGroupOne, referenceSearch, referenceSplit } from './re2-reference.js';
+import {
+  referenceCompile,
+  referenceFindAll,
+  type ReferenceMatch,
+  referenceReplaceGroupOne,
+  referenceSearch,
+  referenceSplit,
+} from './re2-reference.js';
 
 const wellFormed = (s: string): string => (s as unknown as { toWellFormed(): string }).toWellFormed();
 
 function sameMatch(ours: RegexMatch | null, ref: ReferenceMatch | null, regex: Regex): string | null {
-  if (ours === null || ref === null) return ours === ref ? null : `match ${JSON.stringify(ours?.groups ?? null)} vs ${JSON.stringify(ref?.groups ?? null)}`;
+  if (ours === null || ref === null)
+    return ours === ref ? null : `match ${JSON.stringify(ours?.groups ?? null)} vs ${JSON.stringify(ref?.groups ?? null)}`;
   if (ours.index !== ref.index || ours.end !== ref.end) return `span [${ours.index},${ours.end}) vs [${ref.index},${ref.end})`;
-  if (JSON.stringify(ours.groups) !== JSON.stringify(ref.groups)) return `groups ${JSON.stringify(ours.groups)} vs ${JSON.stringify(ref.groups)}`;
-  if (JSON.stringify(ours.indices) !== JSON.stringify(ref.indices)) return `indices ${JSON.stringify(ours.indices)} vs ${JSON.stringify(ref.indices)}`;
+  if (JSON.stringify(ours.groups) !== JSON.stringify(ref.groups))
+    return `groups ${JSON.stringify(ours.groups)} vs ${JSON.stringify(ref.groups)}`;
+  if (JSON.stringify(ours.indices) !== JSON.stringify(ref.indices))
+    return `indices ${JSON.stringify(ours.indices)} vs ${JSON.stringify(ref.indices)}`;
   for (const [name, value] of Object.entries(ref.named)) {
     const i = regex.groupNames.indexOf(name);
-    if (i < 1 || ours.groups[i] !== value) return `named group ${name}: index ${i}, ${JSON.stringify(ours.groups[i])} vs ${JSON.stringify(value)}`;
+    if (i < 1 || ours.groups[i] !== value)
+      return `named group ${name}: index ${i}, ${JSON.stringify(ours.groups[i])} vs ${JSON.stringify(value)}`;
   }
   return null;
 }
@@ -29,7 +40,8 @@ export function firstDifference(pattern: string, inputs: readonly string[]): str
     regex = compileRegex(pattern);
   } catch (error) {
     if (!(error instanceof RegexSyntaxError)) return `unexpected ${String(error)}`;
-    if ('error' in ref) return error.message === ref.error ? null : `error ${JSON.stringify(error.message)} vs ${JSON.stringify(ref.error)}`;
+    if ('error' in ref)
+      return error.message === ref.error ? null : `error ${JSON.stringify(error.message)} vs ${JSON.stringify(ref.error)}`;
     return `rejected: ${error.message}`;
   }
   if ('error' in ref) return `accepted although re2 says ${ref.error}`;

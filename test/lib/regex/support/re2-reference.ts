@@ -45,7 +45,8 @@ export function referenceSearch(re: RE2, input: string, from: number): Reference
     const indices = [...m.indices].map((p) => (p === undefined ? undefined : ([utf16(p[0]), utf16(p[1])] as const)));
     const groups = indices.map((p) => (p === undefined ? undefined : bytes.subarray(...toBytes(p)).toString('utf8')));
     const named: Record<string, string | undefined> = {};
-    for (const [name, value] of Object.entries((m.groups ?? {}) as unknown as Record<string, Buffer | undefined>)) named[name] = value?.toString('utf8');
+    for (const [name, value] of Object.entries((m.groups ?? {}) as unknown as Record<string, Buffer | undefined>))
+      named[name] = value?.toString('utf8');
     return { index: indices[0]![0], end: indices[0]![1], groups, indices, named };
   }
 

@@ -5,8 +5,14 @@ import { render, renderError } from '../render.js';
 describe("the reference's own functions", () => {
   it.each([
     ['{{ ToUpper "abc" }} {{ ToLower "ÀBC" }} {{ TrimSpace "  x \\t" }}', 'ABC àbc x'],
-    ['{{ Replace "aaa" "a" "b" -1 }} {{ Replace "aaa" "a" "b" 2 }} {{ Replace "ab" "" "-" -1 }} {{ Replace "ab" "" "-" 1 }}', 'bbb bba -a-b- -ab'],
-    ['{{ Trim "!!x!!" "!" }} {{ TrimLeft "xxyx" "x" }} {{ TrimRight "xyxx" "x" }} {{ TrimPrefix "prefix-x" "prefix-" }} {{ TrimSuffix "x.log" ".log" }}', 'x yx xy x x'],
+    [
+      '{{ Replace "aaa" "a" "b" -1 }} {{ Replace "aaa" "a" "b" 2 }} {{ Replace "ab" "" "-" -1 }} {{ Replace "ab" "" "-" 1 }}',
+      'bbb bba -a-b- -ab',
+    ],
+    [
+      '{{ Trim "!!x!!" "!" }} {{ TrimLeft "xxyx" "x" }} {{ TrimRight "xyxx" "x" }} {{ TrimPrefix "prefix-x" "prefix-" }} {{ TrimSuffix "x.log" ".log" }}',
+      'x yx xy x x',
+    ],
     ['{{ Hash .Value "salt" }}', 'a4df31f3dbab5dd36de820a441c4606beb351e680a64957a8f6bc5e2f82841a9'],
     ['{{ Sha2Hash .Value "salt" }}', '99cc7e00e4de6f55db02daf50fe67be8ee0522e41f8c0224e66615218481026d'],
     ['{{ regexReplaceAll "(Silly)" .Value "${1}foo" }}', 'this is a test'],

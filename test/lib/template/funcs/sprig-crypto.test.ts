@@ -52,7 +52,9 @@ describe('AES, random bytes and UUIDs', () => {
   it('round-trips encryptAES and decryptAES', () => {
     expect(render('{{ "plaintext" | encryptAES "secretkey" | decryptAES "secretkey" }}')).toBe('plaintext');
     expect(render('{{ encryptAES "k" "" }}|{{ decryptAES "k" "" }}')).toBe('|');
-    expect(renderError('{{ decryptAES "k" "YWJj" }}')).toContain('error calling decryptAES: runtime error: slice bounds out of range [:16] with capacity 3');
+    expect(renderError('{{ decryptAES "k" "YWJj" }}')).toContain(
+      'error calling decryptAES: runtime error: slice bounds out of range [:16] with capacity 3',
+    );
   });
 
   it('returns base64 random bytes and v4 UUIDs', () => {
@@ -92,7 +94,9 @@ describe('keys and certificates', () => {
       '{{ $k := genPrivateKey "ecdsa" }}{{ $c := genSelfSignedCertWithKey "x" nil nil 1 $k }}{{ $b := buildCustomCert (b64enc $c.Cert) (b64enc $c.Key) }}{{ eq $b.Cert $c.Cert }} {{ eq $c.Key $k }}',
     );
     expect(out).toBe('true true');
-    expect(renderError('{{ buildCustomCert (b64enc "fail") (b64enc "x") }}')).toContain('error calling buildCustomCert: unable to decode certificate');
+    expect(renderError('{{ buildCustomCert (b64enc "fail") (b64enc "x") }}')).toContain(
+      'error calling buildCustomCert: unable to decode certificate',
+    );
     expect(renderError('{{ genSelfSignedCert "x" (list 1) nil 1 }}')).toContain('error parsing ip: 1 is not a string');
   });
 });

@@ -23,16 +23,16 @@ describe('sprig dates', () => {
   });
 
   it('moves dates with dateModify', () => {
-    expect(render('{{ dateModify "1h30m" (toDate "2006-01-02" "2024-03-05") }}|{{ dateModify "bad" (toDate "2006" "2024") | unixEpoch }}')).toBe(
-      '2024-03-05 01:30:00 +0000 UTC|1704067200',
-    );
+    expect(
+      render('{{ dateModify "1h30m" (toDate "2006-01-02" "2024-03-05") }}|{{ dateModify "bad" (toDate "2006" "2024") | unixEpoch }}'),
+    ).toBe('2024-03-05 01:30:00 +0000 UTC|1704067200');
   });
 
   it('formats durations: only int64 and strings count for duration', () => {
     expect(render('{{ duration "95" }}|{{ duration 95 }}|{{ duration (int64 3700) }}|{{ duration "x" }}')).toBe('1m35s|0s|1h1m40s|0s');
-    expect(render('{{ durationRound "2h10m" }}|{{ durationRound "-75s" }}|{{ durationRound (int64 400000000000000000) }}|{{ durationRound 5 }}')).toBe(
-      '2h|1m|12y|0s',
-    );
+    expect(
+      render('{{ durationRound "2h10m" }}|{{ durationRound "-75s" }}|{{ durationRound (int64 400000000000000000) }}|{{ durationRound 5 }}'),
+    ).toBe('2h|1m|12y|0s');
   });
 
   it('prints now with a monotonic clock reading and measures ago', () => {

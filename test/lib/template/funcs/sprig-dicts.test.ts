@@ -10,12 +10,18 @@ describe('sprig dictionary functions', () => {
     ['{{ pick (dict "a" 1 "b" 2 "c" 3) "a" "c" "z" }}|{{ omit (dict "a" 1 "b" 2) "a" }}', 'map[a:1 c:3]|map[b:2]'],
     ['{{ pluck "a" (dict "a" 1) (dict "b" 2) (dict "a" 3) }}', '[1 3]'],
     ['{{ dig "a" "b" "def" (dict "a" (dict "b" "found")) }}|{{ dig "x" "y" "def" (dict) }}', 'found|def'],
-    ['{{ merge (dict "a" 1 "b" "") (dict "b" 2 "c" 3) }}|{{ mergeOverwrite (dict "a" 1 "b" 2) (dict "b" 3 "c" "") }}', 'map[a:1 b:2 c:3]|map[a:1 b:3 c:]'],
+    [
+      '{{ merge (dict "a" 1 "b" "") (dict "b" 2 "c" 3) }}|{{ mergeOverwrite (dict "a" 1 "b" 2) (dict "b" 3 "c" "") }}',
+      'map[a:1 b:2 c:3]|map[a:1 b:3 c:]',
+    ],
     [
       '{{ merge (dict "n" (dict "x" 1) "l" (list 1)) (dict "n" (dict "x" 2 "y" 3) "l" (list 2)) }}|{{ mergeOverwrite (dict "l" (list 1)) (dict "l" (list 2)) }}',
       'map[l:[1] n:map[x:1 y:3]]|map[l:[2]]',
     ],
-    ['{{ merge .missing (dict "a" 1) }}|{{ mustMerge (dict) (dict "a" nil) }}|{{ mergeOverwrite (dict "a" 1) (dict "a" nil) }}', 'map[a:1]|map[]|map[a:<nil>]'],
+    [
+      '{{ merge .missing (dict "a" 1) }}|{{ mustMerge (dict) (dict "a" nil) }}|{{ mergeOverwrite (dict "a" 1) (dict "a" nil) }}',
+      'map[a:1]|map[]|map[a:<nil>]',
+    ],
     ['{{ $d := dict "k" (list 1) }}{{ $c := deepCopy $d }}{{ $_ := set $c "k" 2 }}{{ $d }} {{ $c }}', 'map[k:[1]] map[k:2]'],
   ])('renders %j as %j', (template, want) => {
     expect(render(template)).toBe(want);

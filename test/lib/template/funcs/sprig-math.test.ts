@@ -41,8 +41,14 @@ describe('sprig conversions and sequences', () => {
     ['{{ int "0x10" }}|{{ int64 "5.000" }}|{{ int "5.5" }}|{{ int 3.99 }}|{{ int true }}', '16|5|0|3|1'],
     ['{{ float64 "1e3" }}|{{ float64 "0x1p-2" }}|{{ float64 "x" }}|{{ float64 3 }}', '1000|0.25|0|3'],
     ['{{ toDecimal "777" }}|{{ toDecimal 10 }}|{{ toDecimal "9" }}', '511|8|0'],
-    ['{{ seq 5 }}|{{ seq -3 }}|{{ seq 2 -2 }}|{{ seq 0 2 10 }}|{{ seq 10 -3 0 }}|{{ seq 0 1 -3 }}|{{ seq }}', '1 2 3 4 5|1 0 -1 -2 -3|2 1 0 -1 -2|0 2 4 6 8 10|10 7 4 1||'],
-    ['{{ until 3 }}|{{ until -2 }}|{{ untilStep 0 10 3 }}|{{ untilStep 3 0 -1 }}|{{ untilStep 0 3 0 }}', '[0 1 2]|[0 -1]|[0 3 6 9]|[3 2 1]|[]'],
+    [
+      '{{ seq 5 }}|{{ seq -3 }}|{{ seq 2 -2 }}|{{ seq 0 2 10 }}|{{ seq 10 -3 0 }}|{{ seq 0 1 -3 }}|{{ seq }}',
+      '1 2 3 4 5|1 0 -1 -2 -3|2 1 0 -1 -2|0 2 4 6 8 10|10 7 4 1||',
+    ],
+    [
+      '{{ until 3 }}|{{ until -2 }}|{{ untilStep 0 10 3 }}|{{ untilStep 3 0 -1 }}|{{ untilStep 0 3 0 }}',
+      '[0 1 2]|[0 -1]|[0 3 6 9]|[3 2 1]|[]',
+    ],
     ['{{ range until 2 }}{{ printf "%T" . }}{{ end }}', 'intint'],
   ])('renders %j as %j', (template, want) => {
     expect(render(template)).toBe(want);

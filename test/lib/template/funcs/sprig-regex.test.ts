@@ -4,9 +4,15 @@ import { render, renderError } from '../render.js';
 describe('sprig regex functions', () => {
   it.each([
     ['{{ regexMatch "^[a-z]+\\\\d$" "abc1" }} {{ regexMatch "(" "x" }}', 'true false'],
-    ['{{ regexFindAll "[0-9]+" "a1b22c333" -1 }}|{{ regexFindAll "[0-9]+" "a1b22c333" 2 }}|{{ regexFindAll "x" "abc" -1 }}', '[1 22 333]|[1 22]|[]'],
+    [
+      '{{ regexFindAll "[0-9]+" "a1b22c333" -1 }}|{{ regexFindAll "[0-9]+" "a1b22c333" 2 }}|{{ regexFindAll "x" "abc" -1 }}',
+      '[1 22 333]|[1 22]|[]',
+    ],
     ['{{ regexFind "[0-9]+" "ab12cd34" }}|{{ regexFind "x" "abc" }}', '12|'],
-    ['{{ regexReplaceAll "a(x*)b" "-ab-axxb-" "${1}W" }}|{{ regexReplaceAll "a(x*)b" "-ab-axxb-" "$1W" }}|{{ regexReplaceAllLiteral "a(x*)b" "-ab-axxb-" "${1}" }}', '-W-xxW-|---|-${1}-${1}-'],
+    [
+      '{{ regexReplaceAll "a(x*)b" "-ab-axxb-" "${1}W" }}|{{ regexReplaceAll "a(x*)b" "-ab-axxb-" "$1W" }}|{{ regexReplaceAllLiteral "a(x*)b" "-ab-axxb-" "${1}" }}',
+      '-W-xxW-|---|-${1}-${1}-',
+    ],
     ['{{ regexSplit "z+" "pizza" -1 }}|{{ regexSplit "a*" "abaabaccadaaae" 5 }}|{{ regexSplit "," "" -1 }}', '[pi a]|[ b b c cadaaae]|[]'],
     ['{{ regexQuoteMeta "1.2.3*[x]" }}', '1\\.2\\.3\\*\\[x\\]'],
     ['{{ regexReplaceAll "(?P<word>\\\\w+)" "ab cd" "<${word}>" }}', '<ab> <cd>'],

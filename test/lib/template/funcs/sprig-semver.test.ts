@@ -3,11 +3,17 @@ import { render, renderError } from '../render.js';
 
 describe('semver', () => {
   it('parses loose versions and exposes their parts', () => {
-    expect(render('{{ semver "v1.2" }}|{{ (semver "1.2.3-beta.1+b5").Prerelease }}|{{ (semver "1.2.3+b5").Metadata }}|{{ (semver "v2").Original }}')).toBe(
-      '1.2.0|beta.1|b5|v2',
+    expect(
+      render(
+        '{{ semver "v1.2" }}|{{ (semver "1.2.3-beta.1+b5").Prerelease }}|{{ (semver "1.2.3+b5").Metadata }}|{{ (semver "v2").Original }}',
+      ),
+    ).toBe('1.2.0|beta.1|b5|v2');
+    expect(render('{{ $v := semver "1.2.3" }}{{ $v.Major }}.{{ $v.Minor }}.{{ $v.Patch }} {{ printf "%T" $v.Major }}')).toBe(
+      '1.2.3 uint64',
     );
-    expect(render('{{ $v := semver "1.2.3" }}{{ $v.Major }}.{{ $v.Minor }}.{{ $v.Patch }} {{ printf "%T" $v.Major }}')).toBe('1.2.3 uint64');
-    expect(render('{{ (semver "1.2.3").Compare (semver "1.10.0") }} {{ (semver "1.0.0").LessThan (semver "1.0.0-rc1") }}')).toBe('-1 false');
+    expect(render('{{ (semver "1.2.3").Compare (semver "1.10.0") }} {{ (semver "1.0.0").LessThan (semver "1.0.0-rc1") }}')).toBe(
+      '-1 false',
+    );
   });
 
   it('rejects invalid versions', () => {

@@ -6,9 +6,11 @@ describe('urlParse and urlJoin', () => {
     expect(render('{{ urlParse "https://user:pw@example.com:8080/p/a%20th?q=1&r=2#frag" }}')).toBe(
       'map[fragment:frag host:example.com:8080 hostname:example.com opaque: path:/p/a th query:q=1&r=2 scheme:https userinfo:user:pw]',
     );
-    expect(render('{{ (urlParse "mailto:joe@example.com").opaque }}|{{ (urlParse "/rel/path").path }}|{{ (urlParse "http://[::1]:80/").hostname }}')).toBe(
-      'joe@example.com|/rel/path|::1',
-    );
+    expect(
+      render(
+        '{{ (urlParse "mailto:joe@example.com").opaque }}|{{ (urlParse "/rel/path").path }}|{{ (urlParse "http://[::1]:80/").hostname }}',
+      ),
+    ).toBe('joe@example.com|/rel/path|::1');
   });
 
   it('joins parts back into a URL with Go escaping', () => {
@@ -20,7 +22,9 @@ describe('urlParse and urlJoin', () => {
   });
 
   it('fails on unparsable URLs and non-string parts', () => {
-    expect(renderError('{{ urlParse "http://x:port/" }}')).toContain('error calling urlParse: unable to parse url: parse "http://x:port/": invalid port ":port" after host');
+    expect(renderError('{{ urlParse "http://x:port/" }}')).toContain(
+      'error calling urlParse: unable to parse url: parse "http://x:port/": invalid port ":port" after host',
+    );
     expect(renderError('{{ urlJoin (dict "host" 1) }}')).toContain('unable to parse host key, must be of type string, but int found');
   });
 });
