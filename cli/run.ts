@@ -86,6 +86,13 @@ export async function runCommand(argv: readonly string[], io: Io, signals: NodeJ
   const server = await startRunServer({ host, port, registry, graph, reload });
   log('info', 'now listening for http traffic', { addr: server.url });
   await graph.start();
+  log('info', 'running; press Ctrl-C to stop', {
+    config: file,
+    metrics: `${server.url}/metrics`,
+    healthy: `${server.url}/-/healthy`,
+    ready: `${server.url}/-/ready`,
+    components: `${server.url}/api/v0/components`,
+  });
 
   await new Promise<void>((resolve) => {
     const onHup = () => void reload();
