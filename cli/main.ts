@@ -15,7 +15,7 @@ export const USAGE = `usage: rivulet <command> [arguments]
 commands:
   run CONFIG [--server.http.listen-addr HOST:PORT]   run the components of CONFIG until SIGINT/SIGTERM
   validate CONFIG                                     check CONFIG; exit 2 with FILE:LINE:COL errors
-  process --config FILE [--input jsonl|text] [--inspect] [--metrics OUT] [--now TIME]
+  process --config FILE [--input jsonl|text] [--output json|entry|line] [--inspect] [--metrics OUT] [--now TIME]
                                                       run stdin through a stage list, entries as JSON lines
   fmt CONFIG [--write]                                print CONFIG in canonical form
   playground [--port N]                               serve the pipeline playground on 127.0.0.1 (default port 8580)

@@ -3,7 +3,7 @@ import { createInterface } from 'node:readline';
 import { Registry } from 'prom-client';
 import { ManualClock, systemClock, type Clock } from '../core/clock.js';
 import type { Entry } from '../core/entry.js';
-import { entryToJson, parseInputEntry } from '../core/entry-json.js';
+import { type EntryOutputFormat, formatEntry, parseInputEntry } from '../core/entry-json.js';
 import { configErrorsOf } from '../lib/config/errors.js';
 import { loadStageList, startProcessRun } from '../core/process.js';
 import { parseRFC3339 } from '../lib/time/rfc3339.js';
@@ -13,17 +13,24 @@ import type { Io } from './io.js';
 import { loadFlagStageModules, readConfigWithStageModules, STAGES_FLAG } from './stage-modules.js';
 
 /**
- * `rivulet process --config FILE [--input jsonl|text] [--inspect] [--metrics OUT] [--now TIME]
- * [--stages PATH]...`: runs stdin through a stage list and prints every forwarded entry as a JSON
- * line. Exit 2 with `FILE:LINE:COL: message` lines for an invalid config (or a stage module that
+ * `rivulet process --config FILE [--input jsonl|text] [--output json|entry|line] [--inspect]
+ * [--metrics OUT] [--now TIME] [--stages PATH]...`: runs stdin through a stage list and prints every
+ * forwarded entry, one per line: the full JSON form (`json`, the default), the JSON form without
+ * extracted values (`entry`) or the line alone (`line`). Exit 2 with `FILE:LINE:COL: message` lines for an invalid config (or a stage module that
  * does not load); 0 otherwise.
  */
+const OUTPUT_FORMATS: readonly EntryOutputFormat[] = ['json', 'entry', 'line'];
+
 export async function processCommand(argv: readonly string[], io: Io): Promise<number> {
-  const args = parseArgs(argv, ['inspect'], ['config', 'input', 'metrics', 'now'], [STAGES_FLAG]);
+  const args = parseArgs(argv, ['inspect'], ['config', 'input', 'output', 'metrics', 'now'], [STAGES_FLAG]);
   const file = args.flags.get('config');
   if (typeof file !== 'string') throw new UsageError('process needs --config FILE');
   const input = (args.flags.get('input') as string | undefined) ?? 'jsonl';
   if (input !== 'jsonl' && input !== 'text') throw new UsageError(`--input must be jsonl or text, got ${JSON.stringify(input)}`);
+  const output = (args.flags.get('output') as string | undefined) ?? 'json';
+  if (!OUTPUT_FORMATS.includes(output as EntryOutputFormat))
+    throw new UsageError(`--output must be json, entry or line, got ${JSON.stringify(output)}`);
+  const format = output as EntryOutputFormat;
   const now = args.flags.get('now') as string | undefined;
 
   if (!(await loadFlagStageModules(args, io))) return 2;
@@ -70,7 +77,7 @@ export async function processCommand(argv: readonly string[], io: Io): Promise<n
       registry,
       trace: args.flags.has('inspect') ? { stage: (event) => io.stderr.write(describeStageTrace(entryNumber, event)) } : undefined,
       onEntry: (entry) => {
-        out += entryToJson(entry, true) + '\n';
+        out += `${formatEntry(entry, format)}\n`;
         if (out.length > 1 << 16) flushOut();
       },
       onComplete: () => finished(),

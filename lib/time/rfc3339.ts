@@ -21,15 +21,22 @@ function pad(n: number, width: number): string {
  */
 export function formatRFC3339Nano(epochNs: bigint): string {
   const { seconds, nanos } = splitEpochNs(epochNs);
-  const days = Math.floor(seconds / SECONDS_PER_DAY);
-  const secondOfDay = seconds - days * SECONDS_PER_DAY;
-  const { year, month, day } = civilFromDays(days);
-  return (
-    `${pad(year, 4)}-${pad(month, 2)}-${pad(day, 2)}T` +
-    `${pad(Math.floor(secondOfDay / 3600), 2)}:${pad(Math.floor(secondOfDay / 60) % 60, 2)}:${pad(secondOfDay % 60, 2)}` +
-    `.${pad(nanos, 9)}Z`
-  );
+  // Log entries arrive in runs within the same second: the date and time of day are formatted
+  // once per second, only the fraction per call.
+  if (seconds !== lastSecond) {
+    const days = Math.floor(seconds / SECONDS_PER_DAY);
+    const secondOfDay = seconds - days * SECONDS_PER_DAY;
+    const { year, month, day } = civilFromDays(days);
+    lastPrefix =
+      `${pad(year, 4)}-${pad(month, 2)}-${pad(day, 2)}T` +
+      `${pad(Math.floor(secondOfDay / 3600), 2)}:${pad(Math.floor(secondOfDay / 60) % 60, 2)}:${pad(secondOfDay % 60, 2)}.`;
+    lastSecond = seconds;
+  }
+  return `${lastPrefix}${pad(nanos, 9)}Z`;
 }
+
+let lastSecond = Number.NaN;
+let lastPrefix = '';
 
 /**
  * Parses an RFC 3339 timestamp as Go's `time.Parse(time.RFC3339, value)` does: `T` and `Z` are

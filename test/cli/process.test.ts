@@ -67,6 +67,33 @@ describe('rivulet process', () => {
     ).toEqual(['one', 'two']);
   });
 
+  it('prints the entry without extracted values with --output entry, and the line alone with --output line', async () => {
+    const config = configFile(
+      'o.alloy',
+      'stage.regex { expression = "^(?P<method>\\\\S+) (?P<path>\\\\S+)" }\nstage.output { source = "path" }\n',
+    );
+    const input = 'GET /a\nPOST /b\n';
+    const now = ['--input', 'text', '--now', '2024-01-01T00:00:00Z'];
+    expect(await runCli(['process', '--config', config, ...now, '--output', 'line'], input)).toEqual({
+      code: 0,
+      stderr: '',
+      stdout: '/a\n/b\n',
+    });
+    expect((await runCli(['process', '--config', config, ...now, '--output', 'entry'], input)).stdout).toBe(
+      '{"labels":{},"line":"/a","timestamp":"2024-01-01T00:00:00.000000000Z","structured_metadata":{}}\n' +
+        '{"labels":{},"line":"/b","timestamp":"2024-01-01T00:00:00.000000000Z","structured_metadata":{}}\n',
+    );
+  });
+
+  it('exits 1 naming the choices for an unknown --output', async () => {
+    const config = configFile('o2.alloy', 'stage.output { source = "x" }\n');
+    expect(await runCli(['process', '--config', config, '--output', 'yaml'])).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'rivulet process: --output must be json, entry or line, got "yaml"\n',
+    });
+  });
+
   it('exits 2 with FILE:LINE:COL errors and prints nothing on stdout for an invalid config', async () => {
     const config = configFile('bad.alloy', 'stage.output {\n  source = ""\n}\nstage.nope { }\n');
     const result = await runCli(['process', '--config', config], '{"line":"x"}\n');
