@@ -1,5 +1,4 @@
 import { writeFileSync } from 'node:fs';
-import { createInterface } from 'node:readline';
 import { Registry } from 'prom-client';
 import { ManualClock, systemClock, type Clock } from '../core/clock.js';
 import type { Entry } from '../core/entry.js';
@@ -10,6 +9,7 @@ import { parseRFC3339 } from '../lib/time/rfc3339.js';
 import { describeStageTrace } from './inspect.js';
 import { parseArgs, UsageError } from './args.js';
 import type { Io } from './io.js';
+import { lineBatches } from './lines.js';
 import { loadFlagStageModules, readConfigWithStageModules, STAGES_FLAG } from './stage-modules.js';
 
 /**
@@ -86,23 +86,24 @@ export async function processCommand(argv: readonly string[], io: Io): Promise<n
     for (const e of configErrorsOf(err)) io.stderr.write(e.message + '\n');
     return 2;
   }
-  const lines = createInterface({ input: io.stdin, crlfDelay: Infinity });
   let lineNumber = 0;
-  for await (const line of lines) {
-    lineNumber++;
-    if (input === 'jsonl' && line.trim() === '') continue;
-    let entry: Entry;
-    try {
-      entry =
-        input === 'text'
-          ? { labels: {}, line, timestamp: clock.nowNs(), structuredMetadata: [], extracted: {} }
-          : parseInputEntry(line, clock);
-    } catch (err) {
-      io.stderr.write(`stdin:${lineNumber}: ${(err as Error).message}\n`);
-      continue;
+  for await (const lines of lineBatches(io.stdin)) {
+    for (const line of lines) {
+      lineNumber++;
+      if (input === 'jsonl' && line.trim() === '') continue;
+      let entry: Entry;
+      try {
+        entry =
+          input === 'text'
+            ? { labels: {}, line, timestamp: clock.nowNs(), structuredMetadata: [], extracted: {} }
+            : parseInputEntry(line, clock);
+      } catch (err) {
+        io.stderr.write(`stdin:${lineNumber}: ${(err as Error).message}\n`);
+        continue;
+      }
+      entryNumber++;
+      run.push(entry);
     }
-    entryNumber++;
-    run.push(entry);
   }
   // End of input: stages flush (multiline blocks, held limit entries). On the virtual clock the
   // remaining timers run at once; on the real clock we wait for them.
