@@ -1,4 +1,6 @@
 import { makeCapsule, type Capsule } from '../lib/config/evaluate.js';
+import { decodeUtf8LikeGo } from '../lib/go/gostring.js';
+import { MAX_TIMER_MS } from './clock.js';
 
 /**
  * The shared vocabulary of profile components: what a profile is on its way through the graph,
@@ -239,12 +241,18 @@ export function scopedDeadline(deadlineMs: number, parent?: AbortSignal): Scoped
     controller.abort(new DeadlineExceededError());
     return { signal: controller.signal, release };
   }
-  timer = setTimeout(() => {
+  const fire = () => {
     release();
     controller.abort(new DeadlineExceededError());
-  }, left);
-  // A pending deadline must not keep a process alive on its own.
-  timer.unref?.();
+  };
+  // Node cuts a delay past MAX_TIMER_MS down to 1 ms (with a TimeoutOverflowWarning), which would
+  // fire a deadline days away at once: a far deadline waits in steps and re-arms until it is due.
+  const arm = (ms: number) => {
+    timer = ms > MAX_TIMER_MS ? setTimeout(() => arm(effective - Date.now()), MAX_TIMER_MS) : setTimeout(fire, ms);
+    // A pending deadline must not keep a process alive on its own.
+    timer.unref?.();
+  };
+  arm(left);
   parent?.addEventListener('abort', onParentAbort, { once: true });
   controller.signal.addEventListener('abort', release, { once: true });
   return { signal: controller.signal, release };
@@ -268,7 +276,9 @@ function unescapeQueryComponent(s: string): string | undefined {
   try {
     return decodeURIComponent(spaced);
   } catch {
-    // Escapes that do not form valid UTF-8: decode byte by byte, as the reference keeps the bytes.
+    // Escapes that do not form valid UTF-8: the reference keeps the bytes, and reads them as runes
+    // the way Go ranges over a string, each stray byte becoming its own U+FFFD (`%E2%82` gives
+    // two, where a WHATWG decoder gives one).
     const bytes: number[] = [];
     for (let i = 0; i < spaced.length; i++) {
       if (spaced[i] === '%') {
@@ -278,7 +288,7 @@ function unescapeQueryComponent(s: string): string | undefined {
         for (const b of Buffer.from(spaced[i]!, 'utf8')) bytes.push(b);
       }
     }
-    return Buffer.from(bytes).toString('utf8');
+    return decodeUtf8LikeGo(bytes);
   }
 }
 

@@ -2,8 +2,9 @@
  * stage.sampling — keeps each entry with probability `rate` and drops the rest, counting the
  * drops. Reference quirk kept: each entry draws a uniform 63-bit integer and is kept iff it is
  * ≤ ⌊rate × 2^63⌋ (the float64 product of the rate and 2^63−1, which rounds to 2^63), so rate 1
- * keeps everything and rate 0 keeps only a draw of exactly 0. An empty `drop_counter_reason` means
- * the default.
+ * keeps everything and rate 0 keeps only a draw of exactly 0. The drop counter's series exists
+ * (at 0) from the moment the stage is built, and `drop_counter_reason = ""` counts under the empty
+ * reason: unlike drop and match, sampling has no fallback to its default.
  */
 import { FieldError } from '../lib/config/errors.js';
 import { defineStage, type BuildContext, type StageImpl } from '../core/stage.js';
@@ -36,7 +37,9 @@ export function validateSampling(config: SamplingConfig): void {
 }
 
 function buildSampling(config: SamplingConfig, ctx: BuildContext): StageImpl {
-  const reason = config.drop_counter_reason || DEFAULT_REASON;
+  const reason = config.drop_counter_reason;
+  // The reference takes its counter's child when the stage starts, which exports the series at 0.
+  ctx.metrics.droppedLines.inc({ reason }, 0);
   // The draw scaled to a 63-bit integer against the reference's boundary; both sides are exact
   // in float64 (a power-of-two scaling and an integer-valued product), so no BigInt is needed.
   const boundary = Math.trunc(config.rate * TWO_POW_63);

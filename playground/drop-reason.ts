@@ -13,7 +13,8 @@ export function dropReason(spec: StageSpec): string {
     case 'drop':
       return `every condition held: ${dropConditions(c).join(' and ')}${counted('drop_stage')}`;
     case 'sampling':
-      return `not kept by sampling at rate ${String(c.rate)}${counted('sampling_stage')}`;
+      // Sampling has no fallback: an empty reason is counted as written.
+      return `not kept by sampling at rate ${String(c.rate)} (counted as reason "${(c.drop_counter_reason as string | undefined) ?? 'sampling_stage'}")`;
     case 'match':
       return `matched selector ${c.selector as string} with action "drop"${counted('match_stage')}`;
     case 'limit':

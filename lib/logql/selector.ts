@@ -1,7 +1,8 @@
 /**
  * The reduced LogQL accepted by `stage.match`: a label selector `{name op "value", …}` followed by
- * line filters (`|= != |~ !~` and a string). Parsing follows the reference's yacc grammar and Go
- * `text/scanner` lexing, so errors carry the same `parse error at line L, col C: …` texts.
+ * line filters (`|= != |~ !~` and a string). Strings are Go literals, double-quoted with escapes or
+ * backquoted raw. Parsing follows the reference's yacc grammar and Go `text/scanner` lexing, so
+ * errors carry the same `parse error at line L, col C: …` texts.
  */
 import { GoStringError, unquoteGoString } from '../go/gostring.js';
 import { compileRegex, type Regex } from '../regex/index.js';
@@ -132,14 +133,15 @@ class Lexer {
         if (this.scanQuoted("'", fail) !== 1) fail('invalid char literal');
         return token('IDENTIFIER');
       case '`':
-        // The reference lexer only unquotes double-quoted strings: a raw string is an identifier.
+        // text/scanner reports a raw string as a String token too, so it is a STRING anywhere the
+        // grammar takes one: no escapes, newlines allowed, carriage returns dropped by the unquote.
         this.advance();
         while (this.ch() !== '`') {
           if (this.ch() === undefined) fail('literal not terminated');
           this.advance();
         }
         this.advance();
-        return token('IDENTIFIER');
+        return token('STRING', unquoteOrFail(text(), fail));
       case '.':
         this.advance();
         if (this.ch() !== undefined && isDecimal(this.ch())) {

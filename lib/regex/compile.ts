@@ -1,7 +1,8 @@
 /**
  * The compile pipeline shared by the Node and browser entries:
- * validate with the RE2 engine → parse → check the translation is exact → spell out Unicode
- * classes → write JavaScript source → confirm V8 can run it in linear time → pick a backend.
+ * make repeated group names unique → validate with the RE2 engine → parse → check the translation
+ * is exact → spell out Unicode classes → write JavaScript source → confirm V8 can run it in linear
+ * time → pick a backend.
  * Any step that is not sure sends the pattern to the RE2 engine.
  */
 import type { ParsedPattern, RegexNode } from './ast.js';
@@ -13,8 +14,9 @@ import { canMatchEmpty, untranslatableReason, usesLineAnchors } from './exactnes
 import { Re2Regex } from './engine-backend.js';
 import { rewriteJsEscapes } from './js-escapes.js';
 import { simplifyForV8 } from './simplify.js';
+import { uniqueGroupNames } from './group-names.js';
 import { parseRe2, UnexpectedSyntax } from './parser.js';
-import type { CompileOptions, Regex } from './types.js';
+import { type CompileOptions, type Regex, RegexSyntaxError } from './types.js';
 import { V8Regex, type V8Translation } from './v8-backend.js';
 
 /**
@@ -35,11 +37,19 @@ export type Plan =
   | { readonly engine: 're2'; readonly parsed: ParsedPattern | undefined; readonly reason: string };
 
 export function compileWith(engine: Re2Engine, host: LinearTimeHost | null, pattern: string, options: CompileOptions = {}): Regex {
-  const validated = engine.compile(pattern);
-  const { plan, engineSource } = planPattern(engine, host, pattern, options);
-  let program: Re2Program | undefined = engineSource === pattern ? validated : undefined;
+  // Go accepts a group name used twice; the engines see unique names, the user gets theirs back.
+  const unique = uniqueGroupNames(pattern);
+  let validated: Re2Program;
+  try {
+    validated = engine.compile(unique.pattern);
+  } catch (error) {
+    if (error instanceof RegexSyntaxError) throw new RegexSyntaxError(unique.restoreMessage(error.message));
+    throw error;
+  }
+  const { plan, engineSource } = planPattern(engine, host, unique.pattern, options);
+  let program: Re2Program | undefined = engineSource === unique.pattern ? validated : undefined;
   const re2 = (): Re2Program => (program ??= engine.compile(engineSource));
-  const groupNames = plan.parsed?.groupNames ?? unnamedGroups(engine, engineSource);
+  const groupNames = unique.restoreNames(plan.parsed?.groupNames ?? unnamedGroups(engine, engineSource));
   const info = { source: pattern, groupNames };
   return plan.engine === 'v8' ? new V8Regex(info, plan.translation, re2) : new Re2Regex(info, re2());
 }

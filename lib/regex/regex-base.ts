@@ -108,10 +108,13 @@ export abstract class RegexBase implements Regex {
     return out + text.slice(lastMatchEnd);
   }
 
+  /** Go's `Expand`: a name shared by several groups stands for the first of them that took part. */
   private groupText(m: RegexMatch, ref: string | number): string | undefined {
     if (typeof ref === 'number') return m.groups[ref];
-    const index = this.groupNames.indexOf(ref);
-    return index > 0 ? m.groups[index] : undefined;
+    for (let i = 1; i < this.groupNames.length; i++) {
+      if (this.groupNames[i] === ref && m.groups[i] !== undefined) return m.groups[i];
+    }
+    return undefined;
   }
 }
 

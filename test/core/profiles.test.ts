@@ -107,6 +107,13 @@ describe('query strings', () => {
     expect(firstQueryValue('na%6De=%C3%BC%FF', 'name')).toBe('ü\ufffd');
   });
 
+  it('reads escapes that are not valid UTF-8 as Go ranges over them: one U+FFFD per stray byte', () => {
+    expect(firstQueryValue('name=%E2%82x', 'name')).toBe('\ufffd\ufffdx');
+    expect(firstQueryValue('name=%F0%9F%98%80%F0%9F%98', 'name')).toBe('😀\ufffd\ufffd\ufffd');
+    expect(firstQueryValue('name=%ED%A0%80', 'name')).toBe('\ufffd\ufffd\ufffd');
+    expect(parseQuery('x=%C0%AF').get('x')).toEqual(['\ufffd\ufffd']);
+  });
+
   it('writes keys sorted, spaces as plus and everything but unreserved characters escaped', () => {
     expect(
       encodeQuery(
@@ -180,6 +187,22 @@ describe('scopedDeadline', () => {
     const scoped = scopedDeadline(Date.now() - 1);
     expect(scoped.signal.aborted).toBe(true);
     expect(scoped.signal.reason).toBeInstanceOf(DeadlineExceededError);
+  });
+
+  it('waits out a deadline years away instead of firing at once, without overflowing a timer', async () => {
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning);
+    process.on('warning', onWarning);
+    try {
+      const scoped = scopedDeadline(Date.UTC(2100, 0, 1));
+      // Node reports an overflowing delay on the next tick and fires it after 1 ms.
+      await new Promise((r) => setTimeout(r, 30));
+      expect(scoped.signal.aborted).toBe(false);
+      scoped.release();
+      expect(warnings.map((w) => w.name)).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+    }
   });
 
   it('lets go of its timer and parent listener on release', async () => {

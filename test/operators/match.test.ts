@@ -70,6 +70,13 @@ describe('stage.match', () => {
       expect(matchedLines('{x=""} != "GET" !~ "^P"', inputs)).toEqual([]);
     });
 
+    it('takes backquoted raw strings as values, without escapes', () => {
+      const inputs = [entry('took 12ms', { app: 'foo' }), entry('took \\d', { app: 'foo' }), entry('took 3ms', { app: 'bar' })];
+      expect(matchedLines('{app=`foo`}', inputs)).toEqual(['took 12ms', 'took \\d']);
+      expect(matchedLines('{app=~`f.+`} |~ `\\d+ms`', inputs)).toEqual(['took 12ms']);
+      expect(matchedLines('{app=`foo`} |= `\\d`', inputs)).toEqual(['took \\d']);
+    });
+
     it('accepts comments, raw whitespace and several matchers', () => {
       expect(
         matchedLines('{ app = "api" , env=~"prod|dev" } // only api', [

@@ -26,6 +26,14 @@ describe('stage.regex', () => {
     expect(extract(stage('(?P<a>x)?(?P<b>y)'), 'y').extracted).toEqual({ a: '', b: 'y' });
   });
 
+  it('writes a name shared by several groups once per group, in order, so the last group wins', () => {
+    // Go accepts repeated names; "404" leaves the second `code` out, which then writes "".
+    const config = stage('(?:(?P<code>\\d{3})|(?P<code>[A-Z_]+))', '  labels_from_groups = true');
+    expect(extract(config, '404')).toMatchObject({ extracted: { code: '' }, labels: { code: '' } });
+    expect(extract(config, 'NOT_FOUND')).toMatchObject({ extracted: { code: 'NOT_FOUND' }, labels: { code: 'NOT_FOUND' } });
+    expect(extract(stage('(?P<v>\\w+)=(?P<v>\\w+)'), 'a=b').extracted).toEqual({ v: 'b' });
+  });
+
   it('ignores unnamed groups', () => {
     expect(extract(stage('(\\w+) (?P<second>\\w+)'), 'one two').extracted).toEqual({ second: 'two' });
   });

@@ -85,6 +85,13 @@ describe('stage.replace: extracted values', () => {
     expect(quirk.extracted).toEqual({ a: '<>', e: '<>' });
   });
 
+  it('with a name shared by several groups, stores the last one whose captured text was rendered', () => {
+    // The second `code` did not take part on "404" and no group rendered "", so the first one stands.
+    const config = stage('(?:(?P<code>\\d{3})|(?P<code>[A-Z_]+))', '<{{ .Value }}>');
+    expect(run(config, '404')).toMatchObject({ line: '<404>', extracted: { code: '<404>' } });
+    expect(run(config, 'NOT_FOUND 404')).toMatchObject({ line: '<NOT_FOUND> <404>', extracted: { code: '<NOT_FOUND>' } });
+  });
+
   it('renders every group again and keeps the last rendering of a captured text for the named groups', () => {
     // Both matches capture "k"; a random rendering shows which one the named group gets.
     const out = run(stage('(?P<g>k)', '{{ randAlpha 12 }}'), 'k k');

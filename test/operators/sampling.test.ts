@@ -51,7 +51,7 @@ describe('stage.sampling', () => {
     expect(keeps(0, 0)).toBe(true);
   });
 
-  it('counts drops under sampling_stage, or drop_counter_reason when set and non-empty', async () => {
+  it('counts drops under sampling_stage, or drop_counter_reason as written, even empty', async () => {
     const always = () => 0.9;
     expect(
       await droppedCount(
@@ -68,9 +68,20 @@ describe('stage.sampling', () => {
     expect(
       await droppedCount(
         runConfig('stage.sampling {\n  rate = 0\n  drop_counter_reason = ""\n}', [entry('a')], { random: always }).registry,
-        'sampling_stage',
+        '',
       ),
     ).toBe(1);
+  });
+
+  it('exports its reason’s series at 0 as soon as it is built, before any drop', async () => {
+    const scrape = async (config: Partial<{ drop_counter_reason: string }>): Promise<string> => {
+      const registry = new Registry();
+      buildPipeline([sampling({ rate: 0.5, ...config }).spec], { clock: new ManualClock(0n), registry, random: () => 0 });
+      return (await registry.getSingleMetricAsString('logs_process_dropped_lines_total')).split('\n').pop()!;
+    };
+    expect(await scrape({})).toBe('logs_process_dropped_lines_total{reason="sampling_stage"} 0');
+    expect(await scrape({ drop_counter_reason: 'logs_sampling' })).toBe('logs_process_dropped_lines_total{reason="logs_sampling"} 0');
+    expect(await scrape({ drop_counter_reason: '' })).toBe('logs_process_dropped_lines_total{reason=""} 0');
   });
 
   it('passes kept entries on unchanged and in order', () => {

@@ -48,6 +48,28 @@ describe('parseSelector', () => {
     ['{ä_1="ü"}', { matchers: [{ name: 'ä_1', op: '=', value: 'ü' }], filters: [] }],
     ['/* c */ {a="b"} // trailing\n|= "x"\n', { matchers: [{ name: 'a', op: '=', value: 'b' }], filters: [{ op: '|=', value: 'x' }] }],
     ['{a=""}', { matchers: [{ name: 'a', op: '=', value: '' }], filters: [] }],
+    // text/scanner returns raw strings as String tokens: no escapes, newlines kept, CRs dropped
+    ['{foo=`bar`}', { matchers: [{ name: 'foo', op: '=', value: 'bar' }], filters: [] }],
+    [
+      '{a=~`\\d+\\.`, b!=``}',
+      {
+        matchers: [
+          { name: 'a', op: '=~', value: '\\d+\\.' },
+          { name: 'b', op: '!=', value: '' },
+        ],
+        filters: [],
+      },
+    ],
+    [
+      '{a="b"} |= `x"y` !~ `a\r\nb`',
+      {
+        matchers: [{ name: 'a', op: '=', value: 'b' }],
+        filters: [
+          { op: '|=', value: 'x"y' },
+          { op: '!~', value: 'a\nb' },
+        ],
+      },
+    ],
   ];
   it.each(parsed)('parses %j', (text, selector) => {
     expect(parseSelector(text)).toEqual(selector);
@@ -71,7 +93,8 @@ describe('parseSelector', () => {
     ['{app-name="x"}', 'parse error at line 1, col 5: syntax error: unexpected IDENTIFIER, expecting = or != or =~ or !~'],
     ['{foo=}', 'parse error at line 1, col 6: syntax error: unexpected }, expecting STRING'],
     ['{foo=1}', 'parse error at line 1, col 6: syntax error: unexpected IDENTIFIER, expecting STRING'],
-    ['{foo=`bar`}', 'parse error at line 1, col 6: syntax error: unexpected IDENTIFIER, expecting STRING'],
+    ['{`foo`="bar"}', 'parse error at line 1, col 2: syntax error: unexpected STRING, expecting IDENTIFIER'],
+    ['{a="b"} `x`', 'parse error at line 1, col 9: syntax error: unexpected STRING, expecting != or !~ or |~ or |='],
     ['{a="b",}', 'parse error at line 1, col 8: syntax error: unexpected }, expecting IDENTIFIER'],
     ['{a="b" b="c"}', 'parse error at line 1, col 8: syntax error: unexpected IDENTIFIER, expecting } or ,'],
     ['{a=~"b"}}', 'parse error at line 1, col 9: syntax error: unexpected }, expecting != or !~ or |~ or |='],
@@ -91,6 +114,7 @@ describe('parseSelector', () => {
     ['{a="\\400"}', 'parse error at line 1, col 4: invalid syntax'],
     ['{a="b\nc"}', 'parse error at line 1, col 4: literal not terminated'],
     ['{a=`b', 'parse error at line 1, col 4: literal not terminated'],
+    ['{a="b"}\n|= `x\ny', 'parse error at line 2, col 4: literal not terminated'],
     ['{a="b"} /* x', 'parse error at line 1, col 9: comment not terminated'],
     ['{a=0x}', 'parse error at line 1, col 4: hexadecimal literal has no digits'],
     ['{a=09}', "parse error at line 1, col 4: invalid digit '9' in octal literal"],
@@ -161,6 +185,14 @@ describe('compileSelector', () => {
     expect(matches('{foo="bar"} |= "" != ""', { foo: 'bar' })).toBe(false);
     expect(matches('{foo="bar"} |= "f" |~ "^fo" !~ "x"', { foo: 'bar' })).toBe(true);
     expect(matches('{foo="bar"} |~ ".*noisy error.*"', { foo: 'bar' }, 'a noisy error here')).toBe(true);
+  });
+
+  it('takes raw strings verbatim, backslashes included', () => {
+    expect(matches('{app=`foo`}', { app: 'foo' })).toBe(true);
+    expect(matches('{app=~`\\d+`}', { app: '404' })).toBe(true);
+    expect(matches('{app=~`\\d+`}', { app: 'd' })).toBe(false);
+    expect(matches('{app="x"} |= `a\\b`', { app: 'x' }, 'a\\b')).toBe(true);
+    expect(matches('{app="x"} |= `a\\b`', { app: 'x' }, 'ab')).toBe(false);
   });
 
   it('rejects invalid label and line regexes', () => {

@@ -37,10 +37,17 @@ describe('browser entry (re2js)', () => {
     ['a**', 'bad repetition operator: **'],
     ['\\1', 'invalid escape sequence: \\1'],
     ['(a', 'missing ): (a'],
-    ['(?P<n>a)(?P<n>b)', 'duplicate capture group name'],
+    ['(?P<n>a)(?P<n>b', 'missing ): (?P<n>a)(?P<n>b'],
     ['(?<!a)b', 'invalid perl operator: (?<!'],
   ])('reports %s in the re2 package’s words', (pattern, message) => {
     expect(compileOrMessage(compileInBrowser, pattern)).toBe(message);
+  });
+
+  it('accepts a group name used twice, as Go does', () => {
+    const re = compileInBrowser('(?:(?P<code>\\d{3})|(?P<code>[A-Z_]+))');
+    expect(re.groupNames).toEqual([undefined, 'code', 'code']);
+    expect(re.exec('404')!.groups).toEqual(['404', '404', undefined]);
+    expect(re.replaceAll('404 NOT_FOUND', '<$code>')).toBe('<404> <NOT_FOUND>');
   });
 
   it('rejects \\C, which Go’s regexp does not have either', () => {

@@ -36,6 +36,29 @@ describe('compileRegex', () => {
     expect(compileRegex('(a|ab)(c|bcd)(d*)').exec('abcd')!.groups).toEqual(['abcd', 'a', 'bcd', '']);
   });
 
+  describe('a group name used more than once, which Go accepts', () => {
+    const re = compileRegex('(?:(?P<code>\\d{3})|(?P<code>[A-Z_]+))');
+
+    it('lists the name once per group and matches each group on its own', () => {
+      expect(re.groupNames).toEqual([undefined, 'code', 'code']);
+      expect(re.exec('404')!.groups).toEqual(['404', '404', undefined]);
+      expect(re.exec('NOT_FOUND')!.indices).toEqual([[0, 9], undefined, [0, 9]]);
+    });
+
+    it('expands $name to the first group of that name that took part, as Go’s Expand does', () => {
+      expect(re.replaceAll('404 NOT_FOUND', '<$code>')).toBe('<404> <NOT_FOUND>');
+      expect(re.replaceAll('404 NOT_FOUND', '<${code}>')).toBe('<404> <NOT_FOUND>');
+    });
+
+    it('runs on V8 like any other pattern, and keeps the user’s own name__1 apart', () => {
+      const twice = compileRegex('(?P<a>\\d+)-(?P<a>[a-z]+)-(?P<a__1>x)');
+      expect(twice.engine).toBe('v8');
+      expect(twice.groupNames).toEqual([undefined, 'a', 'a', 'a__1']);
+      expect(twice.exec('12-ab-x')!.groups).toEqual(['12-ab-x', '12', 'ab', 'x']);
+      expect(twice.replaceAll('12-ab-x', '$a $a__1')).toBe('12 x');
+    });
+  });
+
   it('returns null when nothing matches', () => {
     expect(compileRegex('x+').exec('abc')).toBeNull();
     expect(compileRegex('x+').test('abc')).toBe(false);
@@ -52,7 +75,8 @@ describe('compileRegex', () => {
       ['[a', 'missing ]: [a'],
       ['*', 'no argument for repetition operator: *'],
       ['\\p{Klingon}', 'invalid character class range: \\p{Klingon}'],
-      ['(?P<n>a)(?P<n>b)', 'duplicate capture group name'],
+      // a repeated name is fine (Go), but the message quotes the pattern as written
+      ['(?P<n>a)(?P<n>b', 'missing ): (?P<n>a)(?P<n>b'],
     ])('rejects %s with RE2’s message', (pattern, message) => {
       const error = thrownBy(() => compileRegex(pattern));
       expect(error).toBeInstanceOf(RegexSyntaxError);

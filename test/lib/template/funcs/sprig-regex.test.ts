@@ -16,6 +16,8 @@ describe('sprig regex functions', () => {
     ['{{ regexSplit "z+" "pizza" -1 }}|{{ regexSplit "a*" "abaabaccadaaae" 5 }}|{{ regexSplit "," "" -1 }}', '[pi a]|[ b b c cadaaae]|[]'],
     ['{{ regexQuoteMeta "1.2.3*[x]" }}', '1\\.2\\.3\\*\\[x\\]'],
     ['{{ regexReplaceAll "(?P<word>\\\\w+)" "ab cd" "<${word}>" }}', '<ab> <cd>'],
+    // Go accepts a repeated group name; ${c} is the first group of that name that took part
+    ['{{ regexReplaceAll "(?:(?P<c>\\\\d+)|(?P<c>[a-z]+))" "12 ab" "<${c}>" }}', '<12> <ab>'],
   ])('renders %j as %j', (template, want) => {
     expect(render(template)).toBe(want);
   });
