@@ -276,9 +276,11 @@ function unescapeQueryComponent(s: string): string | undefined {
   try {
     return decodeURIComponent(spaced);
   } catch {
-    // Escapes that do not form valid UTF-8: the reference keeps the bytes, and reads them as runes
-    // the way Go ranges over a string, each stray byte becoming its own U+FFFD (`%E2%82` gives
-    // two, where a WHATWG decoder gives one).
+    // Escapes that do not form valid UTF-8: the reference keeps the raw bytes (a Go string holds
+    // any bytes), so a label value with them fails the writer's UTF-8 check and other parameters
+    // are forwarded with the same escapes. A JavaScript string cannot hold a stray byte: each
+    // becomes a lone low surrogate U+DC80–U+DCFF (invalid UTF-8 to every check here, and written
+    // back as the same `%XX` by escapeQueryComponent).
     const bytes: number[] = [];
     for (let i = 0; i < spaced.length; i++) {
       if (spaced[i] === '%') {
@@ -288,7 +290,7 @@ function unescapeQueryComponent(s: string): string | undefined {
         for (const b of Buffer.from(spaced[i]!, 'utf8')) bytes.push(b);
       }
     }
-    return decodeUtf8LikeGo(bytes);
+    return decodeUtf8LikeGo(bytes, strayByte);
   }
 }
 
@@ -326,12 +328,19 @@ export function parseQuery(rawQuery: string): Map<string, string[]> {
 
 const UNRESERVED = /[A-Za-z0-9\-_.~]/;
 
+/** A stray byte (0x80–0xFF) of an undecodable escape, kept as a lone low surrogate. */
+function strayByte(b: number): string {
+  return String.fromCharCode(0xdc00 + b);
+}
+
 /** Escapes a query component: unreserved characters stay, spaces become `+`, the rest `%XX`. */
 export function escapeQueryComponent(s: string): string {
   let out = '';
   for (const ch of s) {
+    const code = ch.charCodeAt(0);
     if (UNRESERVED.test(ch)) out += ch;
     else if (ch === ' ') out += '+';
+    else if (ch.length === 1 && code >= 0xdc80 && code <= 0xdcff) out += `%${(code - 0xdc00).toString(16).toUpperCase()}`;
     else for (const b of Buffer.from(ch, 'utf8')) out += '%' + b.toString(16).toUpperCase().padStart(2, '0');
   }
   return out;

@@ -174,9 +174,10 @@ function readDigits(body: string, from: number, count: number, base: 8 | 16, esc
 
 /**
  * Decodes bytes as Go decodes a string into runes: each byte outside a valid UTF-8 sequence
- * (including surrogate encodings and overlong forms) becomes U+FFFD on its own.
+ * (including surrogate encodings and overlong forms) becomes U+FFFD on its own, or what
+ * `invalidByte` makes of it.
  */
-export function decodeUtf8LikeGo(bytes: ArrayLike<number>): string {
+export function decodeUtf8LikeGo(bytes: ArrayLike<number>, invalidByte: (b: number) => string = () => '\ufffd'): string {
   let out = '';
   let i = 0;
   while (i < bytes.length) {
@@ -188,7 +189,7 @@ export function decodeUtf8LikeGo(bytes: ArrayLike<number>): string {
     }
     const width = sequenceWidth(bytes, i);
     if (width === 0) {
-      out += '\ufffd';
+      out += invalidByte(b0);
       i++;
       continue;
     }

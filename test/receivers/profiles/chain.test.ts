@@ -129,4 +129,13 @@ describe('a relay of two receivers and a writer', () => {
     expect(res.status).toBe(500);
     expect(res.body.toString()).toBe('Failed to process request\n');
   });
+
+  it('refuses a label value whose escapes are not valid UTF-8, sending nothing on', async () => {
+    const before = records().length;
+    const res = await rawRequest(`${entryUrl}/ingest?name=app%7Benv%3D%FF%7D&from=1`, { body: 'x' });
+    // The writer's UTF-8 check refuses the value, as the reference's does with the raw byte.
+    expect(res.status).toBe(500);
+    expect(res.body.toString()).toBe('Failed to process request\n');
+    expect(records()).toHaveLength(before);
+  });
 });
