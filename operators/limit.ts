@@ -36,6 +36,7 @@ import { Observable, type OperatorFunction, type Subscription } from 'rxjs';
 import { MAX_TIMER_MS, type Clock } from '../core/clock.js';
 import type { Entry } from '../core/entry.js';
 import { FieldError } from '../lib/config/errors.js';
+import { Fifo } from '../lib/fifo.js';
 import { defineStage, type BuildContext, type StageImpl } from '../core/stage.js';
 import { t } from '../core/schema.js';
 
@@ -402,8 +403,9 @@ class HoldState {
     this.heldTotal++;
   }
 
+  /** Takes the oldest held entry; only called while one is held. */
   shift(): Entry {
-    const entry = this.queue.shift();
+    const entry = this.queue.shift()!;
     this.leftTotal++;
     this.wake();
     return entry;
@@ -426,35 +428,5 @@ class HoldState {
   private wake(): void {
     // Waiters are added with growing targets, so they are woken from the front.
     while (this.waiters.length > 0 && this.waiters[0]!.until <= this.leftTotal) this.waiters.shift()!.resolve();
-  }
-}
-
-/** An array-backed queue with O(1) amortised push and shift. */
-class Fifo<T> {
-  private items: (T | undefined)[] = [];
-  private head = 0;
-
-  get length(): number {
-    return this.items.length - this.head;
-  }
-
-  push(item: T): void {
-    this.items.push(item);
-  }
-
-  shift(): T {
-    const item = this.items[this.head]!;
-    this.items[this.head++] = undefined;
-    // Compact once the consumed prefix dominates, so memory follows what is held.
-    if (this.head >= 1024 && this.head * 2 >= this.items.length) {
-      this.items = this.items.slice(this.head);
-      this.head = 0;
-    }
-    return item;
-  }
-
-  clear(): void {
-    this.items = [];
-    this.head = 0;
   }
 }

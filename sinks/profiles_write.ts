@@ -10,7 +10,7 @@
 import { profilesReceiverCapsule, type IngestProfile, type ProfilesReceiver, type PushSeries } from '../core/profiles.js';
 import { defineComponent, healthy, type ComponentArgs, type ComponentContext, type Health } from '../core/runtime/component.js';
 import { t } from '../core/schema.js';
-import { backoffClockFrom, type BackoffClock } from './profiles/backoff.js';
+import { backoffClockOn, type BackoffClock } from '../lib/backoff.js';
 import { endpointBlockSpec, resolveWriteConfig, type WriteConfig } from './profiles/config.js';
 import { WriteMetrics } from './profiles/metrics.js';
 import { ProfilesWriter } from './profiles/writer.js';
@@ -55,7 +55,7 @@ export class ProfilesWrite {
     private readonly ctx: ComponentContext,
   ) {
     this.metrics = new WriteMetrics(ctx.registry, ctx.id);
-    this.clock = backoffClockFrom(ctx.clock);
+    this.clock = backoffClockOn(ctx.clock.scheduler);
     this.writer = this.newWriter(configOf(args));
     // One receiver value for the component's life; it always uses the current writer.
     const receiver: ProfilesReceiver = {

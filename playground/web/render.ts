@@ -1,5 +1,6 @@
 import type { EntryJson, EntryTrace, Fate, RunResult, StageInfo, TraceStep, Trigger } from '../api.js';
-import { entryChanges, formatOffset, showValue, type EntryChange } from './diff.js';
+import { entryChanges, type EntryChange } from '../../core/entry-diff.js';
+import { formatOffset, showValue } from './diff.js';
 import { h } from './dom.js';
 
 /** What the views need besides the result: how to select an entry and jump to a stage. */

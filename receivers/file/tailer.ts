@@ -12,6 +12,7 @@
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import type { Clock } from '../../core/clock.js';
 import type { Entry, Labels } from '../../core/entry.js';
+import type { Log } from '../../lib/log.js';
 import type { Positions } from './positions.js';
 
 const CHUNK_BYTES = 256 * 1024;
@@ -19,8 +20,6 @@ const BATCH_LINES = 1000;
 const BATCH_BYTES = 1 << 20;
 /** Bytes compared before the read offset to notice a file rewritten past its old length. */
 const FINGERPRINT_BYTES = 32;
-
-type Log = (level: 'debug' | 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>) => void;
 
 /** Which file identities (device + inode) are being read, and how far rotated-away ones were read. */
 export class FileIdentities {

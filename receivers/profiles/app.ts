@@ -15,10 +15,11 @@
  */
 import Koa from 'koa';
 import { Router } from '@koa/router';
+import type { Log } from '../../lib/log.js';
 import { scopedDeadline, type ProfilesReceiver } from '../../core/profiles.js';
 import { goErrorResponses, httpError, writeGoError } from '../http/errors.js';
 import type { HttpHandler, HttpRequest, HttpResponse } from '../http/server.js';
-import { INGEST_PATH, serveIngest, type Log } from './ingest.js';
+import { INGEST_PATH, serveIngest } from './ingest.js';
 import { forwardPush } from './push.js';
 import { createPushHandler } from './push_service.js';
 

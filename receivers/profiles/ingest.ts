@@ -1,12 +1,16 @@
 /**
  * `POST /ingest`, the legacy ingest API the profiler SDKs use. The profile is never parsed: the
- * body (never inflated, never size-limited), the raw query and every `Content-Type` value travel
- * on untouched, and only the `name` parameter is read, leniently, for labels.
+ * body (never inflated), the raw query and every `Content-Type` value travel on untouched, and
+ * only the `name` parameter is read, leniently, for labels.
  *
  * Reference behaviour kept: a `name` that does not parse, or no `name` at all, only empties the
  * label set (a warning, never a 4xx); every receiver is called concurrently and all are awaited;
  * any failure fails the request, answered with the first downstream status found in the errors
  * (its reason phrase as body) or with 500 `Failed to process request`.
+ *
+ * Added here (the reference reads any body whole): a body over `max_body_size` is answered 413
+ * and one that does not fit within `max_pending_size` 429 with `Retry-After`, before anything is
+ * forwarded.
  *
  * This is the receiver's busiest path, so it works on the Node request and response directly
  * (the Koa route and the server's direct lane both call it) and allocates little per request.
@@ -23,15 +27,14 @@ import {
   type ProfileLabels,
   type ProfilesReceiver,
 } from '../../core/profiles.js';
-import { readBody } from '../http/body.js';
+import type { Log } from '../../lib/log.js';
+import { BodyBudgetError, BodyTooLargeError, readBody, RETRY_AFTER_SECONDS, type BodyLimits } from '../http/body.js';
 import { httpError, statusText, writeGoError } from '../http/errors.js';
 import { headerValues } from '../http/headers.js';
 import type { HttpRequest, HttpResponse } from '../http/server.js';
 import { ensureServiceName } from './labels.js';
 import { parseLabelSet } from '../../lib/pyroscope/labelset.js';
 import { requestAborted } from './request_signal.js';
-
-export type Log = (level: 'debug' | 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>) => void;
 
 export const INGEST_PATH = '/ingest';
 
@@ -83,7 +86,13 @@ function labelsFromName(rawQuery: string, log: Log): ProfileLabels {
 }
 
 /** Serves one ingest request to the end; never rejects (failures become the reference's answers). */
-export async function serveIngest(req: HttpRequest, res: HttpResponse, receivers: readonly ProfilesReceiver[], log: Log): Promise<void> {
+export async function serveIngest(
+  req: HttpRequest,
+  res: HttpResponse,
+  receivers: readonly ProfilesReceiver[],
+  log: Log,
+  limits?: BodyLimits,
+): Promise<void> {
   try {
     const url = req.url ?? '';
     const q = url.indexOf('?');
@@ -92,11 +101,12 @@ export async function serveIngest(req: HttpRequest, res: HttpResponse, receivers
 
     let body: Buffer;
     try {
-      body = await readBody(req);
+      body = await readBody(req, res, limits);
     } catch (err) {
       log('warn', 'Failed to read request body', { err: (err as Error).message });
       // The rest of the body is never read, so the connection cannot be reused.
-      answerEmpty(req, res, 500, true);
+      if (err instanceof BodyTooLargeError || err instanceof BodyBudgetError) answerRefused(req, res, err);
+      else answerEmpty(req, res, 500, true);
       return;
     }
 
@@ -171,6 +181,23 @@ class IngestFanOut {
 
 const EMPTY_OK = { 'Content-Length': '0' };
 const EMPTY_CLOSE = { 'Content-Length': '0', Connection: 'close' };
+
+/**
+ * A body over `max_body_size` (413) or one that does not fit within `max_pending_size` (429, with
+ * `Retry-After`), in the plain-text form of every other error answer.
+ */
+function answerRefused(req: HttpRequest, res: HttpResponse, err: BodyTooLargeError | BodyBudgetError): void {
+  const text = Buffer.from(`${err.message}\n`);
+  const headers: Record<string, string> = {
+    'Content-Type': 'text/plain; charset=utf-8',
+    'X-Content-Type-Options': 'nosniff',
+    'Content-Length': String(text.length),
+  };
+  if (err instanceof BodyBudgetError) headers['Retry-After'] = String(RETRY_AFTER_SECONDS);
+  if (!('stream' in req)) headers.Connection = 'close';
+  res.writeHead(err.status, headers);
+  res.end(text);
+}
 
 /** The reference's bare status answer: no body and no content type. */
 function answerEmpty(req: HttpRequest, res: HttpResponse, status: number, closeConnection: boolean): void {

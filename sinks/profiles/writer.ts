@@ -30,8 +30,9 @@ import {
   type ProfilesReceiver,
   type PushSeries,
 } from '../../core/profiles.js';
+import type { Log } from '../../lib/log.js';
+import { Backoff, realBackoffClock, type BackoffClock } from '../../lib/backoff.js';
 import { PushRequestSchema, type PushRequest } from '../../lib/pyroscope/gen/push/v1/push_pb.js';
-import { Backoff, realBackoffClock, type BackoffClock } from './backoff.js';
 import type { EndpointConfig, WriteConfig } from './config.js';
 import { IngestClient } from './ingest_client.js';
 import type { WriteMetrics } from './metrics.js';
@@ -43,7 +44,7 @@ export interface WriterOptions {
   readonly metrics: WriteMetrics;
   readonly userAgent: string;
   readonly clock?: BackoffClock;
-  readonly log?: (level: 'debug' | 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>) => void;
+  readonly log?: Log;
 }
 
 interface Endpoint {
@@ -157,8 +158,8 @@ export class ProfilesWriter implements ProfilesReceiver {
         const done = this.options.metrics.time(url, kind === 'push' ? 'push_endpoint' : 'ingest_endpoint');
         const backoff = new Backoff(
           { minMs: endpoint.config.minBackoffMs, maxMs: endpoint.config.maxBackoffMs, maxRetries: endpoint.config.maxBackoffRetries },
-          signal,
           this.clock,
+          signal,
         );
         let failure: unknown;
         for (;;) {

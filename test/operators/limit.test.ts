@@ -1,12 +1,11 @@
 import fc from 'fast-check';
 import { Registry } from 'prom-client';
 import { Subject } from 'rxjs';
-import { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';
 import { ManualClock, type Clock } from '../../core/clock.js';
 import type { Entry } from '../../core/entry.js';
 import { processMetrics } from '../../core/metrics.js';
-import { buildPipeline } from '../../core/pipeline.js';
+import { buildPipeline, ingress } from '../../core/pipeline.js';
 import type { BuildContext } from '../../core/stage.js';
 import {
   holdUntilTokens,
@@ -17,6 +16,7 @@ import {
   type LimitConfig,
   type WaitingLimitImpl,
 } from '../../operators/limit.js';
+import { marbles, type MarbleHelpers } from '../../testing/index.js';
 import { entry, runConfig } from '../support/run-stages.js';
 
 const NUM_RUNS = Number(process.env.FC_NUM_RUNS ?? 50);
@@ -24,16 +24,14 @@ const MS = 1_000_000n;
 const S = 1_000_000_000n;
 
 /**
- * The clock a stage sees when RxJS's TestScheduler drives time: one frame is one millisecond.
- * A token may fall due inside a millisecond, so frames can be fractional.
+ * A marble test of the stage (rate 1, burst 1, plus `config`), its wall clock starting at the
+ * epoch. A token may fall due inside a millisecond, so frames can be fractional.
  */
-function testClock(scheduler: TestScheduler): Clock {
-  return { scheduler, nowNs: () => BigInt(Math.round(scheduler.now() * 1e6)) };
-}
-
-function marbles(run: (helpers: Parameters<Parameters<TestScheduler['run']>[0]>[0], clock: Clock) => void): void {
-  const scheduler = new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
-  scheduler.run((helpers) => run(helpers, testClock(scheduler)));
+function marbleTest(config: Partial<LimitConfig>, body: (helpers: MarbleHelpers) => void): void {
+  marbles(limit, { rate: 1, burst: 1, ...config }, body, {
+    startNs: 0n,
+    assertDeepEqual: (actual, expected) => expect(actual).toEqual(expected),
+  });
 }
 
 /** Entries named by a letter, optionally with labels. */
@@ -161,20 +159,20 @@ describe('stage.limit', () => {
 
   describe('drop mode', () => {
     it('lets a burst through, then one entry per token period', () => {
-      marbles(({ hot, expectObservable }, clock) => {
+      marbleTest({ rate: 10, burst: 2, drop: true }, ({ hot, expectObservable, stage }) => {
         const v = named('abcdefgh');
         // rate 10/s, burst 2: a and b empty the bucket; by 150 ms 1.5 tokens are back, e takes
         // one; at 199 ms g finds 0.99; at 201 ms h finds 1.01.
         const source = hot('abcd 146ms ef 47ms g 1ms h|', v);
-        expectObservable(source.pipe(limitOperator({ rate: 10, burst: 2, drop: true }, clock))).toBe('ab 148ms e 50ms h|', v);
+        expectObservable(stage(source)).toBe('ab 148ms e 50ms h|', v);
       });
     });
 
     it('forwards entries spaced at the rate unchanged', () => {
-      marbles(({ hot, expectObservable }, clock) => {
+      marbleTest({ rate: 10, burst: 1, drop: true }, ({ hot, expectObservable, stage }) => {
         const v = named('abcd');
         const source = hot('a 99ms b 99ms c 99ms d|', v);
-        expectObservable(source.pipe(limitOperator({ rate: 10, burst: 1, drop: true }, clock))).toBe('a 99ms b 99ms c 99ms d|', v);
+        expectObservable(stage(source)).toBe('a 99ms b 99ms c 99ms d|', v);
       });
     });
 
@@ -217,11 +215,14 @@ describe('stage.limit', () => {
 
   describe('by_label_name', () => {
     it('limits each value of the label separately and never limits entries without it', async () => {
-      const registry = new Registry();
-      marbles(({ hot, expectObservable }, clock) => {
+      let registry!: Registry;
+      marbleTest({ drop: true, by_label_name: 'app' }, ({ hot, expectObservable, stage, registry: stageRegistry }) => {
+        registry = stageRegistry;
         const v = named('abcdef', (n): Record<string, string> => ('abc'.includes(n) ? { app: n === 'c' ? 'poki' : 'loki' } : {}));
         const source = hot('abcdef|', v);
-        expectObservable(source.pipe(limitOperator({ drop: true, by_label_name: 'app' }, clock, registry))).toBe('a-cdef|', v);
+        // The stage sees what a pipeline hands it: labels seeded into the extracted map.
+        const out = Object.fromEntries(Object.entries(v).map(([name, e]) => [name, ingress(e)]));
+        expectObservable(stage(source)).toBe('a-cdef|', out);
       });
       expect(await dropped(registry, 'ratelimit_drop_stage')).toBe(1);
       expect(await droppedByLabel(registry)).toEqual({ 'app=loki': 1 });
@@ -277,46 +278,42 @@ describe('stage.limit', () => {
 
   describe('wait mode (drop = false)', () => {
     it('holds entries over the limit and releases them one token period apart, in order', () => {
-      marbles(({ hot, expectObservable }, clock) => {
+      marbleTest({ rate: 10, burst: 1 }, ({ hot, expectObservable, stage }) => {
         const v = named('abcd');
         const source = hot('abcd|', v);
         // rate 10/s, burst 1: b's token is due 99 ms after it arrives; c and d reserve theirs
         // when they reach the head, each a full period after the one before.
-        expectObservable(source.pipe(limitOperator({ rate: 10, burst: 1 }, clock))).toBe('a 99ms b 99ms c 99ms (d|)', v);
+        expectObservable(stage(source)).toBe('a 99ms b 99ms c 99ms (d|)', v);
       });
     });
 
     it('keeps the reference pace when entries trickle in slower than the rate', () => {
-      marbles(({ hot, expectObservable }, clock) => {
+      marbleTest({ rate: 10, burst: 1 }, ({ hot, expectObservable, stage }) => {
         const v = named('abc');
         const source = hot('a 499ms b 499ms c|', v);
-        expectObservable(source.pipe(limitOperator({ rate: 10, burst: 1 }, clock))).toBe('a 499ms b 499ms c|', v);
+        expectObservable(stage(source)).toBe('a 499ms b 499ms c|', v);
       });
     });
 
     it('lets a burst through before holding', () => {
-      marbles(({ hot, expectObservable }, clock) => {
+      marbleTest({ rate: 2, burst: 3 }, ({ hot, expectObservable, stage }) => {
         const v = named('abcde');
         const source = hot('abcde 1s |', v);
-        expectObservable(source.pipe(limitOperator({ rate: 2, burst: 3 }, clock))).toBe('abc 497ms d 499ms e 4ms |', v);
+        expectObservable(stage(source)).toBe('abc 497ms d 499ms e 4ms |', v);
       });
     });
 
     it('completes only after the last held entry has left', () => {
-      marbles(({ hot, expectObservable }, clock) => {
+      marbleTest({ rate: 1, burst: 1 }, ({ hot, expectObservable, stage }) => {
         const v = named('abc');
-        expectObservable(hot('abc|', v).pipe(limitOperator({ rate: 1, burst: 1 }, clock))).toBe('a 999ms b 999ms (c|)', v);
+        expectObservable(stage(hot('abc|', v))).toBe('a 999ms b 999ms (c|)', v);
       });
     });
 
     it('forwards a source error after the held entries', () => {
-      marbles(({ hot, expectObservable }, clock) => {
+      marbleTest({ rate: 1, burst: 1 }, ({ hot, expectObservable, stage }) => {
         const v = named('ab');
-        expectObservable(hot('ab#', v, new Error('boom')).pipe(limitOperator({ rate: 1, burst: 1 }, clock))).toBe(
-          'a 999ms (b#)',
-          v,
-          new Error('boom'),
-        );
+        expectObservable(stage(hot('ab#', v, new Error('boom')))).toBe('a 999ms (b#)', v, new Error('boom'));
       });
     });
 

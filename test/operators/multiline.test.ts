@@ -1,30 +1,29 @@
 import fc from 'fast-check';
 import { Registry } from 'prom-client';
 import { Subject } from 'rxjs';
-import { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';
 import { ManualClock, type Clock } from '../../core/clock.js';
 import { cloneEntry, labelsKey, type Entry } from '../../core/entry.js';
-import { buildPipeline } from '../../core/pipeline.js';
+import { buildPipeline, ingress } from '../../core/pipeline.js';
 import { multiline, validateMultiline, type MultilineConfig } from '../../operators/multiline.js';
+import { marbles, type MarbleHelpers } from '../../testing/index.js';
 import { entry, runConfig } from '../support/run-stages.js';
 
 const NUM_RUNS = Number(process.env.FC_NUM_RUNS ?? 50);
 const MS = 1_000_000n;
 
-/** The clock a stage sees when RxJS's TestScheduler drives time: one frame is one millisecond. */
-function testClock(scheduler: TestScheduler): Clock {
-  return { scheduler, nowNs: () => BigInt(scheduler.now()) * MS };
-}
+const BASE_CONFIG: Partial<MultilineConfig> = { firstline: '^START', max_wait_time: 100n * MS };
 
-function marbles(run: (helpers: Parameters<Parameters<TestScheduler['run']>[0]>[0], clock: Clock) => void): void {
-  const scheduler = new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
-  scheduler.run((helpers) => run(helpers, testClock(scheduler)));
+/** A marble test of the stage (`BASE_CONFIG` plus `config`), its wall clock starting at the epoch. */
+function marbleTest(config: Partial<MultilineConfig>, body: (helpers: MarbleHelpers) => void): void {
+  marbles(multiline, { ...BASE_CONFIG, ...config }, body, {
+    startNs: 0n,
+    assertDeepEqual: (actual, expected) => expect(actual).toEqual(expected),
+  });
 }
 
 function multilineOperator(config: Partial<MultilineConfig>, clock: Clock) {
-  return buildPipeline([multiline({ firstline: '^START', max_wait_time: 100n * MS, ...config }).spec], { clock, registry: new Registry() })
-    .operator;
+  return buildPipeline([multiline({ ...BASE_CONFIG, ...config }).spec], { clock, registry: new Registry() }).operator;
 }
 
 /** An input line of stream `stream`, stamped `ms` milliseconds after the epoch. */
@@ -32,9 +31,9 @@ function line(text: string, stream = 'a', ms = 0): Entry {
   return entry(text, { stream }, { timestamp: BigInt(ms) * MS });
 }
 
-/** The block the stage sends for start line `start`: its entry with the joined text. */
+/** The block the stage sends for start line `start`: its entry, as a pipeline hands it over, with the joined text. */
 function block(start: Entry, text: string): Entry {
-  return { ...cloneEntry(start), line: text };
+  return { ...ingress(start), line: text };
 }
 
 const lines = (entries: readonly Entry[]) => entries.map((e) => e.line);
@@ -66,9 +65,9 @@ describe('stage.multiline', () => {
     });
 
     it('sends a block when the next start line of its stream arrives', () => {
-      marbles(({ hot, expectObservable }, clock) => {
+      marbleTest({}, ({ hot, expectObservable, stage }) => {
         const v = { s: line('START x', 'a', 1), c: line('cont', 'a', 2), t: line('START y', 'a', 3) };
-        expectObservable(hot('sct|', v).pipe(multilineOperator({}, clock))).toBe('--x(y|)', {
+        expectObservable(stage(hot('sct|', v))).toBe('--x(y|)', {
           x: block(v.s, 'START x\ncont'),
           y: block(v.t, 'START y'),
         });
@@ -84,7 +83,7 @@ describe('stage.multiline', () => {
     });
 
     it('merges interleaved streams independently', () => {
-      marbles(({ hot, expectObservable }, clock) => {
+      marbleTest({}, ({ hot, expectObservable, stage }) => {
         const v = {
           a: line('START a', 'a'),
           b: line('START b', 'b'),
@@ -95,12 +94,12 @@ describe('stage.multiline', () => {
         };
         const expected = { A: block(v.a, 'START a\na-1'), B: block(v.b, 'START b\nb-1'), E: block(v.e, 'START a2\na2-1') };
         // At end of input the pending blocks go out least recently active first.
-        expectObservable(hot('abcdef|', v).pipe(multilineOperator({}, clock))).toBe('----A-(BE|)', expected);
+        expectObservable(stage(hot('abcdef|', v))).toBe('----A-(BE|)', expected);
       });
     });
 
     it('splits a block at max_lines; later parts keep the start line', () => {
-      marbles(({ hot, expectObservable }, clock) => {
+      marbleTest({ max_lines: 2 }, ({ hot, expectObservable, stage }) => {
         const v = {
           s: line('START', 'a', 7),
           c: line('c1', 'a', 8),
@@ -109,7 +108,7 @@ describe('stage.multiline', () => {
           f: line('c4', 'a', 11),
         };
         const expected = { x: block(v.s, 'START\nc1'), y: block(v.s, 'c2\nc3'), z: block(v.s, 'c4') };
-        expectObservable(hot('scdef|', v).pipe(multilineOperator({ max_lines: 2 }, clock))).toBe('-x-y-(z|)', expected);
+        expectObservable(stage(hot('scdef|', v))).toBe('-x-y-(z|)', expected);
       });
     });
 
@@ -182,31 +181,31 @@ describe('stage.multiline', () => {
 
   describe('max_wait_time', () => {
     it('sends each stream’s block once that stream has been idle for max_wait_time', () => {
-      marbles(({ hot, expectObservable }, clock) => {
+      marbleTest({}, ({ hot, expectObservable, stage }) => {
         const v = { x: line('START a', 'a'), y: line('START b', 'b'), z: line('a-1', 'a') };
         const expected = { A: block(v.x, 'START a\na-1'), B: block(v.y, 'START b') };
         // b goes idle at 30 ms + 100 ms; a's last line at 50 ms keeps it until 150 ms.
-        expectObservable(hot('x 29ms y 19ms z 249ms |', v).pipe(multilineOperator({}, clock))).toBe('130ms B 19ms A 149ms |', expected);
+        expectObservable(stage(hot('x 29ms y 19ms z 249ms |', v))).toBe('130ms B 19ms A 149ms |', expected);
       });
     });
 
     it('forgets a stream after an idle flush, so its next non-start line passes through', () => {
-      marbles(({ hot, expectObservable }, clock) => {
+      marbleTest({}, ({ hot, expectObservable, stage }) => {
         const v = { s: line('START'), c: line('after timeout'), t: line('START again') };
-        expectObservable(hot('s 149ms ct 9ms |', v).pipe(multilineOperator({}, clock))).toBe('100ms S 49ms c 10ms (T|)', {
+        expectObservable(stage(hot('s 149ms ct 9ms |', v))).toBe('100ms S 49ms c 10ms (T|)', {
           S: block(v.s, 'START'),
-          c: v.c,
+          c: ingress(v.c),
           T: block(v.t, 'START again'),
         });
       });
     });
 
     it('keeps the stream when a line finds its block already idle (a late timer): the line starts a new part of the same start line', () => {
-      marbles(({ hot, expectObservable }, clock) => {
+      marbleTest({}, ({ hot, expectObservable, stage }) => {
         const v = { s: line('START', 'a', 1), c: line('cont', 'a', 2) };
         // The input at 100 ms runs before the timer due at the same frame.
         const expected = { S: block(v.s, 'START'), C: block(v.s, 'cont') };
-        expectObservable(hot('s 99ms c 200ms |', v).pipe(multilineOperator({}, clock))).toBe('100ms S 99ms C 100ms |', expected);
+        expectObservable(stage(hot('s 99ms c 200ms |', v))).toBe('100ms S 99ms C 100ms |', expected);
       });
     });
 
@@ -239,9 +238,9 @@ describe('stage.multiline', () => {
 
   describe('end of input and teardown', () => {
     it('flushes every pending block when the input ends, the last block included', () => {
-      marbles(({ hot, expectObservable }, clock) => {
+      marbleTest({ max_wait_time: 60_000_000_000n }, ({ hot, expectObservable, stage }) => {
         const v = { s: line('START'), c: line('tail') };
-        expectObservable(hot('sc|', v).pipe(multilineOperator({ max_wait_time: 60_000_000_000n }, clock))).toBe('--(B|)', {
+        expectObservable(stage(hot('sc|', v))).toBe('--(B|)', {
           B: block(v.s, 'START\ntail'),
         });
       });
@@ -258,16 +257,16 @@ describe('stage.multiline', () => {
     });
 
     it('flushes pending blocks before forwarding a source error', () => {
-      marbles(({ hot, expectObservable }, clock) => {
+      marbleTest({}, ({ hot, expectObservable, stage }) => {
         const v = { s: line('START') };
         const error = new Error('source failed');
-        expectObservable(hot('s#', v, error).pipe(multilineOperator({}, clock))).toBe('-(B#)', { B: block(v.s, 'START') }, error);
+        expectObservable(stage(hot('s#', v, error))).toBe('-(B#)', { B: block(v.s, 'START') }, error);
       });
     });
 
     it('completes at once when nothing is pending', () => {
-      marbles(({ hot, expectObservable }, clock) => {
-        expectObservable(hot<Entry>('--|').pipe(multilineOperator({}, clock))).toBe('--|');
+      marbleTest({}, ({ hot, expectObservable, stage }) => {
+        expectObservable(stage(hot<Entry>('--|'))).toBe('--|');
       });
     });
 

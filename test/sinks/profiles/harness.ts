@@ -13,7 +13,7 @@ import { parseConfig } from '../../../lib/config/parser.js';
 import type { Block } from '../../../lib/config/ast.js';
 import { PusherService, type PushRequest } from '../../../lib/pyroscope/gen/push/v1/push_pb.js';
 import { decodeBlock } from '../../../core/schema.js';
-import type { BackoffClock } from '../../../sinks/profiles/backoff.js';
+import type { BackoffClock } from '../../../lib/backoff.js';
 import { resolveWriteConfig } from '../../../sinks/profiles/config.js';
 import { WriteMetrics } from '../../../sinks/profiles/metrics.js';
 import { ProfilesWriter } from '../../../sinks/profiles/writer.js';
