@@ -1,3 +1,5 @@
+import { didYouMean } from '../lib/suggest.js';
+
 /**
  * A small argv parser: positional arguments plus `--flag value`, `--flag=value`, boolean flags
  * and repeatable flags (`--stages a.ts --stages b.ts`).
@@ -37,7 +39,7 @@ export function parseArgs(
       if (listFlags.includes(name)) lists.get(name)!.push(value);
       else flags.set(name, value);
     } else {
-      throw new UsageError(`unknown flag --${name}`);
+      throw new UsageError(`unknown flag --${name}${didYouMean(name, [...booleanFlags, ...valueFlags, ...listFlags], (s) => `--${s}`)}`);
     }
   }
   return { positional, flags, lists };
