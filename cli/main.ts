@@ -2,6 +2,8 @@
 import '../index.js';
 import { ensureLinearTimeFallback } from '../lib/regex/index.js';
 import { UsageError } from './args.js';
+import { COMMANDS, commandHelp, completionScript, overview, usageOf } from './commands.js';
+import { didYouMean } from '../lib/suggest.js';
 import { fmtCommand } from './fmt.js';
 import { playgroundCommand } from './playground.js';
 import type { Io } from './io.js';
@@ -10,20 +12,8 @@ import { runCommand } from './run.js';
 import { validateCommand } from './validate.js';
 import { packageVersion } from './version.js';
 
-export const USAGE = `usage: rivulet <command> [arguments]
-
-commands:
-  run CONFIG [--server.http.listen-addr HOST:PORT]   run the components of CONFIG until SIGINT/SIGTERM
-  validate CONFIG                                     check CONFIG; exit 2 with FILE:LINE:COL errors
-  process --config FILE [--input jsonl|text] [--output json|entry|line] [--inspect] [--metrics OUT] [--now TIME]
-                                                      run stdin through a stage list, entries as JSON lines
-  fmt CONFIG [--write]                                print CONFIG in canonical form
-  playground [--port N]                               serve the pipeline playground on 127.0.0.1 (default port 8580)
-  --version                                           print the version
-
-run, validate, process and playground also take --stages PATH (repeatable): a module of custom
-stages to register first. A config can name modules itself: stages.import "NAME" { path = "…" }.
-`;
+/** The overview printed by `rivulet help` and for a missing or unknown command. */
+export const USAGE = overview();
 
 /** Runs one CLI command and returns its exit code. Usage errors exit 1. */
 export async function main(
@@ -33,6 +23,11 @@ export async function main(
   // Set before any user pattern is compiled so V8 falls back to its linear-time engine.
   ensureLinearTimeFallback();
   const [command, ...rest] = argv;
+  const described = command === undefined ? undefined : commandHelp(command);
+  if (described && rest.some((a) => a === '--help' || a === '-h')) {
+    io.stdout.write(usageOf(described));
+    return 0;
+  }
   try {
     switch (command) {
       case 'run':
@@ -45,18 +40,30 @@ export async function main(
         return await fmtCommand(rest, io);
       case 'playground':
         return await playgroundCommand(rest, io);
+      case 'completion':
+        return completionCommand(rest, io);
       case '--version':
       case 'version':
         io.stdout.write(`rivulet ${packageVersion()}\n`);
         return 0;
       case 'help':
       case '--help':
-      case '-h':
-        io.stdout.write(USAGE);
+      case '-h': {
+        const topic = rest[0] === undefined ? undefined : commandHelp(rest[0]);
+        io.stdout.write(topic ? usageOf(topic) : USAGE);
         return 0;
-      default:
-        io.stderr.write(command === undefined ? USAGE : `unknown command ${JSON.stringify(command)}\n\n${USAGE}`);
+      }
+      default: {
+        const suggestion =
+          command === undefined
+            ? ''
+            : didYouMean(
+                command,
+                COMMANDS.map((c) => c.name),
+              );
+        io.stderr.write(command === undefined ? USAGE : `unknown command ${JSON.stringify(command)}${suggestion}\n\n${USAGE}`);
         return 1;
+      }
     }
   } catch (err) {
     if (err instanceof UsageError) {
@@ -65,4 +72,12 @@ export async function main(
     }
     throw err;
   }
+}
+
+/** `rivulet completion bash|zsh|fish`: the completion script, written from the command table. */
+function completionCommand(argv: readonly string[], io: Io): number {
+  const script = argv.length === 1 ? completionScript(argv[0]!) : undefined;
+  if (script === undefined) throw new UsageError('completion needs one of bash, zsh or fish');
+  io.stdout.write(script);
+  return 0;
 }

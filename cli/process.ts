@@ -17,12 +17,12 @@ import { loadFlagStageModules, readConfigWithStageModules, STAGES_FLAG } from '.
  * [--metrics OUT] [--now TIME] [--stages PATH]...`: runs stdin through a stage list and prints every
  * forwarded entry, one per line: the full JSON form (`json`, the default), the JSON form without
  * extracted values (`entry`) or the line alone (`line`). Exit 2 with `FILE:LINE:COL: message` lines for an invalid config (or a stage module that
- * does not load); 0 otherwise.
+ * does not load); 1 when every input line was malformed; 0 otherwise.
  */
 const OUTPUT_FORMATS: readonly EntryOutputFormat[] = ['json', 'entry', 'line'];
 
 export async function processCommand(argv: readonly string[], io: Io): Promise<number> {
-  const args = parseArgs(argv, ['inspect'], ['config', 'input', 'output', 'metrics', 'now'], [STAGES_FLAG]);
+  const args = parseArgs(argv, ['inspect', 'quiet'], ['config', 'input', 'output', 'metrics', 'now'], [STAGES_FLAG]);
   const file = args.flags.get('config');
   if (typeof file !== 'string') throw new UsageError('process needs --config FILE');
   const input = (args.flags.get('input') as string | undefined) ?? 'jsonl';
@@ -68,6 +68,14 @@ export async function processCommand(argv: readonly string[], io: Io): Promise<n
     out = '';
   };
   let entryNumber = 0;
+  let forwarded = 0;
+  let malformed = 0;
+  const startedAt = performance.now();
+  // On a terminal, progress on stderr once a second and a summary at the end (not with --quiet).
+  const terminal = (io.stderr as Partial<NodeJS.WriteStream>).isTTY === true && !args.flags.has('quiet');
+  const progress = terminal
+    ? setInterval(() => io.stderr.write(`\r\x1b[K${progressLine(entryNumber, forwarded, startedAt)}`), 1000).unref()
+    : undefined;
   let finished!: () => void;
   const done = new Promise<void>((resolve) => (finished = resolve));
   let run;
@@ -77,6 +85,7 @@ export async function processCommand(argv: readonly string[], io: Io): Promise<n
       registry,
       trace: args.flags.has('inspect') ? { stage: (event) => io.stderr.write(describeStageTrace(entryNumber, event)) } : undefined,
       onEntry: (entry) => {
+        forwarded++;
         out += `${formatEntry(entry, format)}\n`;
         if (out.length > 1 << 16) flushOut();
       },
@@ -99,6 +108,7 @@ export async function processCommand(argv: readonly string[], io: Io): Promise<n
             : parseInputEntry(line, clock);
       } catch (err) {
         io.stderr.write(`stdin:${lineNumber}: ${(err as Error).message}\n`);
+        malformed++;
         continue;
       }
       entryNumber++;
@@ -114,5 +124,34 @@ export async function processCommand(argv: readonly string[], io: Io): Promise<n
   const metricsOut = args.flags.get('metrics');
   if (typeof metricsOut === 'string') writeFileSync(metricsOut, await registry.metrics());
   run.dispose();
+  clearInterval(progress);
+  if (terminal) io.stderr.write(`\r\x1b[K${await summaryLine(entryNumber, forwarded, malformed, startedAt, registry)}\n`);
+  if (malformed > 0 && entryNumber === 0) {
+    const hint = input === 'jsonl' ? '; plain log lines need --input text' : '';
+    io.stderr.write(`rivulet process: every input line was malformed (${malformed})${hint}\n`);
+    return 1;
+  }
   return 0;
+}
+
+function rate(count: number, startedAt: number): string {
+  const seconds = (performance.now() - startedAt) / 1000;
+  return `${Math.round(count / Math.max(seconds, 1e-3)).toLocaleString('en-US')} entries/s`;
+}
+
+function progressLine(read: number, forwarded: number, startedAt: number): string {
+  return `rivulet process: ${read.toLocaleString('en-US')} in, ${forwarded.toLocaleString('en-US')} out, ${rate(read, startedAt)}`;
+}
+
+/** `N in, M out, D dropped (reason: n, …), K malformed, T s (R entries/s)`. */
+async function summaryLine(read: number, forwarded: number, malformed: number, startedAt: number, registry: Registry): Promise<string> {
+  const drops = (await registry.getSingleMetric('logs_process_dropped_lines_total')?.get())?.values.filter((v) => v.value > 0) ?? [];
+  const dropped = drops.reduce((sum, v) => sum + v.value, 0);
+  const reasons = drops.map((v) => `${v.labels.reason}: ${v.value.toLocaleString('en-US')}`).join(', ');
+  const seconds = ((performance.now() - startedAt) / 1000).toFixed(2);
+  return (
+    `rivulet process: ${read.toLocaleString('en-US')} in, ${forwarded.toLocaleString('en-US')} out, ` +
+    `${dropped.toLocaleString('en-US')} dropped${reasons ? ` (${reasons})` : ''}, ${malformed.toLocaleString('en-US')} malformed, ` +
+    `${seconds} s (${rate(read, startedAt)})`
+  );
 }

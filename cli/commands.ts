@@ -1,0 +1,217 @@
+/**
+ * The command table: what each command takes, says and returns. Help (`rivulet COMMAND --help`),
+ * the overview (`rivulet help`) and the shell completion scripts are all written from it, so they
+ * cannot disagree with each other.
+ */
+export interface FlagHelp {
+  readonly name: string;
+  /** The value's placeholder; absent for a switch. */
+  readonly value?: string;
+  /** Values the flag takes, offered by completion. */
+  readonly choices?: readonly string[];
+  readonly help: string;
+}
+
+export interface CommandHelp {
+  readonly name: string;
+  readonly args: string;
+  readonly summary: string;
+  readonly flags: readonly FlagHelp[];
+  readonly examples: readonly string[];
+  readonly exitCodes: readonly string[];
+}
+
+const STAGES: FlagHelp = { name: 'stages', value: 'PATH', help: 'load a module of custom stages first (repeatable; .ts needs tsx)' };
+const HELP: FlagHelp = { name: 'help', help: 'show this help' };
+
+export const COMMANDS: readonly CommandHelp[] = [
+  {
+    name: 'run',
+    args: 'CONFIG',
+    summary: 'run the components of CONFIG until SIGINT/SIGTERM (reload: SIGHUP)',
+    flags: [
+      {
+        name: 'server.http.listen-addr',
+        value: 'HOST:PORT',
+        help: 'where /metrics, /-/healthy, /-/ready and the API listen (default 127.0.0.1:12345)',
+      },
+      STAGES,
+      HELP,
+    ],
+    examples: ['rivulet run examples/default.alloy', 'rivulet run pipeline.alloy --server.http.listen-addr 0.0.0.0:12345'],
+    exitCodes: ['0 after a clean stop', '1 usage error', '2 invalid config'],
+  },
+  {
+    name: 'validate',
+    args: 'CONFIG',
+    summary: 'check CONFIG (a component graph, or a stage list as process reads it) without running it',
+    flags: [STAGES, HELP],
+    examples: ['rivulet validate examples/default.alloy', 'rivulet validate stages.alloy --stages ./mask_email.js'],
+    exitCodes: ['0 valid', '1 usage error', '2 invalid, with FILE:LINE:COL: message lines on stderr'],
+  },
+  {
+    name: 'process',
+    args: '--config FILE',
+    summary: 'run standard input through a stage list and print every forwarded entry',
+    flags: [
+      { name: 'config', value: 'FILE', help: 'the stage list: bare stage.* blocks or one logs.process block' },
+      {
+        name: 'input',
+        value: 'FORMAT',
+        choices: ['jsonl', 'text'],
+        help: 'jsonl (default): one entry object per line; text: each line is a log line',
+      },
+      {
+        name: 'output',
+        value: 'FORMAT',
+        choices: ['json', 'entry', 'line'],
+        help: 'json (default): the full entry; entry: without extracted values; line: the line only',
+      },
+      { name: 'inspect', help: 'show on stderr what every stage did to every entry' },
+      { name: 'metrics', value: 'OUT', help: 'write the metrics in Prometheus text form to OUT at the end' },
+      { name: 'now', value: 'TIME', help: 'start a virtual clock at TIME (RFC 3339) for deterministic replays' },
+      { name: 'quiet', help: 'no summary at the end' },
+      STAGES,
+      HELP,
+    ],
+    examples: [
+      'rivulet process --config stages.alloy --input text < app.log',
+      'rivulet process --config k8s.alloy --input text --output entry < cri.log',
+      'rivulet process --config stages.alloy --inspect < entries.jsonl',
+    ],
+    exitCodes: ['0 done', '1 usage error, or every input line was malformed', '2 invalid config (nothing on stdout)'],
+  },
+  {
+    name: 'fmt',
+    args: 'CONFIG',
+    summary: 'print CONFIG in canonical form',
+    flags: [{ name: 'write', help: 'rewrite the file instead of printing it' }, HELP],
+    examples: ['rivulet fmt pipeline.alloy', 'rivulet fmt pipeline.alloy --write'],
+    exitCodes: ['0 done', '1 usage error', '2 syntax error'],
+  },
+  {
+    name: 'playground',
+    args: '',
+    summary: 'serve the pipeline playground on 127.0.0.1 (default port 8580)',
+    flags: [
+      { name: 'port', value: 'N', help: 'the port (0 picks a free one)' },
+      { name: 'allow-host-access', help: "let runs read environment variables, files and DNS (off: a shared link's config could)" },
+      STAGES,
+      HELP,
+    ],
+    examples: ['rivulet playground', 'rivulet playground --port 0 --stages ./mask_email.js'],
+    exitCodes: ['0 after SIGINT/SIGTERM', '1 usage error or port in use', '2 a stage module does not load'],
+  },
+  {
+    name: 'completion',
+    args: 'bash|zsh|fish',
+    summary: 'print a shell completion script (e.g. rivulet completion bash > /etc/bash_completion.d/rivulet)',
+    flags: [HELP],
+    examples: ['source <(rivulet completion bash)', 'rivulet completion fish > ~/.config/fish/completions/rivulet.fish'],
+    exitCodes: ['0 done', '1 unknown shell'],
+  },
+];
+
+export function commandHelp(name: string): CommandHelp | undefined {
+  return COMMANDS.find((c) => c.name === name);
+}
+
+/** `rivulet help`: every command in one line each. */
+export function overview(): string {
+  const width = Math.max(...COMMANDS.map((c) => `${c.name} ${c.args}`.length)) + 2;
+  const lines = COMMANDS.map((c) => `  ${`${c.name} ${c.args}`.trimEnd().padEnd(width)}${c.summary}`);
+  return `usage: rivulet <command> [arguments]
+
+commands:
+${lines.join('\n')}
+  ${'--version'.padEnd(width)}print the version
+
+Run \`rivulet <command> --help\` for a command's flags, examples and exit codes.
+A config can load custom stages itself: stages.import "NAME" { path = "./stages.js" }.
+`;
+}
+
+/** `rivulet COMMAND --help`. */
+export function usageOf(command: CommandHelp): string {
+  const flagText = (f: FlagHelp) => `--${f.name}${f.value ? ` ${f.value}` : ''}`;
+  const width = Math.max(...command.flags.map((f) => flagText(f).length)) + 2;
+  return `usage: rivulet ${command.name}${command.args ? ` ${command.args}` : ''} [flags]
+
+${command.summary}
+
+flags:
+${command.flags.map((f) => `  ${flagText(f).padEnd(width)}${f.help}`).join('\n')}
+
+examples:
+${command.examples.map((e) => `  ${e}`).join('\n')}
+
+exit codes:
+${command.exitCodes.map((e) => `  ${e}`).join('\n')}
+`;
+}
+
+/** A completion script for `shell`, or undefined for a shell we do not write one for. */
+export function completionScript(shell: string): string | undefined {
+  const names = COMMANDS.map((c) => c.name).join(' ');
+  if (shell === 'bash') {
+    const cases = COMMANDS.map((c) => {
+      const flags = c.flags.map((f) => `--${f.name}`).join(' ');
+      const choices = c.flags
+        .filter((f) => f.choices)
+        .map((f) => `      --${f.name}) COMPREPLY=($(compgen -W "${f.choices!.join(' ')}" -- "$cur")); return ;;`)
+        .join('\n');
+      return `    ${c.name})\n      case "$prev" in\n${choices}${choices ? '\n' : ''}      esac\n      COMPREPLY=($(compgen -W "${flags}" -- "$cur"))\n      [ \${#COMPREPLY[@]} -eq 0 ] && COMPREPLY=($(compgen -f -- "$cur"))\n      ;;`;
+    }).join('\n');
+    return `# bash completion for rivulet
+_rivulet() {
+  local cur="\${COMP_WORDS[COMP_CWORD]}" prev="\${COMP_WORDS[COMP_CWORD-1]}"
+  if [ "$COMP_CWORD" -eq 1 ]; then
+    COMPREPLY=($(compgen -W "${names} --version --help" -- "$cur"))
+    return
+  fi
+  case "\${COMP_WORDS[1]}" in
+${cases}
+  esac
+}
+complete -o default -F _rivulet rivulet
+`;
+  }
+  if (shell === 'zsh') {
+    const cases = COMMANDS.map((c) => {
+      const specs = c.flags
+        .map(
+          (f) =>
+            `'--${f.name}${f.value ? '=' : ''}[${f.help.replaceAll("'", '').replaceAll(']', ')').replaceAll('[', '(')}]${f.choices ? `:value:(${f.choices.join(' ')})` : f.value ? ':value:_files' : ''}'`,
+        )
+        .join(' ');
+      return `    ${c.name}) _arguments ${specs} '*:file:_files' ;;`;
+    }).join('\n');
+    return `#compdef rivulet
+# zsh completion for rivulet
+_rivulet() {
+  if (( CURRENT == 2 )); then
+    compadd ${names} --version --help
+    return
+  fi
+  case "\${words[2]}" in
+${cases}
+  esac
+}
+compdef _rivulet rivulet
+`;
+  }
+  if (shell === 'fish') {
+    const lines = [`complete -c rivulet -n '__fish_use_subcommand' -a '${names}'`];
+    for (const c of COMMANDS) {
+      lines.push(`complete -c rivulet -n '__fish_use_subcommand' -a ${c.name} -d '${c.summary.replaceAll("'", '')}'`);
+      for (const f of c.flags) {
+        const values = f.choices ? ` -x -a '${f.choices.join(' ')}'` : f.value ? ' -r' : '';
+        lines.push(
+          `complete -c rivulet -n '__fish_seen_subcommand_from ${c.name}' -l ${f.name}${values} -d '${f.help.replaceAll("'", '')}'`,
+        );
+      }
+    }
+    return `# fish completion for rivulet\n${lines.join('\n')}\n`;
+  }
+  return undefined;
+}
