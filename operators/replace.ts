@@ -16,14 +16,17 @@
  *   plus `Value`, with no `Entry`; any execution error makes the whole stage a no-op for the entry.
  *
  * The reference parses `replace` while processing each matching entry; here it is parsed once at
- * build time, so a template that does not parse is a configuration error.
+ * build time, so a template that does not parse is a configuration error. Each render has
+ * stage.template's execution budget (a render over it is an execution error), and execution
+ * errors are logged at most once per 10 s per stage.
  */
 import { own, type Entry } from '../core/entry.js';
 import { FieldError } from '../lib/config/errors.js';
 import { compileRegex, type Regex, type RegexMatch } from '../lib/regex/index.js';
 import { defineStage, type BuildContext, type StageImpl } from '../core/stage.js';
+import { rateLimitedDebug } from '../core/rate-limited-log.js';
 import { t } from '../core/schema.js';
-import { parseTemplate, referenceFuncs, type Template } from '../lib/template/index.js';
+import { hostlessReferenceFuncs, parseTemplate, referenceFuncs, type FuncMap, type Template } from '../lib/template/index.js';
 import { mapOf, T_STRING, tagType } from '../lib/template/values.js';
 import { stringify } from '../lib/go/values.js';
 
@@ -63,9 +66,9 @@ function compileExpression(config: ReplaceConfig): Regex {
 }
 
 /** Parses `replace` as the reference does: named `pipeline_template`, with stage.template's functions. */
-function compileReplacement(config: ReplaceConfig): Template {
+function compileReplacement(config: ReplaceConfig, funcs: FuncMap = referenceFuncs): Template {
   try {
-    return parseTemplate(config.replace, { name: 'pipeline_template', funcs: referenceFuncs });
+    return parseTemplate(config.replace, { name: 'pipeline_template', funcs });
   } catch (err) {
     throw new FieldError('replace', (err as Error).message);
   }
@@ -81,12 +84,14 @@ interface Replaced {
 
 function buildReplace(config: ReplaceConfig, ctx: BuildContext): StageImpl {
   const expression = compileExpression(config);
-  const replacement = compileReplacement(config);
+  const replacement = compileReplacement(config, ctx.sandbox ? hostlessReferenceFuncs : referenceFuncs);
   const namedGroups: Array<[index: number, name: string]> = [];
   expression.groupNames.forEach((name, index) => {
     if (index > 0 && name) namedGroups.push([index, name]);
   });
   const { source } = config;
+  // A failing template usually fails on every entry: one log line per interval, with the count.
+  const templateFailed = rateLimitedDebug(ctx, 'failed to execute template on extracted value');
 
   return {
     kind: 'map',
@@ -99,7 +104,7 @@ function buildReplace(config: ReplaceConfig, ctx: BuildContext): StageImpl {
       try {
         replaced = replaceGroups(input, matches, replacement, templateData(entry));
       } catch (err) {
-        ctx.debug('failed to execute template on extracted value', { error: (err as Error).message });
+        templateFailed({ error: (err as Error).message });
         return entry;
       }
       if (source === '') entry.line = replaced.text;

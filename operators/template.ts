@@ -12,13 +12,16 @@
  *   errors and unknown function names are configuration errors carrying the engine's message.
  *
  * The reference fills its data from an unordered map, so an extracted key literally named `Value`
- * collides with the source's value unpredictably; here the source's value always wins.
+ * collides with the source's value unpredictably; here the source's value always wins. Unlike the
+ * reference, each render has an execution budget (lib/template/budget.ts): a render over it is an
+ * execution error like any other. Execution errors are logged at most once per 10 s per stage.
  */
 import { own } from '../core/entry.js';
 import { FieldError } from '../lib/config/errors.js';
 import { defineStage, type BuildContext, type StageImpl } from '../core/stage.js';
+import { rateLimitedDebug } from '../core/rate-limited-log.js';
 import { t } from '../core/schema.js';
-import { parseTemplate, referenceFuncs, type Template } from '../lib/template/index.js';
+import { hostlessReferenceFuncs, parseTemplate, referenceFuncs, type FuncMap, type Template } from '../lib/template/index.js';
 import { stringify } from '../lib/go/values.js';
 
 export interface TemplateConfig {
@@ -45,20 +48,23 @@ export function validateTemplate(config: TemplateConfig): void {
 
 /**
  * Parses the template as the reference does: named `pipeline_template` (the name shows in error
- * messages), with Go's built-ins, sprig and the reference's custom functions.
+ * messages), with Go's built-ins, sprig and the reference's custom functions (in a sandbox, their
+ * forms without environment variables and name resolution).
  */
-function compileStageTemplate(config: TemplateConfig): Template {
+function compileStageTemplate(config: TemplateConfig, funcs: FuncMap = referenceFuncs): Template {
   if (config.source === '') throw new FieldError('source', 'template source value is required');
   try {
-    return parseTemplate(config.template, { name: 'pipeline_template', funcs: referenceFuncs });
+    return parseTemplate(config.template, { name: 'pipeline_template', funcs });
   } catch (err) {
     throw new FieldError('template', (err as Error).message);
   }
 }
 
 function buildTemplate(config: TemplateConfig, ctx: BuildContext): StageImpl {
-  const compiled = compileStageTemplate(config);
+  const compiled = compileStageTemplate(config, ctx.sandbox ? hostlessReferenceFuncs : referenceFuncs);
   const { source } = config;
+  // A failing template usually fails on every entry: one log line per interval, with the count.
+  const templateFailed = rateLimitedDebug(ctx, 'failed to execute template on extracted value');
   return {
     kind: 'map',
     process: (entry) => {
@@ -75,7 +81,7 @@ function buildTemplate(config: TemplateConfig, ctx: BuildContext): StageImpl {
       try {
         rendered = compiled.execute(data);
       } catch (err) {
-        ctx.debug('failed to execute template on extracted value', { error: (err as Error).message });
+        templateFailed({ error: (err as Error).message });
         return entry;
       }
       if (rendered === '') delete extracted[source];

@@ -18,6 +18,17 @@ export class TemplateExecError extends Error {
 }
 
 /**
+ * A render stopped because it went over its execution budget (see `budget.ts`); the message is
+ * an ExecError's, ending in `execution budget exceeded: …`.
+ */
+export class TemplateBudgetError extends TemplateExecError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'TemplateBudgetError';
+  }
+}
+
+/**
  * An error a template function returns (Go's non-nil `error` result or a recovered panic). The
  * executor reports it as `error calling NAME: MESSAGE`.
  */

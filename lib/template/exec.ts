@@ -2,6 +2,9 @@
  * The template executor: a port of Go's `text/template/exec.go` over the value model of
  * `values.ts`. It keeps Go's evaluation order, argument conversion rules (untyped constants,
  * missing values, wrong types), variable scoping and error texts.
+ *
+ * Unlike Go's, every render runs on an execution budget (see `budget.ts`): nodes walked, range
+ * iterations and function calls count as steps, and the output is measured as it grows.
  */
 import type {
   Arg,
@@ -17,7 +20,8 @@ import type {
   TemplateNode,
   VariableNode,
 } from './ast.js';
-import { GoError, TemplateExecError } from './errors.js';
+import { BudgetExceededError, BudgetMeter, DEFAULT_EXECUTION_BUDGET, type ExecutionBudget, utf8Length, withMeter } from './budget.js';
+import { GoError, TemplateBudgetError, TemplateExecError } from './errors.js';
 import type { TemplateFunc } from './func.js';
 import { formatValue } from './gofmt.js';
 import type { TreeSet } from './parser.js';
@@ -67,6 +71,8 @@ export interface Program {
   readonly parseName: string;
   readonly trees: TreeSet;
   readonly lookupFunc: (name: string) => TemplateFunc | undefined;
+  /** What one render may spend; DEFAULT_EXECUTION_BUDGET when absent. */
+  readonly budget?: ExecutionBudget;
 }
 
 type Callable = TemplateFunc | GoMethod;
@@ -80,11 +86,15 @@ class ExecState {
   private lastFieldContainer: unknown;
   private vars: Variable[];
   private depth = 0;
+  /** The output measured so far: its first `measuredUnits` code units hold `measuredBytes` bytes. */
+  private measuredUnits = 0;
+  private measuredBytes = 0;
 
   constructor(
     private readonly program: Program,
     private tmplName: string,
     data: unknown,
+    readonly meter: BudgetMeter,
   ) {
     this.vars = [{ name: '$', value: data }];
   }
@@ -92,11 +102,13 @@ class ExecState {
   // -------------------------------------------------------------------------------------------
   // Errors
 
-  errorf(message: string): never {
+  /** Throws Go's ExecError (a TemplateBudgetError when `overBudget`). */
+  errorf(message: string, overBudget = false): never {
     const name = this.tmplName;
-    if (this.node === undefined) throw new TemplateExecError(`template: ${name}: ${message}`);
+    const ErrorClass = overBudget ? TemplateBudgetError : TemplateExecError;
+    if (this.node === undefined) throw new ErrorClass(`template: ${name}: ${message}`);
     const { location, context } = this.errorContext(this.node);
-    throw new TemplateExecError(`template: ${location}: executing ${JSON.stringify(name)} at <${context}>: ${message}`);
+    throw new ErrorClass(`template: ${location}: executing ${JSON.stringify(name)} at <${context}>: ${message}`);
   }
 
   private errorContext(node: { pos: number; toString(): string }): { location: string; context: string } {
@@ -151,6 +163,20 @@ class ExecState {
   }
 
   // -------------------------------------------------------------------------------------------
+  // Output
+
+  private write(text: string): void {
+    this.out += text;
+    // Bytes are only counted once the output could be over the limit at 3 bytes a code unit.
+    if (this.meter.mayExceedBytes(this.out.length)) {
+      this.measuredBytes += utf8Length(this.out, this.measuredUnits);
+      this.measuredUnits = this.out.length;
+      const max = this.meter.budget.maxOutputBytes;
+      if (this.measuredBytes > max) this.errorf(`execution budget exceeded: output of more than ${max} bytes`, true);
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------
   // Walking
 
   walkList(dot: unknown, list: ListNode): Signal {
@@ -163,9 +189,10 @@ class ExecState {
   }
 
   private walk(dot: unknown, node: Node): Signal {
+    this.meter.spend();
     switch (node.kind) {
       case 'text':
-        this.out += node.text;
+        this.write(node.text);
         return Signal.None;
       case 'action': {
         this.at(node);
@@ -210,15 +237,15 @@ class ExecState {
   private printValue(node: Node, value: unknown): void {
     this.at(node);
     if (value === undefined) {
-      this.out += '<no value>';
+      this.write('<no value>');
       return;
     }
     if (typeof value === 'string') {
-      this.out += value;
+      this.write(value);
       return;
     }
     if (typeof value === 'function') this.errorf(`can't print ${node} of type ${typeName(value)}`);
-    this.out += formatValue(value);
+    this.write(formatValue(value));
   }
 
   private walkRange(dot: unknown, r: RangeNode): void {
@@ -231,6 +258,7 @@ class ExecState {
     const savedDotFromInterface = this.dotFromInterface;
     let stop = false;
     const oneIteration = (index: unknown, elem: unknown): void => {
+      this.meter.spend();
       if (decl.length > 0) {
         if (r.pipe.isAssign) {
           this.setVar(decl[0]!.ident[0]!, decl.length > 1 ? index : elem);
@@ -513,11 +541,13 @@ class ExecState {
 
     const impl = ('fn' in fn ? fn.fn : fn.call) as (...a: unknown[]) => unknown;
     try {
-      return impl(...argv);
+      const result = impl(...argv);
+      this.meter.chargeCall(argv, result);
+      return result;
     } catch (err) {
       if (err instanceof TemplateExecError) throw err;
       this.at(node);
-      this.errorf(`error calling ${name}: ${errorMessage(err)}`);
+      this.errorf(`error calling ${name}: ${errorMessage(err)}`, err instanceof BudgetExceededError);
     }
   }
 
@@ -692,19 +722,24 @@ function byteCount(s: string): number {
   return new TextEncoder().encode(s).length;
 }
 
-/** Renders the tree named `name` with `data` as dot. Throws TemplateExecError. */
+/**
+ * Renders the tree named `name` with `data` as dot, within the program's execution budget.
+ * Throws TemplateExecError; its subclass TemplateBudgetError when the render goes over budget.
+ */
 export function execute(program: Program, name: string, data: unknown): string {
   // Go's Execute(w, nil) sees an untyped nil: no value, not a nil interface.
   if (data === null) data = undefined;
   const tree = program.trees.get(name);
-  const state: ExecState = new ExecState(program, name, data);
+  const state: ExecState = new ExecState(program, name, data, new BudgetMeter(program.budget ?? DEFAULT_EXECUTION_BUDGET));
   if (tree === undefined) return state.errorf(`${JSON.stringify(name)} is an incomplete or empty template`);
   try {
-    state.walkList(data, tree);
+    withMeter(state.meter, () => state.walkList(data, tree));
   } catch (err) {
     if (err instanceof RangeError && /call stack/i.test(err.message)) {
       state.errorf(`exceeded maximum template depth (${MAX_EXEC_DEPTH})`);
     }
+    // Steps run out wherever the walk is; the error names the node being evaluated.
+    if (err instanceof BudgetExceededError) state.errorf(err.message, true);
     throw err;
   }
   return state.out;

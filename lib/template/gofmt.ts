@@ -7,6 +7,7 @@
  * @example Sprintf('%-5s|%05.1f|%x', 'ab', 3.14159, 'hi') // 'ab   |003.1|6869'
  */
 import { formatFloat } from '../go/strconv.js';
+import { currentMeter } from './budget.js';
 import { canBackquote, isGoPrintable, quoteGoString, quoteRune } from '../go/gostring.js';
 import { GoInt, GoObject, isGoMap, sortedKeys, typeName, typeOfValue, utf8Bytes } from './values.js';
 
@@ -41,6 +42,9 @@ class Printer {
 
   private writePadding(n: number): void {
     if (n <= 0) return;
+    // Widths reach 1e6 (Go's cap) and a format may hold many: padding is what can grow without bound.
+    const meter = currentMeter();
+    if (meter.mayExceedBytes(this.out.length + n)) meter.checkBytes(this.out.length + n);
     this.out += (this.zero && !this.minus ? '0' : ' ').repeat(n);
   }
 

@@ -7,8 +7,10 @@
  *   t.execute({ Value: 'abc' }); // 'ABC'
  */
 export { Template, parseTemplate, type ParseTemplateOptions } from './template.js';
-export { TemplateExecError, TemplateParseError, GoError } from './errors.js';
+export { TemplateBudgetError, TemplateExecError, TemplateParseError, GoError } from './errors.js';
+export { DEFAULT_EXECUTION_BUDGET, type ExecutionBudget } from './budget.js';
 export { defineFunc, type FuncMap, type TemplateFunc } from './func.js';
 export { builtinFuncs } from './builtins.js';
 export { Sprint, Sprintf, Sprintln } from './gofmt.js';
-export { referenceFuncs, sprigFuncs } from './funcs/index.js';
+export { hostlessReferenceFuncs, referenceFuncs, sprigFuncs } from './funcs/index.js';
+export { withoutHostAccess } from './funcs/host-access.js';

@@ -2,6 +2,7 @@
  * Compiled Go templates: `parseTemplate` parses once (syntax and function names are checked
  * then), `Template.execute` renders against data as many times as needed.
  */
+import { DEFAULT_EXECUTION_BUDGET, type ExecutionBudget } from './budget.js';
 import { builtinFuncs } from './builtins.js';
 import { execute, type Program } from './exec.js';
 import type { FuncMap, TemplateFunc } from './func.js';
@@ -12,6 +13,11 @@ export interface ParseTemplateOptions {
   readonly name?: string;
   /** Functions added on top of Go's built-ins (same-named entries replace built-ins). */
   readonly funcs?: FuncMap;
+  /**
+   * What each render may spend (steps, output bytes, list elements), on top of
+   * DEFAULT_EXECUTION_BUDGET; going over fails the render with a TemplateBudgetError.
+   */
+  readonly budget?: Partial<ExecutionBudget>;
 }
 
 const DEFAULT_NAME = 'template';
@@ -33,15 +39,17 @@ export class Template {
     text: string,
     trees: TreeSet,
     lookupFunc: (name: string) => TemplateFunc | undefined,
+    budget: ExecutionBudget = DEFAULT_EXECUTION_BUDGET,
   ) {
-    this.program = { text, parseName: name, trees, lookupFunc };
+    this.program = { text, parseName: name, trees, lookupFunc, budget };
   }
 
   /**
    * Renders the template with `data` as dot (`.`). Data follows the value model of `values.ts`:
    * strings, numbers (float64), booleans, arrays, plain objects, null.
    *
-   * @throws TemplateExecError when Go's executor would return an error
+   * @throws TemplateExecError when Go's executor would return an error, TemplateBudgetError
+   *   (a TemplateExecError) when the render goes over its execution budget
    */
   execute(data: unknown): string {
     return execute(this.program, this.name, data);
@@ -58,5 +66,6 @@ export function parseTemplate(text: string, options: ParseTemplateOptions = {}):
   const name = options.name ?? DEFAULT_NAME;
   const lookupFunction = functionLookup(options.funcs);
   const trees = parseTrees(text, { name, lookupFunction });
-  return new Template(name, text, trees, lookupFunction);
+  const budget = options.budget === undefined ? DEFAULT_EXECUTION_BUDGET : { ...DEFAULT_EXECUTION_BUDGET, ...options.budget };
+  return new Template(name, text, trees, lookupFunction, budget);
 }

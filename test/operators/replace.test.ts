@@ -141,6 +141,32 @@ describe('stage.replace: extracted values', () => {
   });
 });
 
+describe('stage.replace: execution budget', () => {
+  it('makes no change to an entry whose render goes over the budget, and logs once per interval with the count', () => {
+    const clock = new ManualClock(0n);
+    const logged: Array<Record<string, unknown> | undefined> = [];
+    const built = buildPipeline([replace({ expression: '(\\d+)', replace: '<{{ seq 1 100000000 }}>' }).spec], {
+      clock,
+      registry: new Registry(),
+      debug: (message, fields) => {
+        if (message === 'failed to execute template on extracted value') logged.push(fields);
+      },
+    });
+    expect(built.process!(entry('n=1 m=2', {}, { extracted: { k: 'v' } }))).toMatchObject({ line: 'n=1 m=2', extracted: { k: 'v' } });
+    expect(built.process!(entry('n=3'))!.line).toBe('n=3');
+    clock.advanceBy(10_000);
+    expect(built.process!(entry('n=4'))!.line).toBe('n=4');
+    const error =
+      'template: pipeline_template:1:4: executing "pipeline_template" at <seq 1 100000000>: error calling seq: ' +
+      'execution budget exceeded: a list of 100000000 elements (at most 1000000)';
+    expect(logged).toEqual([
+      { error, occurrences: 1 },
+      { error, occurrences: 2 },
+    ]);
+    built.dispose();
+  });
+});
+
 describe('stage.replace: configuration', () => {
   it('reports configuration errors with the reference and engine texts', () => {
     expect(() => runConfig(stage('', 'x'), [])).toThrow('test.alloy:2:3: stage.replace: expression is required');

@@ -122,6 +122,38 @@ describe('stage.template: results', () => {
   });
 });
 
+describe('stage.template: execution budget', () => {
+  it('leaves an entry unchanged when its render goes over the budget, and logs once per interval with the count', () => {
+    const clock = new ManualClock(0n);
+    const logged: Array<Record<string, unknown> | undefined> = [];
+    const built = buildPipeline([template({ source: 'v', template: '{{ .Value }}{{ repeat 200000000 "a" }}' }).spec], {
+      clock,
+      registry: new Registry(),
+      debug: (message, fields) => {
+        if (message === 'failed to execute template on extracted value') logged.push(fields);
+      },
+    });
+    const started = performance.now();
+    for (let i = 0; i < 50; i++) {
+      expect(built.process!(entry('l', {}, { extracted: { v: `keep ${i}`, other: 'x' } }))!.extracted).toEqual({
+        v: `keep ${i}`,
+        other: 'x',
+      });
+    }
+    expect(performance.now() - started).toBeLessThan(1000);
+    clock.advanceBy(10_000);
+    built.process!(entry('l', {}, { extracted: { v: 'last' } }));
+    const error =
+      'template: pipeline_template:1:15: executing "pipeline_template" at <repeat 200000000 "a">: error calling repeat: ' +
+      'execution budget exceeded: a string of 200000000 bytes (at most 16777216)';
+    expect(logged).toEqual([
+      { error, occurrences: 1 },
+      { error, occurrences: 50 },
+    ]);
+    built.dispose();
+  });
+});
+
 describe('stage.template: configuration', () => {
   it('reports configuration errors with the reference and engine texts', () => {
     expect(() => runConfig(stage('', 'x'), [])).toThrow('test.alloy:2:3: stage.template: template source value is required');

@@ -4,6 +4,7 @@
  */
 import { builtinFuncs } from '../builtins.js';
 import type { FuncMap } from '../func.js';
+import { withoutHostAccess } from './host-access.js';
 import { referenceCustomFuncs } from './reference.js';
 import { sprigCryptoFuncs } from './sprig-crypto.js';
 import { sprigDateFuncs } from './sprig-dates.js';
@@ -40,3 +41,6 @@ export const referenceFuncs: FuncMap = Object.freeze({
   ...sprigFuncs,
   ...referenceCustomFuncs,
 });
+
+/** `referenceFuncs` for a sandboxed run: no environment variables, no name resolution. */
+export const hostlessReferenceFuncs: FuncMap = withoutHostAccess(referenceFuncs);

@@ -7,7 +7,8 @@
 import { createHash } from 'node:crypto';
 import { defineFunc, type FuncMap } from '../func.js';
 import { type GoInt, T_INT, T_STRING, utf8Bytes } from '../values.js';
-import { goReplace, goToLower, goToUpper, goTrim, goTrimLeft, goTrimPrefix, goTrimRight, goTrimSpace, goTrimSuffix } from './gostrings.js';
+import { budgetedReplace } from './budgeted.js';
+import { goToLower, goToUpper, goTrim, goTrimLeft, goTrimPrefix, goTrimRight, goTrimSpace, goTrimSuffix } from './gostrings.js';
 import { mustCompile } from './sprig-regex.js';
 
 const S = T_STRING;
@@ -20,7 +21,7 @@ export const referenceCustomFuncs: FuncMap = {
   ToUpper: defineFunc([S], goToUpper),
   Replace: defineFunc([S, S, S, T_INT], (s: string, old: string, nw: string, n: GoInt) =>
     // Any count beyond the possible number of replacements behaves like "all".
-    goReplace(s, old, nw, n.value < 0n ? -1 : n.value > 0x7fffffffn ? 0x7fffffff : Number(n.value)),
+    budgetedReplace(s, old, nw, n.value < 0n ? -1 : n.value > 0x7fffffffn ? 0x7fffffff : Number(n.value)),
   ),
   Trim: defineFunc([S, S], goTrim),
   TrimLeft: defineFunc([S, S], goTrimLeft),

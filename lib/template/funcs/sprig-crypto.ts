@@ -16,6 +16,7 @@ import {
   scryptSync,
   type KeyObject,
 } from 'node:crypto';
+import { currentMeter } from '../budget.js';
 import { GoError } from '../errors.js';
 import { defineFunc, type FuncMap } from '../func.js';
 import { Sprintf } from '../gofmt.js';
@@ -86,6 +87,7 @@ function bcrypt(input: string): string {
 function randBytes(count: GoInt): string {
   const n = Number(count.value);
   if (n < 0) throw new GoError('runtime error: makeslice: len out of range');
+  currentMeter().checkBytes(4 * Math.ceil(n / 3));
   return randomBytes(n).toString('base64');
 }
 

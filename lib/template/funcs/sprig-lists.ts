@@ -4,6 +4,7 @@
  * error) and report other kinds with sprig's messages (`Cannot find first on type string`).
  */
 import { compareUtf8 } from '../../go/gostring.js';
+import { currentMeter, utf8Length } from '../budget.js';
 import { GoError } from '../errors.js';
 import { defineFunc, type FuncMap } from '../func.js';
 import {
@@ -19,8 +20,8 @@ import {
   tagType,
   typeOfValue,
 } from '../values.js';
+import { budgetedSplitN } from './budgeted.js';
 import { listKind, strval, toInt64 } from './convert.js';
-import { goSplitN } from './gostrings.js';
 import { deepEqual, empty } from './sprig-defaults.js';
 
 const A = T_ANY;
@@ -78,16 +79,23 @@ const mustInitial = (list: unknown): unknown => {
 const mustReverse = (list: unknown): unknown[] => [...requireList(list, 'Cannot find reverse on type')].reverse();
 const mustCompact = (list: unknown): unknown[] => requireList(list, 'Cannot compact on type').filter((x) => !empty(x));
 
+// uniq is quadratic and without multiplies its list by its arguments, so their comparisons are
+// charged as steps of the render.
+
 function mustUniq(list: unknown): unknown[] {
+  const meter = currentMeter();
   const out: unknown[] = [];
   for (const item of requireList(list, 'Cannot find uniq on type')) {
+    meter.spend(out.length);
     if (!out.some((x) => deepEqual(item, x))) out.push(item);
   }
   return out;
 }
 
 function mustWithout(list: unknown, ...omit: unknown[]): unknown[] {
-  return requireList(list, 'Cannot find without on type').filter((item) => !omit.some((o) => deepEqual(item, o)));
+  const items = requireList(list, 'Cannot find without on type');
+  currentMeter().spend(items.length * omit.length);
+  return items.filter((item) => !omit.some((o) => deepEqual(item, o)));
 }
 
 function mustHas(needle: unknown, haystack: unknown): boolean {
@@ -113,13 +121,28 @@ function mustSlice(list: unknown, ...indices: unknown[]): unknown {
 }
 
 function concat(...lists: unknown[]): unknown {
-  const out: unknown[] = [];
+  let length = 0;
   for (const list of lists) {
     const kind = listKind(list);
     if (kind !== 'slice') throw new GoError(`Cannot concat type ${kind} as list`);
-    out.push(...(list as unknown[]));
+    length += (list as unknown[]).length;
+  }
+  currentMeter().checkLength(length);
+  const out: unknown[] = [];
+  for (const list of lists) {
+    for (const item of list as unknown[]) out.push(item);
   }
   return out;
+}
+
+/** strings.Join of sprig's strslice; the separators are what can make it large, so the size is checked first. */
+function join(sep: string, v: unknown): string {
+  const items = strslice(v);
+  const meter = currentMeter();
+  if (sep !== '' && meter.mayExceedBytes(items.reduce((n, s) => n + s.length, 0) + (items.length - 1) * sep.length)) {
+    meter.checkBytes(items.reduce((n, s) => n + utf8Length(s), 0) + Math.max(items.length - 1, 0) * utf8Length(sep));
+  }
+  return items.join(sep);
 }
 
 /** sprig's strslice (toStrings): nil elements are dropped, others go through strval. */
@@ -182,10 +205,10 @@ export const sprigListFuncs: FuncMap = {
   mustChunk: defineFunc([T_INT, A], mustChunk),
   compact: defineFunc([A], mustCompact),
   mustCompact: defineFunc([A], mustCompact),
-  split: defineFunc([S, S], (sep: string, orig: string) => toStringMap(goSplitN(orig, sep, -1))),
-  splitn: defineFunc([S, T_INT, S], (sep: string, n: GoInt, orig: string) => toStringMap(goSplitN(orig, sep, Number(n.value)))),
-  splitList: defineFunc([S, S], (sep: string, orig: string) => tagType(goSplitN(orig, sep, -1), T_SLICE_STRING)),
+  split: defineFunc([S, S], (sep: string, orig: string) => toStringMap(budgetedSplitN(orig, sep, -1))),
+  splitn: defineFunc([S, T_INT, S], (sep: string, n: GoInt, orig: string) => toStringMap(budgetedSplitN(orig, sep, Number(n.value)))),
+  splitList: defineFunc([S, S], (sep: string, orig: string) => tagType(budgetedSplitN(orig, sep, -1), T_SLICE_STRING)),
   toStrings: defineFunc([A], strslice),
-  join: defineFunc([S, A], (sep: string, v: unknown) => strslice(v).join(sep)),
+  join: defineFunc([S, A], join),
   sortAlpha: defineFunc([A], sortAlpha),
 };

@@ -4,6 +4,7 @@
  * shopspring/decimal, so `addf 0.1 0.2` is exactly `0.3` and `divf` rounds to 16 places.
  */
 import { randomInt } from 'node:crypto';
+import { currentMeter } from '../budget.js';
 import { GoError } from '../errors.js';
 import { defineFunc, type FuncMap } from '../func.js';
 import { Sprint } from '../gofmt.js';
@@ -85,14 +86,17 @@ function execDecimalOp(first: unknown, rest: readonly unknown[], op: (a: Dec, b:
 
 // ---------------------------------------------------------------------------------------------
 
+/** sprig's untilStep (behind until and seq); the list's length is checked against the budget first. */
 function untilStep(start: number, stop: number, step: number): GoInt[] {
   const out: GoInt[] = [];
   if (stop < start) {
     if (step >= 0) return out;
+    currentMeter().checkLength(Math.ceil((start - stop) / -step));
     for (let i = start; i > stop; i += step) out.push(intOf(i));
     return out;
   }
   if (step <= 0) return out;
+  currentMeter().checkLength(Math.ceil((stop - start) / step));
   for (let i = start; i < stop; i += step) out.push(intOf(i));
   return out;
 }

@@ -2,11 +2,12 @@
  * sprig v3.3.0 environment, path and network functions: `env`, `expandenv` (Go's os.Expand
  * rules), Go's `path`/`path/filepath` (Unix) functions and `getHostByName`.
  */
+import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import { Worker } from 'node:worker_threads';
 import { GoError } from '../errors.js';
 import { defineFunc, type FuncMap } from '../func.js';
 import { T_STRING } from '../values.js';
+import { HostCache } from './host-cache.js';
 
 const S = T_STRING;
 
@@ -119,51 +120,37 @@ export function extPath(path: string): string {
 const isAbsPath = (path: string): boolean => path.startsWith('/');
 
 // ---------------------------------------------------------------------------------------------
-// getHostByName: Go resolves synchronously; Node only asynchronously, so the lookup runs on a
-// worker thread while this thread waits on a shared buffer.
+// getHostByName
 
-const LOOKUP_TIMEOUT_MS = 5_000;
-const RESULT_BYTES = 4096;
-
-const WORKER_SOURCE = `
-const { parentPort } = require('node:worker_threads');
-const dns = require('node:dns');
-parentPort.on('message', ({ name, shared }) => {
-  const state = new Int32Array(shared, 0, 2);
-  const bytes = new Uint8Array(shared, 8);
-  dns.lookup(name, { all: true }, (err, addresses) => {
-    const text = err ? '' : addresses.map((a) => a.address).join(' ');
-    const encoded = new TextEncoder().encode(text).slice(0, bytes.length);
-    bytes.set(encoded);
-    state[1] = encoded.length;
-    Atomics.store(state, 0, 1);
-    Atomics.notify(state, 0);
-  });
-});
-`;
-
-let resolver: Worker | undefined;
-
-function lookupHost(name: string): string[] {
-  if (isIP(name) !== 0) return [name];
-  resolver ??= new Worker(WORKER_SOURCE, { eval: true });
-  resolver.unref();
-  const shared = new SharedArrayBuffer(8 + RESULT_BYTES);
-  const state = new Int32Array(shared, 0, 2);
-  resolver.postMessage({ name, shared });
-  const outcome = Atomics.wait(state, 0, 0, LOOKUP_TIMEOUT_MS);
-  if (outcome === 'timed-out') return [];
-  const length = state[1]!;
-  const text = new TextDecoder().decode(new Uint8Array(shared, 8, length));
-  return text === '' ? [] : text.split(' ');
+/** The system resolver (getaddrinfo, like Go's cgo resolver): every address of the name. */
+async function lookupAddresses(name: string): Promise<readonly string[]> {
+  const found = await lookup(name, { all: true });
+  return found.map((a) => a.address);
 }
 
-function getHostByName(name: string): string {
-  const addresses = lookupHost(name);
-  // sprig indexes rand.Intn(len(addrs)), which panics when the lookup found nothing.
+/** The names getHostByName has resolved: 60 s for an answer, 5 s for a failure, 1,000 names. */
+export const hostLookups = new HostCache({ resolve: lookupAddresses });
+
+/**
+ * sprig's getHostByName over `cache`: one of the name's addresses, picked at random, or an IP
+ * literal as it is. Go blocks the render on the lookup; here the render never waits (see
+ * HostCache), so:
+ * - a name not resolved yet renders as the empty string (`| default` can stand in for it) and
+ *   starts a lookup in the background; the renders after it settles use its answer;
+ * - an answer is used for 60 s, then the last known addresses keep being used while a fresh
+ *   lookup runs;
+ * - a name that did not resolve fails the render as sprig does (`rand.Intn(0)` panics), for 5 s,
+ *   then it is looked up again.
+ */
+export function hostByName(cache: HostCache, name: string): string {
+  if (isIP(name) !== 0) return name;
+  const addresses = cache.addresses(name);
+  if (addresses === undefined) return '';
   if (addresses.length === 0) throw new GoError('invalid argument to Intn');
   return addresses[Math.floor(Math.random() * addresses.length)]!;
 }
+
+const getHostByName = (name: string): string => hostByName(hostLookups, name);
 
 /** sprig's OS, path and network functions. */
 export const sprigOsFuncs: FuncMap = {

@@ -5,6 +5,7 @@
  * false.
  */
 import { compileRegex, type Regex } from '../../regex/index.js';
+import { currentMeter } from '../budget.js';
 import { GoError } from '../errors.js';
 import { defineFunc, type FuncMap } from '../func.js';
 import { canBackquote, quoteGoString } from '../../go/gostring.js';
@@ -54,9 +55,22 @@ function compileOrThrow(pattern: string): Regex {
 }
 
 const strings = (items: string[]): string[] => tagType(items, T_SLICE_STRING);
-const findAll = (re: Regex, s: string, n: GoInt): string[] => strings(re.findAll(s, Number(n.value)).map((m) => m.groups[0] ?? ''));
+const findAll = (re: Regex, s: string, n: GoInt): string[] =>
+  strings(withinListBudget(Number(n.value), (limit) => re.findAll(s, limit)).map((m) => m.groups[0] ?? ''));
 const findFirst = (re: Regex, s: string): string => re.exec(s)?.groups[0] ?? '';
-const split = (re: Regex, s: string, n: GoInt): string[] => strings(re.split(s, Number(n.value)));
+const split = (re: Regex, s: string, n: GoInt): string[] => strings(withinListBudget(Number(n.value), (limit) => re.split(s, limit)));
+
+/**
+ * Runs a find or split that takes Go's count argument (negative: all) with at most one element
+ * more than the budget allows, which gives the same result whenever the whole one is within it.
+ */
+function withinListBudget<T>(n: number, run: (limit: number) => T[]): T[] {
+  const meter = currentMeter();
+  const max = meter.budget.maxListLength;
+  const items = run(n < 0 || n > max ? max + 1 : n);
+  if (items.length > max) meter.checkLength(undefined);
+  return items;
+}
 
 /** Go's regexp.QuoteMeta. */
 export function quoteMeta(s: string): string {

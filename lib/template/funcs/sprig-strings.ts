@@ -4,15 +4,15 @@
  * re-encode each byte as a rune, mangling non-ASCII text exactly as the reference does).
  */
 import { randomInt } from 'node:crypto';
+import { currentMeter } from '../budget.js';
 import { GoError } from '../errors.js';
 import { defineFunc, type FuncMap } from '../func.js';
 import { Sprintf } from '../gofmt.js';
 import { type GoInt, T_ANY, T_INT, T_STRING, utf8Bytes } from '../values.js';
+import { budgetedRepeat, budgetedReplace, checkReplacedSize } from './budgeted.js';
 import { strval } from './convert.js';
 import {
   ByteString,
-  goRepeat,
-  goReplace,
   goTitle,
   goToLower,
   goToUpper,
@@ -226,7 +226,8 @@ function cat(...items: unknown[]): string {
 }
 
 function indent(spaces: GoInt, v: string): string {
-  const pad = goRepeat(' ', num(spaces));
+  const pad = budgetedRepeat(' ', num(spaces));
+  checkReplacedSize(pad + v, '\n', '\n' + pad, -1);
   return pad + v.split('\n').join('\n' + pad);
 }
 
@@ -238,6 +239,7 @@ const ASCII_PRINTABLE = Array.from({ length: 95 }, (_, i) => String.fromCharCode
 function randomFrom(alphabet: string, count: GoInt): string {
   const n = num(count);
   if (n <= 0) return '';
+  currentMeter().checkBytes(n);
   let out = '';
   for (let i = 0; i < n; i++) out += alphabet[randomInt(alphabet.length)];
   return out;
@@ -445,7 +447,7 @@ export const sprigStringFuncs: FuncMap = {
   title: defineFunc([S], goTitle),
   untitle: defineFunc([S], untitle),
   substr: defineFunc([I, I, S], substr),
-  repeat: defineFunc([I, S], (count: GoInt, str: string) => goRepeat(str, num(count))),
+  repeat: defineFunc([I, S], (count: GoInt, str: string) => budgetedRepeat(str, num(count))),
   trimall: defineFunc([S, S], (a: string, b: string) => goTrim(b, a)),
   trimAll: defineFunc([S, S], (a: string, b: string) => goTrim(b, a)),
   trimSuffix: defineFunc([S, S], (a: string, b: string) => (a !== '' && b.endsWith(a) ? b.slice(0, b.length - a.length) : b)),
@@ -471,7 +473,7 @@ export const sprigStringFuncs: FuncMap = {
   cat: defineFunc([T_ANY], cat, true),
   indent: defineFunc([I, S], indent),
   nindent: defineFunc([I, S], (spaces: GoInt, v: string) => '\n' + indent(spaces, v)),
-  replace: defineFunc([S, S, S], (old: string, nw: string, src: string) => goReplace(src, old, nw, -1)),
+  replace: defineFunc([S, S, S], (old: string, nw: string, src: string) => budgetedReplace(src, old, nw, -1)),
   plural: defineFunc([S, S, I], (one: string, many: string, count: GoInt) => (count.value === 1n ? one : many)),
   toString: defineFunc([T_ANY], strval),
 };

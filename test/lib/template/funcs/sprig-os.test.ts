@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { render, renderError } from '../render.js';
+import { hostLookups } from '../../../../lib/template/funcs/sprig-os.js';
+import { render } from '../render.js';
 
 describe('sprig environment functions', () => {
   it('reads and expands environment variables', () => {
@@ -22,12 +23,13 @@ describe('sprig path functions', () => {
 });
 
 describe('getHostByName', () => {
-  it('returns IP literals as they are and resolves names', () => {
+  it('returns IP literals as they are', () => {
     expect(render('{{ getHostByName "10.1.2.3" }}')).toBe('10.1.2.3');
-    expect(render('{{ getHostByName "localhost" }}')).toMatch(/^(127\.0\.0\.1|::1)$/);
   });
 
-  it('fails like sprig when nothing resolves', () => {
-    expect(renderError('{{ getHostByName "no-such-host.invalid" }}')).toContain('error calling getHostByName: invalid argument to Intn');
+  it('renders a name as the empty string until the background lookup settles, then as its address', async () => {
+    expect(render('[{{ getHostByName "localhost" }}]')).toBe('[]');
+    await hostLookups.settled();
+    expect(render('{{ getHostByName "localhost" }}')).toMatch(/^(127\.0\.0\.1|::1)$/);
   });
 });

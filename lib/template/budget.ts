@@ -1,0 +1,153 @@
+/**
+ * The execution budget of one render. Go's executor has none, so one template such as
+ * `{{ repeat 200000000 "a" }}` or two nested `{{ range until 10000 }}` would hold the event loop
+ * for seconds and take gigabytes; here every render is metered and fails, as an execution error,
+ * as soon as it goes over.
+ *
+ * Sizes are checked before anything is allocated: the functions that can build large values
+ * (`repeat`, `indent`, `until`, `seq`, `concat`, `split`, `join`, …) work out the size of their
+ * result from their arguments first; every other function's result is checked when it returns,
+ * and each call is charged for the characters and elements it handles, so repeated growth (a
+ * string doubled in a loop) stops early.
+ *
+ * Rendering is synchronous, so the meter of the render in progress is kept here for the
+ * functions to find; outside a render the functions see the default size limits and no step limit.
+ */
+import { GoError } from './errors.js';
+
+/** What one render may spend. */
+export interface ExecutionBudget {
+  /**
+   * Units of work: a node walked, a range iteration, a function call, a list element a function
+   * builds, 32 characters of the strings a function takes or returns (and the comparisons of
+   * `uniq`/`without`, which are quadratic).
+   */
+  readonly maxSteps: number;
+  /** UTF-8 bytes the render may write, and the largest string a function may return. */
+  readonly maxOutputBytes: number;
+  /** Elements a function may put in one list (`until`, `untilStep`, `split`, `concat`, …). */
+  readonly maxListLength: number;
+}
+
+/**
+ * The defaults: 1,000,000 steps (a few hundred milliseconds at most), 16 MiB of output or of any
+ * one string, 1,000,000 list elements (a list that long also takes all the steps). Templates that
+ * transform log lines use a tiny fraction of each.
+ */
+export const DEFAULT_EXECUTION_BUDGET: ExecutionBudget = Object.freeze({
+  maxSteps: 1_000_000,
+  maxOutputBytes: 16 * 1024 * 1024,
+  maxListLength: 1_000_000,
+});
+
+/** Characters of string arguments and results that count as one step of a function call. */
+const CHARS_PER_STEP = 32;
+
+/** A budget limit hit inside a template function; the executor reports it with its position. */
+export class BudgetExceededError extends GoError {
+  constructor(detail: string) {
+    super(`execution budget exceeded: ${detail}`);
+    this.name = 'BudgetExceededError';
+  }
+}
+
+/** What one render has spent so far, against its budget. */
+export class BudgetMeter {
+  private steps = 0;
+  /** Strings at most this long (in UTF-16 code units) are within the byte limit whatever they hold. */
+  private readonly surelySmall: number;
+
+  constructor(readonly budget: ExecutionBudget) {
+    this.surelySmall = Math.floor(budget.maxOutputBytes / 3);
+  }
+
+  /** Counts `n` steps. */
+  spend(n = 1): void {
+    this.steps += n;
+    if (this.steps > this.budget.maxSteps) this.outOfSteps();
+  }
+
+  /** Checks a string about to be built from its size in bytes (before it is built). */
+  checkBytes(bytes: number): void {
+    if (bytes > this.budget.maxOutputBytes) {
+      throw new BudgetExceededError(`a string of ${bytes} bytes (at most ${this.budget.maxOutputBytes})`);
+    }
+    if (this.steps + bytes / CHARS_PER_STEP > this.budget.maxSteps) this.outOfSteps();
+  }
+
+  /**
+   * Checks a list about to be built from its length (before it is built): it must fit the length
+   * limit and the steps left, which it is charged when the function returns it.
+   */
+  checkLength(length: number | undefined): void {
+    const max = this.budget.maxListLength;
+    if (length === undefined) throw new BudgetExceededError(`a list of more than ${max} elements`);
+    if (length > max) throw new BudgetExceededError(`a list of ${length} elements (at most ${max})`);
+    if (this.steps + length > this.budget.maxSteps) this.outOfSteps();
+  }
+
+  /**
+   * Charges a function call: one step, one per 32 characters of its string arguments and result,
+   * one per element of a list it returns; and checks the result against the size limits.
+   */
+  chargeCall(args: readonly unknown[], result: unknown): void {
+    let chars = 0;
+    for (let i = 0; i < args.length; i++) {
+      const arg = args[i];
+      if (typeof arg === 'string') chars += arg.length;
+    }
+    let elements = 0;
+    if (typeof result === 'string') {
+      chars += result.length;
+      if (result.length > this.surelySmall) this.checkBytes(utf8Length(result));
+    } else if (Array.isArray(result)) {
+      elements = result.length;
+      if (elements > this.budget.maxListLength) this.checkLength(elements);
+    }
+    this.spend(1 + elements + Math.floor(chars / CHARS_PER_STEP));
+  }
+
+  /** Whether text of `units` UTF-16 code units may exceed the byte limit (a quick pre-check). */
+  mayExceedBytes(units: number): boolean {
+    return units > this.surelySmall;
+  }
+
+  private outOfSteps(): never {
+    throw new BudgetExceededError(`more than ${this.budget.maxSteps} steps`);
+  }
+}
+
+/** Outside a render: the default sizes, no step limit. */
+const unmetered = new BudgetMeter({ ...DEFAULT_EXECUTION_BUDGET, maxSteps: Number.POSITIVE_INFINITY });
+let active: BudgetMeter | undefined;
+
+/** The meter of the render in progress (template functions charge it). */
+export function currentMeter(): BudgetMeter {
+  return active ?? unmetered;
+}
+
+/** Runs `render` with `meter` as the current meter. */
+export function withMeter<T>(meter: BudgetMeter, render: () => T): T {
+  const outer = active;
+  active = meter;
+  try {
+    return render();
+  } finally {
+    active = outer;
+  }
+}
+
+/** The UTF-8 length of `s` from code unit `from` on (a lone surrogate counts as the 3 bytes of U+FFFD). */
+export function utf8Length(s: string, from = 0): number {
+  let bytes = 0;
+  for (let i = from; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) bytes += 1;
+    else if (c < 0x800) bytes += 2;
+    else if (c >= 0xd800 && c < 0xdc00 && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      bytes += 4;
+      i++;
+    } else bytes += 3;
+  }
+  return bytes;
+}
