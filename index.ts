@@ -17,6 +17,7 @@ export {
   type StageOperator,
 } from './core/stage.js';
 export { loadStageModules, loadConfigStageModules } from './core/stage-modules.js';
+export { assertReadable, type Sandbox } from './core/sandbox.js';
 export { pipeline, buildPipeline, type PipelineOptions } from './core/pipeline.js';
 export { loadStageList, startProcessRun } from './core/process.js';
 export { defineComponent } from './core/runtime/component.js';

@@ -3,6 +3,8 @@ import { parseArgs, UsageError } from './args.js';
 import { loadFlagStageModules, STAGES_FLAG } from './stage-modules.js';
 import type { Io } from './io.js';
 
+const ALLOW_HOST_ACCESS_FLAG = 'allow-host-access';
+
 /** Starts the playground server; loaded on first use so other commands never load the bundler. */
 async function startServer(options: PlaygroundServerOptions): Promise<PlaygroundServer> {
   const { startPlaygroundServer } = await import('../playground/server.js');
@@ -10,10 +12,12 @@ async function startServer(options: PlaygroundServerOptions): Promise<Playground
 }
 
 /**
- * `rivulet playground [--port N] [--stages PATH]...`: serves the playground on 127.0.0.1 (port 0
- * picks a free one) with the custom stages of each module registered, prints `playground
- * listening on URL`, and stops on SIGINT/SIGTERM. A config sent by the page cannot load modules
- * itself: only the command line decides what code runs.
+ * `rivulet playground [--port N] [--allow-host-access] [--stages PATH]...`: serves the playground
+ * on 127.0.0.1 (port 0 picks a free one) with the custom stages of each module registered, prints
+ * `playground listening on URL`, and stops on SIGINT/SIGTERM. A config sent by the page cannot
+ * load modules itself: only the command line decides what code runs. Nor can it read environment
+ * variables or files, or resolve host names, unless `--allow-host-access` says it may: a share
+ * link holds someone else's config.
  */
 export async function playgroundCommand(
   argv: readonly string[],
@@ -21,7 +25,7 @@ export async function playgroundCommand(
   signals: NodeJS.EventEmitter = process,
   start: (options: PlaygroundServerOptions) => Promise<PlaygroundServer> = startServer,
 ): Promise<number> {
-  const args = parseArgs(argv, [], ['port'], [STAGES_FLAG]);
+  const args = parseArgs(argv, [ALLOW_HOST_ACCESS_FLAG], ['port'], [STAGES_FLAG]);
   if (args.positional.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(args.positional[0])}`);
   const portFlag = (args.flags.get('port') as string | undefined) ?? '8580';
   const port = Number(portFlag);
@@ -30,7 +34,7 @@ export async function playgroundCommand(
   if (!(await loadFlagStageModules(args, io))) return 2;
   let server: PlaygroundServer;
   try {
-    server = await start({ port });
+    server = await start({ port, allowHostAccess: args.flags.has(ALLOW_HOST_ACCESS_FLAG) });
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
     io.stderr.write(`rivulet playground: port ${port} is in use; choose another with --port N (0 picks a free one)\n`);

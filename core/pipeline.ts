@@ -6,6 +6,7 @@ import { placeError } from './schema.js';
 import { processMetrics, type ProcessMetrics } from './metrics.js';
 import { Registry } from 'prom-client';
 import { setDefaultBuilder, type BuildContext, type BuiltPipeline, type StageImpl, type StageOperator, type StageSpec } from './stage.js';
+import type { Sandbox } from './sandbox.js';
 import type { PipelineTracer } from './trace.js';
 
 /** What building a pipeline needs besides the stages. */
@@ -15,6 +16,8 @@ export interface PipelineOptions {
   readonly random?: () => number;
   readonly trace?: PipelineTracer;
   readonly debug?: (message: string, fields?: Record<string, unknown>) => void;
+  /** Limits for a config nobody vetted; see `BuildContext.sandbox`. */
+  readonly sandbox?: Sandbox;
 }
 
 type EntryFn = (entry: Entry) => Entry | null;
@@ -27,6 +30,7 @@ function contextFor(options: PipelineOptions): BuildContext {
     random: options.random ?? Math.random,
     trace: options.trace,
     debug: options.debug ?? (() => {}),
+    sandbox: options.sandbox,
     buildNested: (stages) => buildStages(stages, ctx),
   };
   return ctx;

@@ -1,3 +1,4 @@
+import { didYouMean } from '../lib/suggest.js';
 import type { Registry } from 'prom-client';
 import { Subject } from 'rxjs';
 import type { Clock } from './clock.js';
@@ -10,6 +11,7 @@ import { buildPipeline, ingress } from './pipeline.js';
 import { blockTitle } from './schema.js';
 import { decodeStageBlocks, type StageSpec } from './stage.js';
 import { STAGE_IMPORT_BLOCK } from './stage-modules.js';
+import type { Sandbox } from './sandbox.js';
 import type { PipelineTracer } from './trace.js';
 
 /**
@@ -39,7 +41,7 @@ export function loadStageList(text: string, file: string, scope: EvalScope = sta
     const errors: ConfigError[] = [];
     for (const stmt of block.body) {
       if (stmt.kind === 'attribute' && stmt.name !== 'forward_to')
-        errors.push(new ConfigError(`unrecognized attribute name "${stmt.name}"`, stmt.pos, path));
+        errors.push(new ConfigError(`unrecognized attribute name "${stmt.name}"${didYouMean(stmt.name, ['forward_to'])}`, stmt.pos, path));
       if (stmt.kind === 'block' && !stmt.name.startsWith('stage.'))
         errors.push(new ConfigError(`unrecognized block name "${stmt.name}"`, stmt.pos, path));
     }
@@ -76,6 +78,8 @@ export interface ProcessRunOptions {
   readonly onEntry: (entry: Entry) => void;
   readonly onComplete?: () => void;
   readonly debug?: (message: string, fields?: Record<string, unknown>) => void;
+  /** Limits for a config nobody vetted (whose stage list is read with `sandboxScope()`). */
+  readonly sandbox?: Sandbox;
 }
 
 /**

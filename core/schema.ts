@@ -3,6 +3,7 @@ import { evaluate, isCapsule, type ConfigValue, type EvalScope } from '../lib/co
 import { parseGoDuration } from '../lib/go/duration.js';
 import { ConfigError, ConfigErrors, FieldError, type Position } from '../lib/config/errors.js';
 import { formatGoFloat } from '../lib/go/values.js';
+import { didYouMean } from '../lib/suggest.js';
 
 /**
  * Field schemas: one description of a block's attributes and nested blocks that drives config
@@ -183,7 +184,12 @@ export function decodeBlock(block: Block, spec: BlockSpec, scope: EvalScope, pat
   function decodeStatement(stmt: Statement): void {
     if (stmt.kind === 'attribute') {
       const field = spec.fields[stmt.name];
-      if (!field) throw new ConfigError(`unrecognized attribute name "${stmt.name}"`, stmt.pos, path);
+      if (!field)
+        throw new ConfigError(
+          `unrecognized attribute name "${stmt.name}"${didYouMean(stmt.name, Object.keys(spec.fields))}`,
+          stmt.pos,
+          path,
+        );
       if (positions.has(stmt.name)) throw new ConfigError(`attribute "${stmt.name}" may only be provided once`, stmt.pos, path);
       positions.set(stmt.name, stmt.pos);
       const evaluated = evaluate(stmt.value, scope);
@@ -210,7 +216,12 @@ export function decodeBlock(block: Block, spec: BlockSpec, scope: EvalScope, pat
       return;
     }
     const nested = spec.blocks?.[stmt.name];
-    if (!nested) throw new ConfigError(`unrecognized block name "${stmt.name}"`, stmt.pos, path);
+    if (!nested)
+      throw new ConfigError(
+        `unrecognized block name "${stmt.name}"${didYouMean(stmt.name, Object.keys(spec.blocks ?? {}))}`,
+        stmt.pos,
+        path,
+      );
     if (stmt.label !== undefined) throw new ConfigError(`block "${stmt.name}" does not support specifying labels`, stmt.pos, path);
     const seen = nestedSeen.get(stmt.name) ?? [];
     if (!nested.multiple && seen.length > 0) throw new ConfigError(`block "${stmt.name}" may only be specified once`, stmt.pos, path);

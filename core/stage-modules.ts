@@ -12,7 +12,7 @@ import type { EvalScope } from '../lib/config/evaluate.js';
 import { parseConfig } from '../lib/config/parser.js';
 import { ConfigError, ConfigErrors, type Position } from '../lib/config/errors.js';
 import { blockTitle, decodeBlock, t, type BlockSpec } from './schema.js';
-import { defineStage, type StageDefinition } from './stage.js';
+import { defineStage, stageDefinition, type StageDefinition } from './stage.js';
 
 /**
  * The top-level block that names a stage module in a config file, in the agent's block style:
@@ -70,6 +70,17 @@ export async function loadStageModules(paths: readonly string[], baseDir: string
   return loaded;
 }
 
+/** The definitions each loaded module registered, by its absolute file. */
+const loadedModules = new Map<string, readonly StageDefinition<any>[]>();
+
+/**
+ * The files of the loaded stage modules whose stages are still registered: what another thread
+ * (the playground's run workers) loads to see the same custom stages.
+ */
+export function loadedStageModuleFiles(): string[] {
+  return [...loadedModules].filter(([, defs]) => defs.some((def) => stageDefinition(def.name) === def)).map(([file]) => file);
+}
+
 const TYPESCRIPT_MODULE = /\.[cm]?tsx?$/;
 let typeScriptLoader: Promise<void> | undefined;
 
@@ -116,6 +127,7 @@ async function loadStageModule(path: string, baseDir: string): Promise<LoadedSta
       throw new StageModuleError(path, (err as Error).message);
     }
   }
+  loadedModules.set(file, definitions);
   return { path, file, stages: definitions.map((d) => d.name) };
 }
 

@@ -6,7 +6,9 @@ import type { Entry } from './entry.js';
 import { ConfigError, ConfigErrors, type Position } from '../lib/config/errors.js';
 import type { ProcessMetrics } from './metrics.js';
 import { applyDefaults, blockTitle, decodeBlock, placeError, type BlockSpec, type DecodedBlock, type StageBlock } from './schema.js';
+import type { Sandbox } from './sandbox.js';
 import type { PipelineTracer } from './trace.js';
+import { didYouMean } from '../lib/suggest.js';
 
 /**
  * What a built stage is. Per-entry stages (transforms and filters) expose their function so the
@@ -42,6 +44,11 @@ export interface BuildContext {
   readonly trace?: PipelineTracer;
   /** Debug-level diagnostics; silent unless a logger is configured. */
   readonly debug: (message: string, fields?: Record<string, unknown>) => void;
+  /**
+   * Set when the config comes from someone untrusted (the playground): stages then read no
+   * environment variable, resolve no host name and open only the files it lists.
+   */
+  readonly sandbox?: Sandbox;
 }
 
 export interface StageDefinition<C = Record<string, unknown>> extends BlockSpec {
@@ -152,7 +159,11 @@ export function decodeStageBlock(stage: StageBlock, scope: EvalScope): StageSpec
   const name = block.name.slice('stage.'.length);
   const def = registry.get(name);
   if (!def || block.name.split('.').length !== 2)
-    throw new ConfigError(`unrecognized block name "${block.name}"`, block.pos, path.slice(0, -1));
+    throw new ConfigError(
+      `unrecognized block name "${block.name}"${didYouMean(name, registry.keys(), (n) => `"stage.${n}"`)}`,
+      block.pos,
+      path.slice(0, -1),
+    );
   if (block.label !== undefined)
     throw new ConfigError(`block "${block.name}" does not support specifying labels`, block.pos, path.slice(0, -1));
   const decoded = decodeBlock(block, def, scope, path);

@@ -3,7 +3,8 @@ import { parseInputEntry } from '../core/entry-json.js';
 import { ManualClock } from '../core/clock.js';
 import type { Entry } from '../core/entry.js';
 import { ConfigError, ConfigErrors } from '../lib/config/errors.js';
-import { loadStageList, startProcessRun, type ProcessRun } from '../core/process.js';
+import { loadStageList, standaloneScope, startProcessRun, type ProcessRun } from '../core/process.js';
+import { sandboxScope, type Sandbox } from '../core/sandbox.js';
 import type { StageSpec } from '../core/stage.js';
 import { formatRFC3339Nano, parseRFC3339 } from '../lib/time/rfc3339.js';
 import type { ConfigProblem, EntryJson, InputProblem, RunRequest, RunResult } from './api.js';
@@ -22,6 +23,23 @@ export const MAX_ENTRIES = 1000;
 /** A request the server answers with 400: the message says which field is wrong. */
 export class RunRequestError extends Error {}
 
+/** What a playground config may reach on the host. */
+export interface HostAccess {
+  /**
+   * Lets configs read environment variables and files and resolve host names, as the CLI's do.
+   * Off by default: a playground config may come from anyone's share link.
+   */
+  readonly allowHostAccess?: boolean;
+  /** Files configs may read even so: the sample GeoIP database. */
+  readonly readableFiles?: readonly string[];
+}
+
+/** The sandbox of a run with `access`, or undefined when it may reach the host. */
+export function sandboxOf(access: HostAccess): Sandbox | undefined {
+  if (access.allowHostAccess) return undefined;
+  return { readableFiles: access.readableFiles ?? [], hint: 'start the playground with --allow-host-access to allow it' };
+}
+
 /** One entry to push: where it came from and when it arrives on the virtual clock. */
 interface PendingInput {
   readonly line: number;
@@ -35,7 +53,7 @@ interface PendingInput {
  * also moves to each entry's arrival offset first, so idle flushes and rate limits play out.
  * With no arrival offsets the forwarded entries equal the CLI's output line for line.
  */
-export async function runPlayground(request: RunRequest): Promise<RunResult> {
+export async function runPlayground(request: RunRequest, access: HostAccess = {}): Promise<RunResult> {
   const startNs = startOf(request.now);
   const startedAt = formatRFC3339Nano(startNs);
   const empty = (errors: ConfigProblem[], inputErrors: InputProblem[] = []): RunResult => ({
@@ -51,9 +69,10 @@ export async function runPlayground(request: RunRequest): Promise<RunResult> {
     endMs: 0,
   });
 
+  const sandbox = sandboxOf(access);
   let specs: StageSpec[];
   try {
-    specs = loadStageList(request.config, CONFIG_FILE);
+    specs = loadStageList(request.config, CONFIG_FILE, sandbox ? sandboxScope() : standaloneScope());
   } catch (err) {
     return empty(configProblems(err));
   }
@@ -63,7 +82,7 @@ export async function runPlayground(request: RunRequest): Promise<RunResult> {
   const registry = new Registry();
   let stages;
   try {
-    stages = stageList(specs);
+    stages = stageList(specs, sandbox);
   } catch (err) {
     return empty(configProblems(err), problems);
   }
@@ -78,6 +97,7 @@ export async function runPlayground(request: RunRequest): Promise<RunResult> {
       registry,
       trace: recorder,
       random: request.seed === undefined ? undefined : seededRandom(request.seed),
+      sandbox,
       onEntry: (entry) => {
         const trace = recorder.forwarded(entry, entries.length);
         entries.push(toJson(entry));
@@ -120,6 +140,28 @@ export async function runPlayground(request: RunRequest): Promise<RunResult> {
     inputErrors: problems,
     startedAt,
     endMs: clock.now(),
+  };
+}
+
+/** The answer for a run that was stopped before it finished: no output, `message` as its one error. */
+export function stoppedRun(request: RunRequest, message: string): RunResult {
+  let startNs: bigint;
+  try {
+    startNs = startOf(request.now);
+  } catch {
+    startNs = startOf(undefined);
+  }
+  return {
+    entries: [],
+    outputs: [],
+    traces: [],
+    flushes: [],
+    metrics: '',
+    stages: [],
+    errors: [{ line: 0, col: 0, message }],
+    inputErrors: [],
+    startedAt: formatRFC3339Nano(startNs),
+    endMs: 0,
   };
 }
 
@@ -201,10 +243,11 @@ export function seededRandom(seed: number): () => number {
 }
 
 /** Only the config errors, without running: for the editor's live markers. */
-export function checkConfig(config: string): ConfigProblem[] {
+export function checkConfig(config: string, access: HostAccess = {}): ConfigProblem[] {
+  const sandbox = sandboxOf(access);
   try {
-    const specs = loadStageList(config, CONFIG_FILE);
-    const built = startProcessRun(specs, { clock: new ManualClock(), registry: new Registry(), onEntry: () => {} });
+    const specs = loadStageList(config, CONFIG_FILE, sandbox ? sandboxScope() : standaloneScope());
+    const built = startProcessRun(specs, { clock: new ManualClock(), registry: new Registry(), onEntry: () => {}, sandbox });
     built.dispose();
     return [];
   } catch (err) {

@@ -7,8 +7,10 @@ import type { RunRequest, Sample } from './api.js';
 import { buildAssets, type Assets } from './assets.js';
 import { exportConfig } from './export-config.js';
 import { readJsonBody } from './http-body.js';
-import { checkConfig, runPlayground, RunRequestError } from './run.js';
-import { sampleLibrary } from './samples/index.js';
+import { RunRequestError } from './run.js';
+import { RunAbortedError, RunPool, type RunLimits } from './run-pool.js';
+import { prepareSamples } from './samples/index.js';
+import { SECURITY_HEADERS } from './security-headers.js';
 import { stageHelp } from './stage-help.js';
 
 export interface PlaygroundServerOptions {
@@ -18,6 +20,13 @@ export interface PlaygroundServerOptions {
   readonly assets?: Assets;
   /** Where the sample GeoIP database is written; a fixed temp folder by default. */
   readonly databaseDir?: string;
+  /**
+   * Lets configs read environment variables and files and resolve host names. Off by default:
+   * any web page can open a share link, and the config in it is the page author's.
+   */
+  readonly allowHostAccess?: boolean;
+  /** Limits of each run (default 10 s and 512 MiB). */
+  readonly runLimits?: Partial<RunLimits>;
 }
 
 export interface PlaygroundServer {
@@ -30,7 +39,9 @@ const HOST = '127.0.0.1';
 
 /**
  * Starts the playground on 127.0.0.1: the UI, plus `GET /api/stages`, `GET /api/samples`,
- * `POST /api/run`, `POST /api/check` and `POST /api/export`.
+ * `POST /api/run`, `POST /api/check` and `POST /api/export`. Runs and checks go to worker threads
+ * (see run-pool.ts), sandboxed unless `allowHostAccess`; custom stage modules loaded in this
+ * process are loaded there too.
  *
  * @example
  * const { url, close } = await startPlaygroundServer({ port: 0 });
@@ -39,6 +50,7 @@ export async function startPlaygroundServer(options: PlaygroundServerOptions = {
   // Listen first so a port in use fails at once, before the UI is bundled; until it is, requests
   // get 503.
   let handle: RequestListener = (_req, res) => {
+    for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
     res.statusCode = 503;
     res.end('starting\n');
   };
@@ -48,30 +60,44 @@ export async function startPlaygroundServer(options: PlaygroundServerOptions = {
     server.listen(options.port ?? 0, HOST, () => resolve());
   });
   const { port } = server.address() as AddressInfo;
+  let pool: RunPool | undefined;
   try {
+    const { samples, files } = prepareSamples(options.databaseDir);
+    pool = new RunPool({ access: { allowHostAccess: options.allowHostAccess, readableFiles: files }, limits: options.runLimits });
+    // The first worker loads its stages while the UI is bundled.
+    pool.warm();
     const assets = options.assets ?? (await buildAssets());
-    handle = playgroundApp({ assets, samples: sampleLibrary(options.databaseDir), port }).callback();
+    handle = playgroundApp({ assets, samples, port, pool }).callback();
   } catch (err) {
+    await pool?.close();
     server.close();
     throw err;
   }
+  const runs = pool;
   return {
     url: `http://${HOST}:${port}`,
     server,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
+    close: async () => {
+      await runs.close();
+      await new Promise<void>((resolve, reject) => {
         server.closeAllConnections();
         server.close((err) => (err ? reject(err) : resolve()));
-      }),
+      });
+    },
   };
 }
 
 /** The Koa app behind the server (exposed for tests). */
-export function playgroundApp(options: { assets: Assets; samples: readonly Sample[]; port: number }): Koa {
+export function playgroundApp(options: { assets: Assets; samples: readonly Sample[]; port: number; pool: RunPool }): Koa {
   const app = new Koa();
   const router = new Router();
   const allowedHosts = new Set([`${HOST}:${options.port}`, `localhost:${options.port}`]);
 
+  // Outermost, so error answers carry them too.
+  app.use(async (ctx, next) => {
+    ctx.set(SECURITY_HEADERS);
+    await next();
+  });
   app.use(async (ctx, next) => {
     try {
       await next();
@@ -98,14 +124,21 @@ export function playgroundApp(options: { assets: Assets; samples: readonly Sampl
   router.post('/api/run', async (ctx) => {
     const request = runRequestOf(ctx, await readJsonBody(ctx));
     try {
-      ctx.body = await runPlayground(request);
+      ctx.body = await options.pool.run(request, clientGone(ctx));
     } catch (err) {
       if (err instanceof RunRequestError) ctx.throw(400, err.message);
+      if (err instanceof RunAbortedError) ctx.throw(503, err.message);
       throw err;
     }
   });
   router.post('/api/check', async (ctx) => {
-    ctx.body = { errors: checkConfig(stringField(ctx, await readJsonBody(ctx), 'config')) };
+    const config = stringField(ctx, await readJsonBody(ctx), 'config');
+    try {
+      ctx.body = { errors: await options.pool.check(config, clientGone(ctx)) };
+    } catch (err) {
+      if (err instanceof RunAbortedError) ctx.throw(503, err.message);
+      throw err;
+    }
   });
   router.post('/api/export', async (ctx) => {
     ctx.body = exportConfig(stringField(ctx, await readJsonBody(ctx), 'config'));
@@ -118,13 +151,24 @@ export function playgroundApp(options: { assets: Assets; samples: readonly Sampl
     if (!asset) return next();
     ctx.type = asset.type;
     ctx.set('Cache-Control', ctx.path.startsWith('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache');
-    ctx.set('X-Content-Type-Options', 'nosniff');
     ctx.body = typeof asset.body === 'string' ? asset.body : Buffer.from(asset.body);
   });
   app.on('error', (err) => {
     if ((err as { status?: number }).status === undefined || (err as { status: number }).status >= 500) console.error('playground:', err);
   });
   return app;
+}
+
+/**
+ * Aborts when the client closes the connection before its answer: the page drops a run it no
+ * longer wants (a newer edit), and its worker is freed at once.
+ */
+function clientGone(ctx: Context): AbortSignal {
+  const controller = new AbortController();
+  ctx.res.once('close', () => {
+    if (!ctx.res.writableFinished) controller.abort();
+  });
+  return controller.signal;
 }
 
 function runRequestOf(ctx: Context, body: Record<string, unknown>): RunRequest {

@@ -1,6 +1,7 @@
 import { Registry } from 'prom-client';
 import { ManualClock } from '../core/clock.js';
 import { buildPipeline } from '../core/pipeline.js';
+import type { Sandbox } from '../core/sandbox.js';
 import type { StageSpec } from '../core/stage.js';
 import type { StageInfo } from './api.js';
 
@@ -21,7 +22,7 @@ export interface StageList {
  * (a `map` stage: an entry that does not come out was dropped) or is an operator (an entry that
  * does not come out is held) — the trace events alone cannot tell a drop from a hold.
  */
-export function stageList(specs: readonly StageSpec[]): StageList {
+export function stageList(specs: readonly StageSpec[], sandbox?: Sandbox): StageList {
   const infos: StageInfo[] = [];
   const flat: StageSpec[] = [];
   // Trace events carry the spec's own path array, so identity finds the stage even when two
@@ -39,7 +40,7 @@ export function stageList(specs: readonly StageSpec[]): StageList {
         col: spec.block?.pos.col ?? 0,
         parent,
         depth,
-        kind: probeKind(spec),
+        kind: probeKind(spec, sandbox),
       });
       flat.push(spec);
       byPath.set(spec.path, index);
@@ -61,8 +62,8 @@ export function stageList(specs: readonly StageSpec[]): StageList {
   };
 }
 
-function probeKind(spec: StageSpec): 'map' | 'operator' {
-  const built = buildPipeline([spec], { clock: new ManualClock(), registry: new Registry(), random: () => 0.5 });
+function probeKind(spec: StageSpec, sandbox: Sandbox | undefined): 'map' | 'operator' {
+  const built = buildPipeline([spec], { clock: new ManualClock(), registry: new Registry(), random: () => 0.5, sandbox });
   try {
     return built.process ? 'map' : 'operator';
   } finally {

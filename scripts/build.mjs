@@ -2,9 +2,10 @@
 /**
  * `npm run build`: the installable package in dist/.
  *
- * - JavaScript: esbuild bundles the three entry points (the library face, `rivulet/testing`, the
- *   `rivulet` bin) with code splitting, so the library and the bin share one copy of every module
- *   (one stage registry for built-in and custom stages). Pure-JavaScript dependencies are bundled:
+ * - JavaScript: esbuild bundles the entry points (the library face, `rivulet/testing`, the
+ *   `rivulet` bin, and the playground's run worker, which the server starts as a thread) with code
+ *   splitting, so the library and the bin share one copy of every module (one stage registry for
+ *   built-in and custom stages). Pure-JavaScript dependencies are bundled:
  *   loading one file instead of a few hundred CommonJS modules is what makes the CLI start fast.
  *   `re2` (a native addon) and `fast-check` (the testing kit's peer) stay imports.
  * - Types: tsc writes `.d.ts` files (with declaration maps) under dist/types.
@@ -21,7 +22,12 @@ process.chdir(root);
 rmSync('dist', { recursive: true, force: true });
 
 await build({
-  entryPoints: { index: 'index.ts', 'testing/index': 'testing/index.ts', 'bin/rivulet': 'bin/rivulet.ts' },
+  entryPoints: {
+    index: 'index.ts',
+    'testing/index': 'testing/index.ts',
+    'bin/rivulet': 'bin/rivulet.ts',
+    'playground/run-worker': 'playground/run-worker.ts',
+  },
   outdir: 'dist',
   chunkNames: 'chunks/[name]-[hash]',
   bundle: true,

@@ -1,3 +1,4 @@
+import { didYouMean } from '../../lib/suggest.js';
 import type { Block, Expr, Statement } from '../../lib/config/ast.js';
 import { dottedPath, type ConfigValue, type EvalScope } from '../../lib/config/evaluate.js';
 import { parseConfig } from '../../lib/config/parser.js';
@@ -7,6 +8,7 @@ import { decodeStageBlocks } from '../stage.js';
 import { STAGE_IMPORT_BLOCK } from '../stage-modules.js';
 import {
   componentDefinition,
+  componentDefinitions,
   unhealthy,
   type Component,
   type ComponentArgs,
@@ -169,7 +171,8 @@ export class ComponentGraph {
       if (stmt.name === STAGE_IMPORT_BLOCK) continue;
       const def = componentDefinition(stmt.name);
       if (!def) {
-        errors.push(new ConfigError(`unrecognized component name "${stmt.name}"`, stmt.pos));
+        const known = componentDefinitions().map((d) => d.name);
+        errors.push(new ConfigError(`unrecognized component name "${stmt.name}"${didYouMean(stmt.name, known)}`, stmt.pos));
         continue;
       }
       const id = componentId(stmt);
@@ -187,8 +190,16 @@ export class ComponentGraph {
         if (STDLIB_ROOTS.has(ref.path[0]!)) continue;
         const target = longestComponentPrefix(ref.path, ids);
         if (target === undefined) {
+          // Suggest a component written with the same export: `loki.write.x.receiver` → `logs.write.x.receiver`.
+          const exported = ref.path.at(-1)!;
+          const suggestion = didYouMean(
+            ref.path.join('.'),
+            ids.map((id) => `${id}.${exported}`),
+          );
           errors.push(
-            new ConfigError(`component "${ref.path.join('.')}" does not exist or is out of scope`, ref.pos, [blockTitle(node.block)]),
+            new ConfigError(`component "${ref.path.join('.')}" does not exist or is out of scope${suggestion}`, ref.pos, [
+              blockTitle(node.block),
+            ]),
           );
         } else if (target === node.id) {
           errors.push(new ConfigError(`component "${node.id}" references itself`, ref.pos, [blockTitle(node.block)]));

@@ -12,6 +12,7 @@
 import { compileJmesPath, type JmesPath } from '../../lib/jmespath.js';
 import { ConfigError, FieldError } from '../../lib/config/errors.js';
 import { GeoipDatabase, geoipFields, parseGoIP, type GeoipDbType } from './lookup.js';
+import { assertReadable } from '../../core/sandbox.js';
 import { defineStage, type BuildContext, type StageImpl } from '../../core/stage.js';
 import { t } from '../../core/schema.js';
 import { stringify } from '../../lib/go/values.js';
@@ -70,6 +71,7 @@ function buildGeoip(config: GeoipConfig, ctx: BuildContext): StageImpl {
   const lookups = compileLookups(config);
   let db: GeoipDatabase;
   try {
+    assertReadable(ctx.sandbox, config.db);
     db = GeoipDatabase.open(config.db);
   } catch (err) {
     throw new FieldError('db', (err as Error).message);

@@ -23,11 +23,26 @@ export const SAMPLES: readonly Sample[] = [
   retentionSample,
 ];
 
+/** The samples ready to run, and the files their configs read. */
+export interface PreparedSamples {
+  readonly samples: Sample[];
+  /** What a sandboxed run must still be allowed to read for every sample to work. */
+  readonly files: readonly string[];
+}
+
 /**
  * The library ready to run: the sample GeoIP database is written and its path put into the
  * configs that use it.
  */
-export function sampleLibrary(databaseDir?: string): Sample[] {
+export function prepareSamples(databaseDir?: string): PreparedSamples {
   const cityDb = sampleCityDatabase(databaseDir);
-  return SAMPLES.map((s) => ({ ...s, config: s.config.split(GEOIP_CITY_DB).join(cityDb.replaceAll('\\', '\\\\')) }));
+  return {
+    samples: SAMPLES.map((s) => ({ ...s, config: s.config.split(GEOIP_CITY_DB).join(cityDb.replaceAll('\\', '\\\\')) })),
+    files: [cityDb],
+  };
+}
+
+/** The samples of `prepareSamples`. */
+export function sampleLibrary(databaseDir?: string): Sample[] {
+  return prepareSamples(databaseDir).samples;
 }

@@ -39,6 +39,8 @@ let result: RunResult | undefined;
 /** The selected entry, kept across runs by its output number or input line. */
 let selection: { output?: number; inputLine?: number; trace?: number } = {};
 let runSeq = 0;
+/** The request of the latest run, aborted when a newer run or a restored link replaces it. */
+let runRequest: AbortController | undefined;
 let changeTimer: ReturnType<typeof setTimeout> | undefined;
 /** Set while the app itself replaces editor text, so that is not taken for a user edit. */
 let applying = false;
@@ -59,10 +61,10 @@ const actions: ViewActions = {
   jumpTo: (line, col) => goTo(config, line, col),
 };
 
-async function api<T>(path: string, body?: unknown): Promise<T> {
+async function api<T>(path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
   const response = await fetch(
     path,
-    body === undefined ? {} : { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) },
+    body === undefined ? {} : { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body), signal },
   );
   const data = (await response.json()) as T & { error?: string };
   if (!response.ok) throw new Error(data.error ?? `${response.status} ${response.statusText}`);
@@ -99,6 +101,9 @@ function applyState(state: SharedState, sampleId = ''): void {
 
 async function run(): Promise<void> {
   clearTimeout(changeTimer);
+  runRequest?.abort();
+  const controller = new AbortController();
+  runRequest = controller;
   const seq = ++runSeq;
   const state = currentState();
   const request: RunRequest = {
@@ -112,7 +117,7 @@ async function run(): Promise<void> {
   const started = performance.now();
   let answer: RunResult;
   try {
-    answer = await api<RunResult>('/api/run', request);
+    answer = await api<RunResult>('/api/run', request, controller.signal);
   } catch (err) {
     if (seq === runSeq) setStatus(`Run failed: ${(err as Error).message}`);
     return;
@@ -303,12 +308,35 @@ function wireControls(): void {
   window.addEventListener('hashchange', () => void restoreFromHash());
 }
 
+/**
+ * Shows the state a share link holds, without running it: the link may come from any web page,
+ * and its config is whoever wrote it. The user reads it first and runs it with Run (or by editing
+ * it, with "Run on change").
+ */
 async function restoreFromHash(): Promise<boolean> {
   const state = await decodeState(location.hash);
   if (!state) return false;
+  // Nothing started for the previous state may finish on this one.
+  clearTimeout(changeTimer);
+  runRequest?.abort();
+  runSeq++;
   applyState(state);
-  await run();
+  clearResults();
+  setStatus('Opened from a link: read the config, then press Run');
   return true;
+}
+
+function clearResults(): void {
+  result = undefined;
+  markConfigProblems(config, []);
+  markInputProblems(input, []);
+  ui.problems.replaceChildren();
+  ui.problems.hidden = true;
+  ui.output.tBodies[0]?.remove();
+  ui.stagesPanel.replaceChildren();
+  ui.timelinePanel.replaceChildren();
+  ui.metrics.replaceChildren();
+  ui.summary.textContent = '';
 }
 
 async function start(): Promise<void> {

@@ -1,6 +1,9 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { deflateRawSync } from 'node:zlib';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildAssets } from '../../playground/assets.js';
@@ -25,6 +28,8 @@ const dir = mkdtempSync(join(tmpdir(), 'rivulet-playground-browser-'));
 let server: PlaygroundServer;
 let browser: Browser;
 let page: Page;
+/** `POST /api/run` requests that reached the server. */
+let runPosts = 0;
 
 beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true });
@@ -34,7 +39,16 @@ beforeAll(async () => {
   ]);
   browser = launched;
   server = await startPlaygroundServer({ port: 0, assets, databaseDir: dir });
+  server.server.on('request', (req) => {
+    if (req.method === 'POST' && req.url === '/api/run') runPosts++;
+  });
   page = await browser.newPage({ viewport: { width: 1440, height: 960 } });
+  // Collected before any script of the page runs, so every breach of its policy is seen.
+  await page.addInitScript(() => {
+    const seen: string[] = [];
+    (window as unknown as { cspViolations: string[] }).cspViolations = seen;
+    document.addEventListener('securitypolicyviolation', (e) => seen.push(`${e.violatedDirective} ${e.blockedURI}`));
+  });
   await page.goto(server.url);
   await page.waitForSelector('body[data-ready="true"]');
 }, 60_000);
@@ -72,6 +86,27 @@ function outputRows(p: Page): Promise<string[][]> {
 }
 
 const shot = (p: Page, name: string) => p.screenshot({ path: join(ARTIFACTS, `${name}.png`) });
+
+/** A share link as the page's Share button writes it: deflated JSON in base64url after `#s=`. */
+function shareLink(state: { config: string; input: string }): string {
+  const json = JSON.stringify({ v: 1, ...state, inputFormat: 'text', now: '2024-05-01T00:00:00Z' });
+  return `${server.url}/#s=${deflateRawSync(Buffer.from(json)).toString('base64url')}`;
+}
+
+/** A page on another origin: a server on another port of 127.0.0.1 with `html` as its page. */
+async function otherSite(html: string): Promise<{ url: string; close: () => Promise<void> }> {
+  const site: Server = createServer((_req, res) => {
+    res.setHeader('Content-Type', 'text/html; charset=utf-8');
+    res.end(html);
+  });
+  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(site.address() as AddressInfo).port}/`,
+    close: () => new Promise<void>((resolve) => site.close(() => resolve())),
+  };
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('the playground in a browser', () => {
   it('opens on the first sample, already run', async () => {
@@ -202,7 +237,7 @@ describe('the playground in a browser', () => {
     await page.keyboard.press('Escape');
   });
 
-  it('restores the whole state from a share link in a fresh page', async () => {
+  it('restores the whole state from a share link in a fresh page, and runs it only when asked', async () => {
     await afterRun(page, () => page.selectOption('#sample', 'retention'));
     await page.fill('#now', '2024-05-01T12:30:00Z');
     await afterRun(page, () => page.keyboard.press('Control+Enter'));
@@ -214,6 +249,7 @@ describe('the playground in a browser', () => {
 
     const fresh = await browser.newPage({ viewport: { width: 1440, height: 960 } });
     try {
+      const postsBefore = runPosts;
       await fresh.goto(link);
       await fresh.waitForSelector('body[data-ready="true"]');
       expect(await editorText(fresh, '#config-editor')).toBe(await editorText(page, '#config-editor'));
@@ -223,11 +259,53 @@ describe('the playground in a browser', () => {
         '2024-05-01T12:30:00Z',
         '7',
       ]);
-      expect(await outputRows(fresh)).toEqual(await outputRows(page));
+      expect(await fresh.textContent('#status')).toBe('Opened from a link: read the config, then press Run');
+      await pause(1000);
+      expect([await runs(fresh), await outputRows(fresh), runPosts]).toEqual([0, [], postsBefore]);
       await shot(fresh, '06-shared');
+      await afterRun(fresh, () => fresh.click('#run'));
+      expect(await outputRows(fresh)).toEqual(await outputRows(page));
     } finally {
       await fresh.close();
     }
+  });
+
+  it('runs nothing that another site frames or opens', async () => {
+    const attack = { config: 'stage.template {\n  source   = "home"\n  template = "{{ env \\"HOME\\" }}"\n}\n', input: 'x\n' };
+    const link = shareLink(attack);
+    const site = await otherSite(
+      `<!doctype html><title>elsewhere</title><iframe id="framed" src="${link}"></iframe><button id="open" onclick="window.opened = window.open('${link}')">open</button>`,
+    );
+    const other = await browser.newPage();
+    try {
+      const postsBefore = runPosts;
+      await other.goto(site.url);
+      // The frame is refused (X-Frame-Options, frame-ancestors): it never holds the playground.
+      const framed = other.frames().find((f) => f !== other.mainFrame())!;
+      await framed.waitForLoadState();
+      expect(framed.url()).toMatch(/^chrome-error:/);
+
+      const [opened] = await Promise.all([other.context().waitForEvent('page'), other.click('#open')]);
+      await opened.waitForSelector('body[data-ready="true"]');
+      expect(await editorText(opened, '#config-editor')).toBe(attack.config);
+      // The opener may move the window to another link (a hash change): shown again, never run.
+      const second = { config: 'stage.static_labels {\n  values = { home = sys.env("HOME") }\n}\n', input: 'y\n' };
+      await other.evaluate((url) => {
+        (window as unknown as { opened: Window }).opened.location.href = url;
+      }, shareLink(second));
+      await opened.waitForFunction((text) => document.querySelector('#config-editor .cm-content')?.textContent?.includes(text), 'sys.env');
+      await pause(1500);
+      expect([await runs(opened), await outputRows(opened), runPosts]).toEqual([0, [], postsBefore]);
+      expect(await opened.textContent('#status')).toBe('Opened from a link: read the config, then press Run');
+      await opened.close();
+    } finally {
+      await other.close();
+      await site.close();
+    }
+  });
+
+  it('works within its Content-Security-Policy', async () => {
+    expect(await page.evaluate(() => (window as unknown as { cspViolations: string[] }).cspViolations)).toEqual([]);
   });
 
   it('keeps every visible text at a contrast of at least 4.5:1 (WCAG AA)', async () => {

@@ -37,6 +37,25 @@ describe('rivulet playground', () => {
     expect(await exit).toBe(0);
   });
 
+  it('gives runs host access only with --allow-host-access', async () => {
+    const asked: (boolean | undefined)[] = [];
+    for (const argv of [
+      ['--port', '0'],
+      ['--port', '0', '--allow-host-access'],
+    ]) {
+      const { io: streams, out } = io();
+      const signals = new EventEmitter();
+      const exit = playgroundCommand(argv, streams, signals, (options) => {
+        asked.push(options.allowHostAccess);
+        return startWithStandIn(options);
+      });
+      for (let i = 0; i < 600 && !out.stdout.includes('\n'); i++) await new Promise((r) => setTimeout(r, 50));
+      signals.emit('SIGINT');
+      expect(await exit).toBe(0);
+    }
+    expect(asked).toEqual([false, true]);
+  });
+
   it('says so when the port is taken', async () => {
     const blocker = createServer();
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
@@ -62,8 +81,9 @@ describe('rivulet playground', () => {
   it('is listed in the usage text', async () => {
     const { io: streams, out } = io();
     expect(await main(['help'], streams)).toBe(0);
-    expect(out.stdout).toContain(
-      '  playground [--port N]                               serve the pipeline playground on 127.0.0.1 (default port 8580)\n',
-    );
+    expect(out.stdout).toContain('  playground                serve the pipeline playground on 127.0.0.1 (default port 8580)\n');
+    const help = { io: io() };
+    expect(await main(['playground', '--help'], help.io.io)).toBe(0);
+    expect(help.io.out.stdout).toContain('--allow-host-access');
   });
 });

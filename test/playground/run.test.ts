@@ -1,8 +1,19 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import '../../index.js';
 import type { RunResult, TraceStep } from '../../playground/api.js';
-import { checkConfig, MAX_ENTRIES, readInputs, runPlayground, RunRequestError, seededRandom } from '../../playground/run.js';
+import {
+  checkConfig,
+  type HostAccess,
+  MAX_ENTRIES,
+  readInputs,
+  runPlayground,
+  RunRequestError,
+  seededRandom,
+} from '../../playground/run.js';
 
 const NUM_RUNS = Number(process.env.FC_NUM_RUNS ?? 25);
 const NOW = '2024-05-01T12:00:00Z';
@@ -232,6 +243,63 @@ describe('runPlayground', () => {
     expect(second.entries).toEqual(first.entries);
     expect(first.entries.length).toBeGreaterThan(0);
     expect(first.entries.length).toBeLessThan(8);
+  });
+});
+
+describe('the sandbox of a playground run', () => {
+  const SECRET = 'RIVULET_PLAYGROUND_SANDBOX_TEST';
+  beforeEach(() => {
+    process.env[SECRET] = 's3cret';
+  });
+  afterEach(() => {
+    delete process.env[SECRET];
+  });
+  const run = (config: string, access?: HostAccess) =>
+    runPlayground({ config, input: '{"line":"10.0.0.1"}\n', inputFormat: 'jsonl', now: NOW }, access);
+
+  it('reads every environment variable as unset, in expressions and templates, unless host access is allowed', async () => {
+    const config = [
+      'stage.static_labels {',
+      `  values = { a = "[" + sys.env("${SECRET}") + "]", b = "[" + env("${SECRET}") + "]" }`,
+      '}',
+      'stage.template {',
+      '  source   = "t"',
+      `  template = "[{{ env \\"${SECRET}\\" }}|{{ expandenv \\"$${SECRET}\\" }}]"`,
+      '}',
+    ].join('\n');
+    const sandboxed = await run(config);
+    expect(sandboxed.errors).toEqual([]);
+    expect([sandboxed.entries[0]!.labels, sandboxed.entries[0]!.extracted]).toEqual([{ a: '[]', b: '[]' }, { t: '[|]' }]);
+    const open = await run(config, { allowHostAccess: true });
+    expect([open.entries[0]!.labels, open.entries[0]!.extracted]).toEqual([{ a: '[s3cret]', b: '[s3cret]' }, { t: '[s3cret|s3cret]' }]);
+  });
+
+  it('hides the host name from constants.hostname', async () => {
+    const config = 'stage.static_labels {\n  values = { h = "[" + constants.hostname + "]", os = constants.os }\n}\n';
+    expect((await run(config)).entries[0]!.labels).toEqual({ h: '[]', os: 'linux' });
+    expect((await run(config, { allowHostAccess: true })).entries[0]!.labels).toEqual({ h: `[${hostname()}]`, os: 'linux' });
+  });
+
+  it('resolves no host name in templates: the render fails and the entry passes unchanged', async () => {
+    const result = await run('stage.template {\n  source   = "t"\n  template = "{{ getHostByName \\"localhost\\" }}"\n}\n');
+    expect([result.errors, result.entries[0]!.extracted, result.traces[0]!.steps[0]!.outcome]).toEqual([[], {}, 'unchanged']);
+  });
+
+  it('refuses file paths in stage configs, but for the files it lists', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rivulet-playground-sandbox-'));
+    try {
+      const db = join(dir, 'missing.mmdb');
+      const config = `stage.geoip {\n  db      = "${db}"\n  source  = "ip"\n  db_type = "city"\n}\n`;
+      const refused = `stage.geoip: this run may not read files such as "${db}" (start the playground with --allow-host-access to allow it)`;
+      expect((await run(config)).errors).toEqual([{ line: 2, col: 3, message: refused }]);
+      expect(checkConfig(config)).toEqual([{ line: 2, col: 3, message: refused }]);
+      const opened = `stage.geoip: open ${db}: no such file or directory`;
+      expect((await run(config, { allowHostAccess: true })).errors).toEqual([{ line: 2, col: 3, message: opened }]);
+      expect((await run(config, { readableFiles: [db] })).errors).toEqual([{ line: 2, col: 3, message: opened }]);
+      expect(checkConfig(config, { readableFiles: [join(dir, '.', 'missing.mmdb')] })).toEqual([{ line: 2, col: 3, message: opened }]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -7,13 +7,15 @@ import { main } from '../../cli/main.js';
 import '../../index.js';
 import type { Sample } from '../../playground/api.js';
 import { runPlayground, seededRandom } from '../../playground/run.js';
-import { SAMPLES, sampleLibrary } from '../../playground/samples/index.js';
+import { prepareSamples, SAMPLES } from '../../playground/samples/index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'rivulet-playground-samples-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 afterEach(() => vi.restoreAllMocks());
 
-const library = sampleLibrary(dir);
+// Run as the server runs them: sandboxed, with only the sample database readable.
+const { samples: library, files } = prepareSamples(dir);
+const access = { readableFiles: files };
 
 /** `rivulet process --config FILE --input FORMAT --now NOW` on the sample's input. */
 async function processWithCli(sample: Sample): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -59,13 +61,16 @@ describe('the sample library', () => {
 
   for (const sample of library) {
     it(`runs ${sample.id} without errors and forwards exactly what rivulet process prints`, async () => {
-      const result = await runPlayground({
-        config: sample.config,
-        input: sample.input,
-        inputFormat: sample.inputFormat,
-        now: sample.now,
-        ...(sample.seed !== undefined ? { seed: sample.seed } : {}),
-      });
+      const result = await runPlayground(
+        {
+          config: sample.config,
+          input: sample.input,
+          inputFormat: sample.inputFormat,
+          now: sample.now,
+          ...(sample.seed !== undefined ? { seed: sample.seed } : {}),
+        },
+        access,
+      );
       expect(result.errors).toEqual([]);
       expect(result.inputErrors).toEqual([]);
       expect(result.entries.length).toBeGreaterThan(0);
@@ -82,13 +87,16 @@ describe('the sample library', () => {
 
   it('shows something beyond pass-through in every sample: a change, a drop or a flush', async () => {
     for (const sample of library) {
-      const result = await runPlayground({
-        config: sample.config,
-        input: sample.input,
-        inputFormat: sample.inputFormat,
-        now: sample.now,
-        ...(sample.seed !== undefined ? { seed: sample.seed } : {}),
-      });
+      const result = await runPlayground(
+        {
+          config: sample.config,
+          input: sample.input,
+          inputFormat: sample.inputFormat,
+          now: sample.now,
+          ...(sample.seed !== undefined ? { seed: sample.seed } : {}),
+        },
+        access,
+      );
       const outcomes = new Set(result.traces.flatMap((t) => t.steps.map((s) => s.outcome)));
       expect(outcomes.has('changed') || outcomes.has('dropped') || outcomes.has('released'), sample.id).toBe(true);
     }
@@ -97,13 +105,16 @@ describe('the sample library', () => {
   it('exercises the time-based and routing views: an idle flush, joined lines, match branches, drops and custom metrics', async () => {
     const run = (id: string) => {
       const s = library.find((x) => x.id === id)!;
-      return runPlayground({
-        config: s.config,
-        input: s.input,
-        inputFormat: s.inputFormat,
-        now: s.now,
-        ...(s.seed !== undefined ? { seed: s.seed } : {}),
-      });
+      return runPlayground(
+        {
+          config: s.config,
+          input: s.input,
+          inputFormat: s.inputFormat,
+          now: s.now,
+          ...(s.seed !== undefined ? { seed: s.seed } : {}),
+        },
+        access,
+      );
     };
     const java = await run('java-multiline');
     expect(java.flushes[0]).toMatchObject({ atMs: 3003, trigger: { kind: 'timer' } });
