@@ -11,13 +11,19 @@
  * Each file is followed across rename and copytruncate rotation and truncation, and is polled
  * every `file_watch.min_poll_frequency`, backing off to `max_poll_frequency` while nothing
  * changes; file system events wake the poller early. A line is sent once its newline has arrived,
- * and the next lines are read only after the receivers took the previous batch over. The offset
- * reached in each file is kept in `positions_file`, written after acknowledged batches (at most
- * once a second) and when the component stops, so a restart neither skips nor repeats lines.
- * Without `positions_file`, positions live in memory only. `tail_from_end` starts files found at
- * startup without a saved position at their end.
+ * and the next lines are read only after the receivers took the previous batch over.
+ *
+ * Positions: the offset reached in each file advances only once the receivers took a batch over,
+ * and is written to `positions_file` (and flushed to the device) every `positions_sync_period`,
+ * as the reference's positions sync period, and when the component stops. So a stop and restart
+ * neither skips nor repeats lines, and after a crash the lines read again are at most those taken
+ * over during one sync period, plus the batch in flight (up to 1000 lines or 1 MiB). Without
+ * `positions_file`, positions live in memory only. `tail_from_end` starts files found at startup
+ * without a saved position at their end. An empty positions file is a clean start (logged); one
+ * that is not the format makes the component unhealthy, tailing nothing.
  */
 import { watch, type FSWatcher } from 'node:fs';
+import type { Subscription } from 'rxjs';
 import { access } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Block } from '../lib/config/ast.js';
@@ -33,7 +39,6 @@ import { attributePos, durationMs, nestedBlocks } from '../lib/loki/config.js';
 
 const PATH_LABEL = '__path__';
 const PATH_EXCLUDE_LABEL = '__path_exclude__';
-const POSITIONS_SAVE_MS = 1000;
 
 const fileWatchSpec: NestedBlockSpec = {
   doc: 'How often files are checked for new lines.',
@@ -68,6 +73,11 @@ export const logsSourceFileComponent = defineComponent({
       default: '',
       doc: 'File that keeps how far each file was read; empty keeps positions in memory only.',
     },
+    positions_sync_period: {
+      kind: t.duration,
+      default: 10_000_000_000n,
+      doc: 'How often positions are written to positions_file; after a crash, lines taken over since the last write are read again.',
+    },
     tail_from_end: { kind: t.bool, default: false, doc: 'Start files found at startup without a saved position at their end.' },
     forward_to: { kind: t.list(t.capsule(LOGS_RECEIVER)), required: true, doc: 'Receivers the entries go to.' },
   },
@@ -88,6 +98,7 @@ interface Settings {
   readonly targets: readonly Target[];
   readonly labels: Labels;
   readonly positionsFile: string;
+  readonly positionsSyncMs: number;
   readonly tailFromEnd: boolean;
   readonly minPollMs: number;
   readonly maxPollMs: number;
@@ -134,12 +145,16 @@ function settingsOf(args: ComponentArgs): Settings {
         'file_match',
       ]),
     );
+  const positionsSyncMs = durationMs(v.positions_sync_period);
+  if (positionsSyncMs <= 0)
+    errors.push(new ConfigError('positions_sync_period must be greater than 0', attributePos(block, 'positions_sync_period'), args.path));
   if (errors.length > 0) throw new ConfigErrors(errors);
   return {
     forwardTo: v.forward_to as LogsReceiver[],
     targets,
     labels: v.labels as Labels,
     positionsFile: v.positions_file as string,
+    positionsSyncMs,
     tailFromEnd: v.tail_from_end as boolean,
     minPollMs,
     maxPollMs,
@@ -160,13 +175,14 @@ export class LogsSourceFile {
   private loop: Promise<void> = Promise.resolve();
   private needsSync = true;
   private firstSync = true;
+  private positionsTimer: Subscription | undefined;
 
   constructor(
     args: ComponentArgs,
     private readonly ctx: ComponentContext,
   ) {
     this.settings = settingsOf(args);
-    this.positions = new Positions(this.settings.positionsFile);
+    this.positions = new Positions(this.settings.positionsFile, ctx.log);
   }
 
   health(): Health {
@@ -195,6 +211,7 @@ export class LogsSourceFile {
       this.ctx.log('error', 'reading positions failed', { error: (err as Error).message });
       return;
     }
+    this.schedulePositionsSync();
     this.loop = this.run().catch((err: Error) => {
       this.state = unhealthy(`tailing failed: ${err.message}`);
       this.ctx.log('error', 'tailing failed', { error: err.message });
@@ -204,6 +221,7 @@ export class LogsSourceFile {
   /** Stops after the batch in flight is taken over, then saves the positions. */
   async stop(): Promise<void> {
     this.abort.abort();
+    this.positionsTimer?.unsubscribe();
     this.wake();
     await this.loop;
     for (const watcher of this.watchers.values()) watcher.close();
@@ -219,7 +237,6 @@ export class LogsSourceFile {
   private async run(): Promise<void> {
     const scheduler = this.ctx.clock.scheduler;
     let lastSync = -Infinity;
-    let lastSave = scheduler.now();
     let interval = this.settings.minPollMs;
     while (!this.abort.signal.aborted) {
       if (this.needsSync || scheduler.now() - lastSync >= this.settings.syncMs) {
@@ -239,13 +256,22 @@ export class LogsSourceFile {
         }
       }
       this.state = failure ? unhealthy(failure) : healthy();
-      if (scheduler.now() - lastSave >= POSITIONS_SAVE_MS) {
-        lastSave = scheduler.now();
-        await this.positions.save().catch((err: Error) => this.ctx.log('error', 'saving positions failed', { error: err.message }));
-      }
       interval = changed ? this.settings.minPollMs : Math.min(this.settings.maxPollMs, interval * 2);
       if (!this.abort.signal.aborted) await this.sleep(interval);
     }
+  }
+
+  /**
+   * Writes the positions every positions_sync_period, on a timer of its own: a poll can take long
+   * (a large file read against a slow downstream) and the positions reached meanwhile must still
+   * be written.
+   */
+  private schedulePositionsSync(): void {
+    this.positionsTimer = this.ctx.clock.scheduler.schedule(() => {
+      if (this.abort.signal.aborted) return;
+      void this.positions.save().catch((err: Error) => this.ctx.log('error', 'saving positions failed', { error: err.message }));
+      this.schedulePositionsSync();
+    }, this.settings.positionsSyncMs);
   }
 
   /** Expands the globs: new files get a tailer; files that vanished from the match are let go. */

@@ -13,18 +13,29 @@
  * waits while an endpoint's `queue_config.capacity` is reached, so a slow endpoint pushes back on
  * the pipeline; a `Retry-After` answer sets the next delay; stopping drains the queues for up to
  * `queue_config.drain_timeout` and counts what is left as dropped (reason `shutdown`).
+ *
+ * Without a `wal` block the queues live in memory: an acknowledged entry is lost if the process
+ * dies before delivering it. With `wal { enabled = true, dir = … }` each endpoint keeps a
+ * write-ahead log in its own subdirectory: `send` resolves once the entries are written there
+ * (flushed to the device with `fsync = "always"`, the default), waits while the log holds
+ * `max_size`, and what is not delivered at a crash or at the drain deadline is sent after the next
+ * start. At least once: a batch in flight at a crash may arrive twice. The `wal` block cannot
+ * change while the component runs.
  */
 import type { Block } from '../lib/config/ast.js';
 import { ConfigError, ConfigErrors } from '../lib/config/errors.js';
+import { nestedBlocks } from '../lib/loki/config.js';
 import type { Entry, Labels } from '../core/entry.js';
 import { cloneEntry } from '../core/entry.js';
 import { logsReceiverCapsule, type LogsReceiver } from '../core/receiver.js';
-import { defineComponent, healthy, type ComponentArgs, type ComponentContext, type Health } from '../core/runtime/component.js';
+import { defineComponent, healthy, unhealthy, type ComponentArgs, type ComponentContext, type Health } from '../core/runtime/component.js';
 import { t } from '../core/schema.js';
 import { endpointBlockSpec, resolveEndpoints, type EndpointConfig } from './loki/endpoint_config.js';
 import { EndpointQueue } from './loki/endpoint_queue.js';
+import { EndpointWal } from './loki/endpoint_wal.js';
 import { writeMetrics, type WriteMetrics } from './loki/metrics.js';
 import { fetchTransport, type PushTransport } from './loki/transport.js';
+import { endpointWalDir, resolveWal, walBlockSpec, type WalConfig } from './loki/wal_config.js';
 
 const USER_AGENT = 'Rivulet/0.1.0';
 
@@ -35,7 +46,7 @@ export const logsWriteComponent = defineComponent({
   fields: {
     external_labels: { kind: t.map(t.string), default: {}, doc: 'Labels added to every stream sent; an entry’s own labels win.' },
   },
-  blocks: { endpoint: endpointBlockSpec },
+  blocks: { endpoint: endpointBlockSpec, wal: walBlockSpec },
   build(args, ctx) {
     return new LogsWrite(args, ctx);
   },
@@ -44,14 +55,24 @@ export const logsWriteComponent = defineComponent({
 interface Settings {
   readonly endpoints: readonly EndpointConfig[];
   readonly externalLabels: Labels;
+  readonly wal: WalConfig | undefined;
 }
 
 function settingsOf(args: ComponentArgs): Settings {
   try {
-    return {
-      endpoints: resolveEndpoints(args.values.endpoint as Record<string, unknown>[], args.block as Block, args.path),
-      externalLabels: args.values.external_labels as Labels,
-    };
+    const endpoints = resolveEndpoints(args.values.endpoint as Record<string, unknown>[], args.block as Block, args.path);
+    const walBlock = nestedBlocks(args.block as Block, 'wal')[0];
+    const wal = resolveWal(args.values.wal as Record<string, unknown> | undefined, walBlock, args.path);
+    if (wal) {
+      const dirs = endpoints.map((e) => endpointWalDir(wal, e));
+      const shared = dirs.find((dir, i) => dirs.indexOf(dir) !== i);
+      if (shared !== undefined)
+        throw new ConfigError(`two endpoints would share the write-ahead log ${shared}; give them distinct names`, walBlock?.pos, [
+          ...args.path,
+          'wal',
+        ]);
+    }
+    return { endpoints, externalLabels: args.values.external_labels as Labels, wal };
   } catch (err) {
     if (err instanceof ConfigErrors || err instanceof ConfigError) throw err;
     throw new ConfigError((err as Error).message, args.block.pos, args.path);
@@ -68,6 +89,9 @@ export class LogsWrite {
   readonly exports;
   private settings: Settings;
   private queues: EndpointQueue[];
+  /** Write-ahead logs by directory, shared by an endpoint's successive queues. */
+  private wals = new Map<string, EndpointWal>();
+  private walFailure: string | undefined;
   private readonly metrics: WriteMetrics;
   private stopped = false;
 
@@ -84,24 +108,40 @@ export class LogsWrite {
   }
 
   health(): Health {
-    return healthy();
+    return this.walFailure === undefined ? healthy() : unhealthy(this.walFailure);
   }
 
   update(args: ComponentArgs): void {
     const next = settingsOf(args);
     const previous = this.settings;
+    if (JSON.stringify(previous.wal) !== JSON.stringify(next.wal)) {
+      const where = nestedBlocks(args.block as Block, 'wal')[0]?.pos ?? (args.block as Block).pos;
+      throw new ConfigError('the wal block cannot change while the component runs', where, args.path);
+    }
     this.settings = next;
     if (JSON.stringify(previous.endpoints) === JSON.stringify(next.endpoints)) return;
     // Replaced endpoints drain in the background; their successors start sending once they are
-    // done, so no stream's entries overtake each other across the switch.
+    // done, so no stream's entries overtake each other across the switch. An endpoint whose
+    // write-ahead log a successor takes over stops at once: the successor sends what it left.
     const old = this.queues;
-    const drained = Promise.all(old.map((q) => q.stop())).then(() => undefined);
+    const oldWals = this.wals;
+    this.wals = new Map();
+    const kept = new Set(next.wal ? next.endpoints.map((e) => endpointWalDir(next.wal!, e)) : []);
+    const drained = Promise.all(
+      old.map(async (q) => {
+        const dir = next.wal ? endpointWalDir(next.wal, q.config) : undefined;
+        await q.stop(dir !== undefined && kept.has(dir));
+        if (dir !== undefined && !kept.has(dir)) await oldWals.get(dir)?.close();
+      }),
+    ).then(() => undefined);
+    for (const [dir, wal] of oldWals) if (kept.has(dir)) this.wals.set(dir, wal);
     this.queues = next.endpoints.map((config) => this.newQueue(config, drained));
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     await Promise.all(this.queues.map((q) => q.stop()));
+    await Promise.all([...this.wals.values()].map((wal) => wal.close()));
   }
 
   /** Queues the entries at every endpoint (each its own copy); resolves once all have them. */
@@ -113,6 +153,7 @@ export class LogsWrite {
   }
 
   private newQueue(config: EndpointConfig, after?: Promise<void>): EndpointQueue {
+    const wal = this.walFor(config);
     return new EndpointQueue({
       config,
       componentId: this.ctx.id,
@@ -124,6 +165,24 @@ export class LogsWrite {
       userAgent: USER_AGENT,
       ...(this.hooks.random ? { random: this.hooks.random } : {}),
       ...(after ? { after } : {}),
+      ...(wal ? { wal } : {}),
     });
+  }
+
+  /** The endpoint's write-ahead log (opened on first use), when the component keeps them. */
+  private walFor(config: EndpointConfig): EndpointWal | undefined {
+    const settings = this.settings.wal;
+    if (!settings) return undefined;
+    const dir = endpointWalDir(settings, config);
+    let wal = this.wals.get(dir);
+    if (!wal) {
+      wal = new EndpointWal({ dir, maxBytes: settings.maxBytes, fsync: settings.fsync }, this.ctx.log);
+      wal.ready().catch((err: Error) => {
+        this.walFailure = `opening the write-ahead log ${dir} failed: ${err.message}`;
+        this.ctx.log('error', 'opening the write-ahead log failed', { dir, error: err.message });
+      });
+      this.wals.set(dir, wal);
+    }
+    return wal;
   }
 }

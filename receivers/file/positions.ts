@@ -5,11 +5,19 @@
  * down is read from its start instead of from a stale offset.
  *
  * Format: `{"version":1,"files":{"<path>":{"offset":"123","dev":"2049","ino":"5313"}}}` (numbers
- * as strings: offsets and inodes can exceed 2^53). Saved by writing a temporary file and renaming
- * it over the old one, so a crash mid-save leaves the previous positions.
+ * as strings: offsets and inodes can exceed 2^53). Saved by writing a temporary file, flushing it
+ * to the device and renaming it over the old one, so a crash mid-save leaves the previous
+ * positions.
+ *
+ * Loading, as the reference does: a missing or empty file is a start with no positions (an empty
+ * one is logged: a crash before the first save can leave it so); a file that is not the format is
+ * an error. A record whose offset is not a non-negative whole number, or whose device or inode is
+ * not a whole number, is dropped with a log line, so that file is read from its start (or end, with
+ * `tail_from_end`) and a bad offset never reaches a read nor is saved back.
  */
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, open, readFile, rename } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import type { Log } from '../../lib/log.js';
 
 export interface FilePosition {
   readonly offset: number;
@@ -23,6 +31,8 @@ interface StoredFile {
   readonly ino: string;
 }
 
+const WHOLE_NUMBER = /^[0-9]+$/;
+
 export class Positions {
   private readonly entries = new Map<string, FilePosition>();
   /** The records as loaded, untouched by later updates. */
@@ -31,9 +41,15 @@ export class Positions {
   private saving: Promise<void> = Promise.resolve();
 
   /** `file` empty means positions live only in memory. */
-  constructor(readonly file: string) {}
+  constructor(
+    readonly file: string,
+    private readonly log: Log = () => {},
+  ) {}
 
-  /** Loads the positions file; a missing one is an empty start, a corrupt one an error. */
+  /**
+   * Loads the positions file; a missing or empty one is an empty start, one that is not the
+   * format an error. Invalid records are dropped.
+   */
   async load(): Promise<void> {
     if (this.file === '') return;
     let text: string;
@@ -42,6 +58,10 @@ export class Positions {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
       throw err;
+    }
+    if (text.trim() === '') {
+      this.log('warn', 'positions file is empty, starting without positions', { file: this.file });
+      return;
     }
     let doc: { version?: number; files?: Record<string, StoredFile> };
     try {
@@ -52,13 +72,15 @@ export class Positions {
     if (doc.version !== 1 || typeof doc.files !== 'object' || doc.files === null)
       throw new Error(`positions file ${this.file} has an unknown format`);
     for (const [path, stored] of Object.entries(doc.files)) {
-      try {
-        const position = { offset: Number(stored.offset), dev: BigInt(stored.dev), ino: BigInt(stored.ino) };
-        this.entries.set(path, position);
-        this.loaded.set(path, position);
-      } catch {
-        // A malformed record only loses that file's position.
+      const position = validPosition(stored);
+      if (!position) {
+        // A malformed record only loses that file's position; the next save leaves it out.
+        this.log('warn', 'dropping an invalid position', { file: this.file, path, position: JSON.stringify(stored) });
+        this.dirty = true;
+        continue;
       }
+      this.entries.set(path, position);
+      this.loaded.set(path, position);
     }
   }
 
@@ -78,7 +100,10 @@ export class Positions {
     return undefined;
   }
 
+  /** Records where reading `path` reached; the offset must be a non-negative whole number. */
   set(path: string, position: FilePosition): void {
+    if (!Number.isSafeInteger(position.offset) || position.offset < 0)
+      throw new RangeError(`invalid offset ${position.offset} for ${path}`);
     this.entries.set(path, position);
     this.dirty = true;
   }
@@ -108,9 +133,27 @@ export class Positions {
       .then(async () => {
         await mkdir(dirname(file), { recursive: true });
         const tmp = `${file}.tmp`;
-        await writeFile(tmp, text);
+        const handle = await open(tmp, 'w');
+        try {
+          await handle.writeFile(text);
+          await handle.sync();
+        } finally {
+          await handle.close();
+        }
         await rename(tmp, file);
       });
     return this.saving;
   }
+}
+
+/** A stored record as a position; undefined unless offset, device and inode are whole numbers. */
+function validPosition(stored: unknown): FilePosition | undefined {
+  if (typeof stored !== 'object' || stored === null) return undefined;
+  const { offset, dev, ino } = stored as Record<string, unknown>;
+  const whole = (value: unknown) =>
+    (typeof value === 'string' && WHOLE_NUMBER.test(value)) || (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0);
+  if (!whole(offset) || !whole(dev) || !whole(ino)) return undefined;
+  const at = Number(offset);
+  if (!Number.isSafeInteger(at)) return undefined;
+  return { offset: at, dev: BigInt(dev as string | number), ino: BigInt(ino as string | number) };
 }

@@ -17,6 +17,8 @@ export interface QueuedEntry {
   readonly tenant: string;
   /** Bytes of line and structured metadata: what batch_size and the queue capacity count. */
   readonly bytes: number;
+  /** Its record's number in the endpoint's write-ahead log, when the endpoint keeps one. */
+  readonly seq?: number;
 }
 
 /** The size an entry counts for: its line and its structured metadata names and values. */

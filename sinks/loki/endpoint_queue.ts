@@ -16,17 +16,29 @@
  * Stopping sends everything queued without waiting for batches to fill, for at most
  * `drain_timeout`; what is still undelivered then is counted as dropped with reason `shutdown`
  * and logged.
+ *
+ * With a write-ahead log (`wal`), `enqueue` resolves once the entries are written there, waiting
+ * while the log is at its `max_size` instead of the memory capacity; the sender reads the log
+ * back into a window of at most `capacity` bytes, and records each batch it delivers or gives up.
+ * At the drain deadline nothing is dropped: what is undelivered stays in the log for the next
+ * start. A queue replaced by a config update stops at once and its successor, sharing the log,
+ * sends again what it had in flight.
  */
 import type { SchedulerLike } from 'rxjs';
 import type { Clock } from '../../core/clock.js';
 import type { Entry, Labels } from '../../core/entry.js';
-import { Backoff, retryAfterMs } from './backoff.js';
+import type { Log } from '../../lib/log.js';
+import { Backoff, backoffClockOn, retryAfterMs, type BackoffClock } from '../../lib/backoff.js';
+import { Fifo } from '../../lib/fifo.js';
+import { redactText } from '../../lib/redact.js';
 import { encodeBatch, entryBytes, tenantOf, type QueuedEntry } from './batch.js';
 import type { EndpointConfig } from './endpoint_config.js';
+import type { EndpointWal } from './endpoint_wal.js';
 import type { DropReason, WriteMetrics } from './metrics.js';
 import type { PushTransport } from './transport.js';
 
-type Log = (level: 'debug' | 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>) => void;
+/** How long the sender waits before reading the write-ahead log again after a read failed. */
+const WAL_RETRY_MS = 1000;
 
 export interface EndpointQueueOptions {
   readonly config: EndpointConfig;
@@ -42,6 +54,8 @@ export interface EndpointQueueOptions {
   readonly random?: () => number;
   /** Sending starts once this settles: the drain of the queue this one replaces. */
   readonly after?: Promise<void>;
+  /** The endpoint's write-ahead log, when it keeps one. */
+  readonly wal?: EndpointWal;
 }
 
 interface Queued extends QueuedEntry {
@@ -56,8 +70,7 @@ interface Waiter {
 }
 
 export class EndpointQueue {
-  private items: Queued[] = [];
-  private head = 0;
+  private readonly items = new Fifo<Queued>();
   /** Bytes of entries waiting in `items`. */
   private queuedBytes = 0;
   /** Bytes waiting plus the batch in flight: what the capacity bounds. */
@@ -66,13 +79,17 @@ export class EndpointQueue {
   private wakeUp: (() => void) | undefined;
   private state: 'running' | 'draining' | 'stopped' = 'running';
   private deadlineHit = false;
+  /** Stopping so that another queue on the same write-ahead log takes over. */
+  private handingOver = false;
   private readonly abort = new AbortController();
   private readonly loop: Promise<void>;
   private readonly scheduler: SchedulerLike;
+  private readonly backoffClock: BackoffClock;
   private readonly labels: { component_id: string; host: string };
 
   constructor(private readonly options: EndpointQueueOptions) {
     this.scheduler = options.clock.scheduler;
+    this.backoffClock = backoffClockOn(this.scheduler, options.random);
     this.labels = { component_id: options.componentId, host: options.config.host };
     this.loop = this.run();
   }
@@ -98,6 +115,7 @@ export class EndpointQueue {
       items[i] = { entry, tenant: tenantOf(entry, tenantDefault), bytes: size };
       bytes += size;
     }
+    if (this.options.wal) return this.enqueueDurably(this.options.wal, items);
     if (this.waiters.length === 0 && this.fits(bytes)) {
       this.push(items, bytes);
       return Promise.resolve();
@@ -107,22 +125,29 @@ export class EndpointQueue {
 
   /**
    * Delivers what is queued (ignoring batch_wait) for at most drain_timeout, then counts what is
-   * left as dropped. Resolves when the sender has finished.
+   * left as dropped. Resolves when the sender has finished. With a write-ahead log, what is left
+   * stays there instead; `handOver` (another queue on the same log takes over) stops at once.
    */
-  async stop(): Promise<void> {
+  async stop(handOver = false): Promise<void> {
     if (this.state !== 'running') return this.loop;
     this.state = 'draining';
+    const wal = this.options.wal;
+    // Appends waiting for room in the log were promised nothing yet either: keep them too, unless
+    // a successor goes on with the log (and its bound).
+    if (!handOver) wal?.lift();
     // Senders still waiting were promised nothing yet, but their entries are accepted upstream:
     // take them in so they are delivered or counted.
     for (const waiter of this.waiters.splice(0)) {
       this.push(waiter.items, waiter.bytes);
       waiter.resolve();
     }
+    this.handingOver = wal !== undefined && handOver;
+    const drainMs = this.handingOver ? 0 : this.options.config.drainTimeoutMs;
     const deadline = this.scheduler.schedule(() => {
       this.deadlineHit = true;
       this.abort.abort(new Error('drain_timeout reached'));
       this.wake();
-    }, this.options.config.drainTimeoutMs);
+    }, drainMs);
     this.wake();
     try {
       await this.loop;
@@ -130,6 +155,7 @@ export class EndpointQueue {
       deadline.unsubscribe();
       this.state = 'stopped';
       this.options.metrics.queuedBytes.remove(this.labels);
+      this.options.metrics.walBytes.remove(this.labels);
     }
   }
 
@@ -139,7 +165,7 @@ export class EndpointQueue {
 
   private push(items: readonly QueuedEntry[], bytes: number): void {
     const at = this.scheduler.now();
-    for (const item of items) this.items.push({ entry: item.entry, tenant: item.tenant, bytes: item.bytes, at });
+    for (const item of items) this.items.push({ entry: item.entry, tenant: item.tenant, bytes: item.bytes, at, seq: item.seq });
     this.queuedBytes += bytes;
     this.heldBytes += bytes;
     this.options.metrics.queuedBytes.set(this.labels, this.heldBytes);
@@ -173,19 +199,34 @@ export class EndpointQueue {
 
   private async run(): Promise<void> {
     await this.options.after?.catch(() => {});
-    const { batchWaitMs, batchSizeBytes } = this.options.config;
+    const wal = this.options.wal;
+    if (wal) {
+      try {
+        await wal.ready();
+      } catch {
+        return; // Nothing was accepted, since every append failed too.
+      }
+      // Start at the oldest record not done: a queue this one replaced may have stopped mid-batch.
+      wal.rewind();
+    }
+    const { batchWaitMs, batchSizeBytes, capacityBytes } = this.options.config;
     for (;;) {
       if (this.deadlineHit) {
-        this.dropRemaining();
+        if (wal) this.keepRemaining(wal);
+        else this.dropRemaining();
         return;
       }
-      if (this.head >= this.items.length) {
+      if (wal && this.heldBytes < capacityBytes && wal.hasUnread()) {
+        await this.refill(wal, capacityBytes - this.heldBytes);
+        continue;
+      }
+      if (this.items.length === 0) {
         if (this.state !== 'running') return;
         await this.waitForWake();
         continue;
       }
-      if (this.state === 'running' && this.queuedBytes < batchSizeBytes) {
-        const due = this.items[this.head]!.at + batchWaitMs;
+      if (this.state === 'running' && this.queuedBytes < batchSizeBytes && !wal?.hasUnread()) {
+        const due = this.items.peek()!.at + batchWaitMs;
         const now = this.scheduler.now();
         if (now < due) {
           await this.waitForWake(due - now);
@@ -194,12 +235,14 @@ export class EndpointQueue {
       }
       const batch = this.takeBatch(batchSizeBytes);
       const bytes = batch.reduce((sum, item) => sum + item.bytes, 0);
+      let settled = true;
       try {
-        await this.deliver(batch, bytes);
+        settled = await this.deliver(batch, bytes);
       } catch (err) {
         this.options.log('error', 'sending batch failed unexpectedly', { error: (err as Error).message });
         this.drop(batch, bytes, 'ingester_error');
       }
+      if (wal && settled) await this.settle(wal, batch);
       this.heldBytes -= bytes;
       this.options.metrics.queuedBytes.set(this.labels, this.heldBytes);
       this.admitWaiters();
@@ -208,36 +251,29 @@ export class EndpointQueue {
 
   /** The oldest entry's tenant's entries, in order, up to batch_size bytes (at least one). */
   private takeBatch(batchSizeBytes: number): Queued[] {
-    const tenant = this.items[this.head]!.tenant;
+    const tenant = this.items.peek()!.tenant;
     const taken: Queued[] = [];
-    let skipped: Queued[] | undefined;
+    const skipped: Queued[] = [];
     let bytes = 0;
-    let i = this.head;
-    for (; i < this.items.length; i++) {
-      const item = this.items[i]!;
-      if (item.tenant !== tenant) {
-        (skipped ??= []).push(item);
-        continue;
+    while (this.items.length > 0) {
+      const item = this.items.peek()!;
+      if (item.tenant === tenant) {
+        if (taken.length > 0 && bytes + item.bytes > batchSizeBytes) break;
+        taken.push(item);
+        bytes += item.bytes;
+      } else {
+        skipped.push(item);
       }
-      if (taken.length > 0 && bytes + item.bytes > batchSizeBytes) break;
-      taken.push(item);
-      bytes += item.bytes;
+      this.items.shift();
     }
-    if (skipped) {
-      this.items = skipped.concat(this.items.slice(i));
-      this.head = 0;
-    } else {
-      this.head = i;
-      if (this.head > 4096 && this.head * 2 > this.items.length) {
-        this.items = this.items.slice(this.head);
-        this.head = 0;
-      }
-    }
+    // Other tenants' entries wait for their own batches, ahead of everything queued after them.
+    this.items.unshiftAll(skipped);
     this.queuedBytes -= bytes;
     return taken;
   }
 
-  private async deliver(batch: readonly Queued[], bytes: number): Promise<void> {
+  /** Sends one batch; true once it is delivered or given up, false when the drain deadline cut it off. */
+  private async deliver(batch: readonly Queued[], bytes: number): Promise<boolean> {
     const { config, metrics, log } = this.options;
     const tenant = batch[0]!.tenant;
     const encoded = encodeBatch(batch, this.options.externalLabels());
@@ -249,40 +285,80 @@ export class EndpointQueue {
     };
     if (config.authorization) headers.Authorization = config.authorization;
     if (tenant !== '') headers['X-Scope-OrgID'] = tenant;
-    const backoff = new Backoff(config.minBackoffMs, config.maxBackoffMs, config.maxBackoffRetries, this.options.random);
+    const backoff = new Backoff(
+      { minMs: config.minBackoffMs, maxMs: config.maxBackoffMs, maxRetries: config.maxBackoffRetries, floorRisesToMax: true },
+      this.backoffClock,
+    );
     let status = 0;
     let message = '';
     for (;;) {
-      if (this.deadlineHit) {
-        this.drop(batch, bytes, 'shutdown');
-        return;
-      }
-      backoff.attempted();
+      if (this.deadlineHit) return this.cutOff(batch, bytes);
       const started = performance.now();
       const result = await this.attempt({ url: config.url, headers, body: encoded.body });
       metrics.requestDuration.observe({ ...this.labels, status_code: String(result.status) }, (performance.now() - started) / 1000);
       if (result.status >= 200 && result.status < 300) {
         metrics.sentBytes.inc(this.labels, bytes);
         metrics.sentEntries.inc(this.labels, batch.length);
-        return;
+        return true;
       }
       status = result.status;
-      message = result.message;
+      // An endpoint (or a proxy before it) may quote the request back, credentials included.
+      message = redactText(result.message, config.secrets);
       const retryable = status < 0 || Math.floor(status / 100) === 5 || (status === 429 && config.retryOnHttp429);
-      if (!retryable || !backoff.ongoing() || this.deadlineHit) break;
+      if (!retryable || this.deadlineHit) break;
       let delay = backoff.nextDelay();
+      if (!backoff.ongoing()) break;
       const asked = retryAfterMs(result.retryAfter, Number(this.options.clock.nowNs() / 1_000_000n));
       if (asked !== undefined) delay = Math.min(config.maxBackoffMs, Math.max(config.minBackoffMs, asked));
       log('warn', 'error sending batch, will retry', { host: config.host, status, tenant, error: message, retry_in_ms: delay });
       metrics.batchRetries.inc({ ...this.labels, tenant });
-      await this.sleep(delay);
+      await this.backoffClock.sleep(delay, this.abort.signal);
     }
-    if (this.deadlineHit) {
-      this.drop(batch, bytes, 'shutdown');
-      return;
-    }
+    if (this.deadlineHit) return this.cutOff(batch, bytes);
     log('error', 'final error sending batch', { host: config.host, status, tenant, error: message, entries: batch.length });
     this.drop(batch, bytes, status === 429 ? 'rate_limited' : 'ingester_error');
+    return true;
+  }
+
+  /** A batch the drain deadline cut off: dropped, unless the write-ahead log keeps it. */
+  private cutOff(batch: readonly Queued[], bytes: number): false {
+    if (!this.options.wal) this.drop(batch, bytes, 'shutdown');
+    return false;
+  }
+
+  /** With a write-ahead log: accepted once written there; the sender reads it back. */
+  private async enqueueDurably(wal: EndpointWal, items: readonly QueuedEntry[]): Promise<void> {
+    await wal.append(items);
+    this.options.metrics.walBytes.set(this.labels, wal.bytes);
+    this.wake();
+  }
+
+  /** Reads up to `room` bytes of entries back from the write-ahead log into the queue. */
+  private async refill(wal: EndpointWal, room: number): Promise<void> {
+    let items: QueuedEntry[];
+    try {
+      items = await wal.read(room);
+    } catch (err) {
+      const error = (err as Error).message;
+      this.options.log('error', 'reading the write-ahead log failed, retrying', { host: this.options.config.host, error });
+      await this.waitForWake(WAL_RETRY_MS);
+      return;
+    }
+    const bytes = items.reduce((sum, item) => sum + item.bytes, 0);
+    this.push(items, bytes);
+    this.options.metrics.walBytes.set(this.labels, wal.bytes);
+  }
+
+  /** Records a settled batch in the write-ahead log, which deletes segments that are all done. */
+  private async settle(wal: EndpointWal, batch: readonly Queued[]): Promise<void> {
+    try {
+      await wal.done(batch);
+    } catch (err) {
+      // The entries are sent again after a restart: a repeat, not a loss.
+      const error = (err as Error).message;
+      this.options.log('error', 'recording delivery in the write-ahead log failed', { host: this.options.config.host, error });
+    }
+    this.options.metrics.walBytes.set(this.labels, wal.bytes);
   }
 
   /** One request with remote_timeout; cut short when the drain deadline passes. */
@@ -294,22 +370,6 @@ export class EndpointQueue {
     return this.options.transport(request, controller.signal).finally(() => {
       timer.unsubscribe();
       this.abort.signal.removeEventListener('abort', onAbort);
-    });
-  }
-
-  private sleep(ms: number): Promise<void> {
-    const signal = this.abort.signal;
-    return new Promise<void>((resolve) => {
-      if (signal.aborted) return resolve();
-      const onAbort = () => {
-        timer.unsubscribe();
-        resolve();
-      };
-      const timer = this.scheduler.schedule(() => {
-        signal.removeEventListener('abort', onAbort);
-        resolve();
-      }, ms);
-      signal.addEventListener('abort', onAbort, { once: true });
     });
   }
 
@@ -334,11 +394,24 @@ export class EndpointQueue {
     }
   }
 
+  /** At the drain deadline with a write-ahead log: what is undelivered stays there for the next start. */
+  private keepRemaining(wal: EndpointWal): void {
+    const rest = this.items.takeAll();
+    const bytes = rest.reduce((sum, item) => sum + item.bytes, 0);
+    this.queuedBytes -= bytes;
+    this.heldBytes -= bytes;
+    const records = wal.undone();
+    if (records > 0 && !this.handingOver) {
+      this.options.log('warn', 'entries not delivered before drain_timeout stay in the write-ahead log for the next start', {
+        host: this.options.config.host,
+        records,
+      });
+    }
+  }
+
   /** At the drain deadline: everything still queued is given up and counted. */
   private dropRemaining(): void {
-    const rest = this.items.slice(this.head);
-    this.items = [];
-    this.head = 0;
+    const rest = this.items.takeAll();
     if (rest.length === 0) return;
     const bytes = rest.reduce((sum, item) => sum + item.bytes, 0);
     this.queuedBytes -= bytes;

@@ -19,6 +19,8 @@ export interface WriteMetrics {
   readonly batchRetries: Counter<'component_id' | 'host' | 'tenant'>;
   /** Bytes of lines waiting in an endpoint's queue or in flight. */
   readonly queuedBytes: Gauge<'component_id' | 'host'>;
+  /** Bytes of an endpoint's write-ahead log files. */
+  readonly walBytes: Gauge<'component_id' | 'host'>;
 }
 
 const byRegistry = new WeakMap<Registry, WriteMetrics>();
@@ -73,6 +75,12 @@ export function writeMetrics(registry: Registry): WriteMetrics {
     queuedBytes: new Gauge({
       name: 'logs_write_queued_bytes',
       help: 'Bytes of log lines accepted and not yet sent or dropped.',
+      labelNames: ['component_id', 'host'],
+      registers,
+    }),
+    walBytes: new Gauge({
+      name: 'logs_write_wal_bytes',
+      help: 'Bytes of the write-ahead log files kept for the endpoint.',
       labelNames: ['component_id', 'host'],
       registers,
     }),

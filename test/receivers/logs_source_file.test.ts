@@ -6,6 +6,7 @@ import {
   readFileSync,
   renameSync,
   rmSync,
+  statSync,
   truncateSync,
   writeFileSync,
 } from 'node:fs';
@@ -256,6 +257,112 @@ describe('logs.source.file rotation and restarts', () => {
   });
 });
 
+describe('logs.source.file positions', () => {
+  async function startWithContext(body: string, receiver: RecordingReceiver) {
+    const ctx = testContext('logs.source.file.test');
+    const text = `logs.source.file "test" {\n  ${body}\n  ${FAST}\n  forward_to = [r0]\n}\n`;
+    const source = new LogsSourceFile(componentArgs(logsSourceFileComponent, text, [receiver]), ctx);
+    running.push(source);
+    await source.start();
+    return { source, ctx };
+  }
+  const savedOffset = (positions: string, file: string): string | undefined => {
+    try {
+      return (JSON.parse(readFileSync(positions, 'utf8')) as { files: Record<string, { offset: string }> }).files[file]?.offset;
+    } catch {
+      return undefined;
+    }
+  };
+
+  it('starts clean on an empty positions file, saying so, and stays healthy', async () => {
+    const dir = freshDir();
+    const file = join(dir, 'app.log');
+    const positions = join(dir, 'positions.json');
+    writeFileSync(file, 'one\ntwo\n');
+    writeFileSync(positions, '');
+    const receiver = recordingReceiver();
+    const { source, ctx } = await startWithContext(
+      `path = ${JSON.stringify(file)}\n  positions_file = ${JSON.stringify(positions)}`,
+      receiver,
+    );
+    await eventually(() => receiver.entries.length === 2);
+    expect(lines(receiver)).toEqual(['one', 'two']);
+    expect(source.health().state).toBe('healthy');
+    expect(ctx.logs).toContain(`warn positions file is empty, starting without positions {"file":${JSON.stringify(positions)}}`);
+    await stopSource(source);
+    expect(savedOffset(positions, file)).toBe('8');
+  });
+
+  it('reads a file whose saved offset is invalid from its start and saves a whole offset back', async () => {
+    const dir = freshDir();
+    const file = join(dir, 'app.log');
+    const positions = join(dir, 'positions.json');
+    writeFileSync(file, 'first\nsecond\n');
+    const st = statSync(file, { bigint: true });
+    for (const offset of ['1.5', '-6', 'six']) {
+      writeFileSync(positions, JSON.stringify({ version: 1, files: { [file]: { offset, dev: String(st.dev), ino: String(st.ino) } } }));
+      const receiver = recordingReceiver();
+      const { source, ctx } = await startWithContext(
+        `path = ${JSON.stringify(file)}\n  positions_file = ${JSON.stringify(positions)}`,
+        receiver,
+      );
+      await eventually(() => receiver.entries.length === 2);
+      expect(lines(receiver)).toEqual(['first', 'second']);
+      expect(source.health().state).toBe('healthy');
+      expect(ctx.logs.filter((l) => l.startsWith('warn dropping an invalid position'))).toHaveLength(1);
+      await stopSource(source);
+      expect(savedOffset(positions, file)).toBe('13');
+    }
+  });
+
+  it('advances a saved position only once the receivers took the batch over', async () => {
+    const dir = freshDir();
+    const file = join(dir, 'app.log');
+    const positions = join(dir, 'positions.json');
+    writeFileSync(file, Array.from({ length: 1500 }, (_, i) => `line ${i}\n`).join(''));
+    const hold = gate();
+    const receiver = recordingReceiver({ hold: hold.wait });
+    await startWithContext(
+      `path = ${JSON.stringify(file)}\n  positions_file = ${JSON.stringify(positions)}\n  positions_sync_period = "20ms"`,
+      receiver,
+    );
+    await eventually(() => savedOffset(positions, file) !== undefined, 5000, 'the first sync');
+    await new Promise((r) => setTimeout(r, 100));
+    expect(receiver.calls()).toBe(1);
+    expect(savedOffset(positions, file)).toBe('0');
+    hold.open();
+    await eventually(() => savedOffset(positions, file) === String(statSync(file).size), 5000, 'the position of every line');
+    expect(receiver.entries.length).toBe(1500);
+  });
+
+  it('writes positions every positions_sync_period while one long read is still going', async () => {
+    const dir = freshDir();
+    const file = join(dir, 'big.log');
+    const positions = join(dir, 'positions.json');
+    writeFileSync(file, Array.from({ length: 6000 }, (_, i) => `line ${i}\n`).join(''));
+    const size = statSync(file).size;
+    // A slow downstream: the whole file is one poll of six batches, 150 ms each.
+    const receiver = recordingReceiver({ hold: () => new Promise((r) => setTimeout(r, 150)) });
+    await startWithContext(
+      `path = ${JSON.stringify(file)}\n  positions_file = ${JSON.stringify(positions)}\n  positions_sync_period = "50ms"`,
+      receiver,
+    );
+    const seen = new Set<string>();
+    await eventually(
+      () => {
+        const offset = savedOffset(positions, file);
+        if (offset !== undefined) seen.add(offset);
+        return offset === String(size);
+      },
+      10_000,
+      'the last position',
+    );
+    // Every acknowledged batch boundary was written while the read went on, not only the end.
+    const middle = [...seen].map(Number).filter((o) => o > 0 && o < size);
+    expect(middle.length).toBeGreaterThanOrEqual(3);
+  });
+});
+
 describe('logs.source.file config', () => {
   const errorsOf = (body: string): string[] => {
     try {
@@ -273,6 +380,12 @@ describe('logs.source.file config', () => {
   it('needs a path or targets, and a __path__ in every target', () => {
     expect(errorsOf('')).toEqual(['f.alloy:1:1: logs.source.file "test": one of path and targets must be set']);
     expect(errorsOf('targets = [{ job = "x" }]')).toEqual(['f.alloy:2:3: logs.source.file "test": targets[0] has no __path__ label']);
+  });
+
+  it('rejects a positions_sync_period that is not positive', () => {
+    expect(errorsOf('path = "x"\n  positions_sync_period = "0s"')).toEqual([
+      'f.alloy:3:3: logs.source.file "test": positions_sync_period must be greater than 0',
+    ]);
   });
 
   it('rejects a max poll frequency below the min', () => {

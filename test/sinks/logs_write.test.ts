@@ -1,3 +1,6 @@
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock, type Clock } from '../../core/clock.js';
 import type { Entry } from '../../core/entry.js';
@@ -7,7 +10,18 @@ import { decodePushRequest } from '../../lib/loki/wire.js';
 import { snappyDecode } from '../../lib/loki/compression.js';
 import { LogsWrite, logsWriteComponent, type LogsWriteTestHooks } from '../../sinks/logs_write.js';
 import type { PushRequest, PushResult } from '../../sinks/loki/transport.js';
-import { componentArgs, entryOf, eventually, metricValue, testContext, type TestContext } from '../receivers/loki/harness.js';
+import { decodeWalEntry } from '../../sinks/loki/wal_record.js';
+import {
+  componentArgs,
+  entryOf,
+  eventually,
+  metricValue,
+  pushProto,
+  startSourceApi,
+  testContext,
+  type RawResponse,
+  type TestContext,
+} from '../receivers/loki/harness.js';
 import { startFakeLoki, type FakeLoki } from './loki/fake_loki.js';
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -369,5 +383,145 @@ describe('logs.write config', () => {
       'w.alloy:5:5: logs.write "test" > endpoint: reading bearer_token_file: ENOENT: no such file or directory, open \'/nonexistent\'',
       'w.alloy:6:5: logs.write "test" > endpoint: attribute "batch_size": units: unknown unit kB in 1kB',
     ]);
+  });
+});
+
+describe('logs.write write-ahead log', () => {
+  const walDir = () => mkdtempSync(join(tmpdir(), 'rivulet-write-wal-'));
+  const segments = (dir: string) => (existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.seg')) : []);
+  const walConfig = (url: string, dir: string, extra = '', wal = '') =>
+    `logs.write "test" {\n  endpoint {\n    name = "main"\n    url = ${JSON.stringify(url)}\n    batch_wait = "0s"\n    min_backoff_period = "20ms"\n    max_backoff_period = "50ms"\n    max_backoff_retries = 0\n    ${extra}\n  }\n  wal {\n    enabled = true\n    dir = ${JSON.stringify(dir)}\n    ${wal}\n  }\n}\n`;
+
+  it('acknowledges a send once it is on disk, delivers from there and deletes what was delivered', async () => {
+    const loki = await fakeLoki();
+    await loki.down();
+    const dir = walDir();
+    const write = startWrite(walConfig(loki.url, dir));
+    const entry: Entry = { ...entryOf('kept', { app: 'a' }, 7n), structuredMetadata: [{ name: 'k', value: 'v' }] };
+    await write.receiver.send([entry]);
+    const files = segments(join(dir, 'main'));
+    expect(files.length).toBe(1);
+    const payload = readFileSync(join(dir, 'main', files[0]!)).subarray(8);
+    expect(decodeWalEntry(payload)).toEqual({ tenant: '', entry });
+    expect(await metricValue(write.ctx.registry, 'logs_write_wal_bytes')).toBe(8 + payload.length);
+    await loki.up();
+    await eventually(() => loki.lines().length === 1, 5000, 'the delivery');
+    await eventually(() => segments(join(dir, 'main')).length === 0, 5000, 'the segment to be deleted');
+    expect(JSON.parse(readFileSync(join(dir, 'main', 'delivered.json'), 'utf8'))).toEqual({ version: 1, delivered: { '': 0 } });
+    expect(loki.accepted[0]!.streams).toMatchObject([
+      { labels: { app: 'a' }, entries: [{ timestampNs: 7n, line: 'kept', structuredMetadata: [{ name: 'k', value: 'v' }] }] },
+    ]);
+  });
+
+  it('keeps what is undelivered at drain_timeout and sends it, once, after the next start', async () => {
+    const loki = await fakeLoki();
+    await loki.down();
+    const dir = walDir();
+    const config = walConfig(loki.url, dir, 'queue_config {\n      drain_timeout = "200ms"\n    }');
+    const first = startWrite(config);
+    for (let i = 0; i < 3; i++) await first.receiver.send([entryOf(`line-${i}`, { app: 'a' })]);
+    await first.component.stop();
+    expect(await metricValue(first.ctx.registry, 'logs_write_dropped_entries_total')).toBe(0);
+    expect(first.ctx.logs).toContain(
+      'warn entries not delivered before drain_timeout stay in the write-ahead log for the next start {"host":"127.0.0.1:' +
+        `${loki.port}","records":3}`,
+    );
+    await loki.up();
+    const second = startWrite(config);
+    await eventually(() => loki.lines().length === 3, 5000, 'the replay');
+    await second.component.stop();
+    expect(loki.lines()).toEqual(['line-0', 'line-1', 'line-2']);
+    expect(second.ctx.logs.some((l) => l.startsWith('info replaying the write-ahead log'))).toBe(true);
+    expect(segments(join(dir, 'main'))).toEqual([]);
+  });
+
+  it('makes send wait while the log is at max_size and resumes once delivered segments are deleted', async () => {
+    const loki = await fakeLoki();
+    await loki.down();
+    const dir = walDir();
+    const write = startWrite(walConfig(loki.url, dir, '', 'max_size = "8KiB"'));
+    const line = 'x'.repeat(900);
+    const acknowledged: number[] = [];
+    const sends = Array.from({ length: 12 }, (_, i) => write.receiver.send([entryOf(`${i}${line}`)]).then(() => acknowledged.push(i)));
+    await new Promise((r) => setTimeout(r, 200));
+    // Records of about 920 bytes: eight fit in 8 KiB; the rest wait, in order.
+    expect(acknowledged).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    expect(await metricValue(write.ctx.registry, 'logs_write_wal_bytes')).toBeLessThanOrEqual(8 * 1024);
+    await loki.up();
+    await Promise.all(sends);
+    expect(acknowledged).toEqual(Array.from({ length: 12 }, (_, i) => i));
+    await eventually(() => loki.lines().length === 12, 5000, 'every line');
+    expect(loki.lines().map((l) => Number.parseInt(l, 10))).toEqual(Array.from({ length: 12 }, (_, i) => i));
+  });
+
+  it('pushes back on a push source while the log is full: it answers 429 with Retry-After', async () => {
+    const loki = await fakeLoki();
+    await loki.down();
+    const write = startWrite(walConfig(loki.url, walDir(), '', 'max_size = "8KiB"'));
+    const api = await startSourceApi([write.receiver], { extra: 'max_pending_size = "8KiB"' });
+    cleanups.push(() => api.stop());
+    const answers: Array<Promise<RawResponse>> = [];
+    let refused: RawResponse | undefined;
+    for (let i = 0; i < 60 && !refused; i++) {
+      const entries = [{ timestampNs: BigInt(i + 1), line: `${i} ${'x'.repeat(900)}`, structuredMetadata: [] }];
+      const answer = pushProto(api.url, [{ labels: '{app="a"}', entries }]);
+      const early = await Promise.race([answer, new Promise<undefined>((r) => setTimeout(r, 50, undefined))]);
+      if (early?.status === 429) refused = early;
+      else answers.push(answer);
+    }
+    expect(refused?.headers['retry-after']).toBe('1');
+    expect(await metricValue(write.ctx.registry, 'logs_write_wal_bytes')).toBeLessThanOrEqual(8 * 1024);
+    await loki.up();
+    expect(new Set((await Promise.all(answers)).map((a) => a.status))).toEqual(new Set([204]));
+    await eventually(() => loki.lines().length === answers.length, 5000, 'every acknowledged line');
+  });
+
+  it('hands an endpoint’s log to the queue that replaces it on update, losing and repeating nothing', async () => {
+    const loki = await fakeLoki();
+    await loki.down();
+    const dir = walDir();
+    const write = startWrite(walConfig(loki.url, dir));
+    for (let i = 0; i < 4; i++) await write.receiver.send([entryOf(`before-${i}`)]);
+    await new Promise((r) => setTimeout(r, 100));
+    write.component.update(componentArgs(logsWriteComponent, walConfig(loki.url, dir, 'batch_size = "64KiB"'), []));
+    await write.receiver.send([entryOf('after')]);
+    await loki.up();
+    await eventually(() => loki.lines().length >= 5, 5000, 'every line');
+    await write.component.stop();
+    expect(loki.lines()).toEqual(['before-0', 'before-1', 'before-2', 'before-3', 'after']);
+  });
+
+  it('refuses a wal without dir, two endpoints sharing one log, and a changed wal block', async () => {
+    const messageOf = (fn: () => unknown): string => {
+      try {
+        fn();
+      } catch (err) {
+        return (err as Error).message;
+      }
+      return '';
+    };
+    const build = (text: string) => () =>
+      new LogsWrite(componentArgs(logsWriteComponent, text, [], 'w.alloy'), testContext('logs.write.test'));
+    expect(
+      messageOf(build('logs.write "test" {\n  endpoint {\n    url = "http://a/push"\n  }\n  wal {\n    enabled = true\n  }\n}\n')),
+    ).toBe('w.alloy:6:5: logs.write "test" > wal: dir must be set when the wal is enabled');
+    expect(
+      messageOf(
+        build(
+          'logs.write "test" {\n  endpoint {\n    url = "http://a/push"\n  }\n  endpoint {\n    url = "http://a/push"\n  }\n  wal {\n    enabled = true\n    dir = "/tmp/w"\n  }\n}\n',
+        ),
+      ),
+    ).toMatch(
+      /^w\.alloy:8:3: logs\.write "test" > wal: two endpoints would share the write-ahead log \/tmp\/w\/url-[0-9a-f]{16}; give them distinct names$/,
+    );
+    const dir = walDir();
+    const write = startWrite(walConfig('http://127.0.0.1:1/push', dir));
+    expect(
+      messageOf(() =>
+        write.component.update(
+          componentArgs(logsWriteComponent, walConfig('http://127.0.0.1:1/push', dir, '', 'fsync = "never"'), [], 'w.alloy'),
+        ),
+      ),
+    ).toBe('w.alloy:11:3: logs.write "test": the wal block cannot change while the component runs');
   });
 });

@@ -37,4 +37,69 @@ describe('positions file', () => {
     writeFileSync(corrupt, '{"version":7}');
     await expect(new Positions(corrupt).load()).rejects.toThrow(`positions file ${corrupt} has an unknown format`);
   });
+
+  it('starts clean on an empty positions file, saying so', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rivulet-pos-'));
+    for (const text of ['', '\n  \n']) {
+      const file = join(dir, 'empty.json');
+      writeFileSync(file, text);
+      const logs: string[] = [];
+      const positions = new Positions(file, (level, message, fields) => logs.push(`${level} ${message} ${JSON.stringify(fields)}`));
+      await positions.load();
+      expect(positions.paths()).toEqual([]);
+      expect(logs).toEqual([`warn positions file is empty, starting without positions {"file":${JSON.stringify(file)}}`]);
+    }
+  });
+
+  it('drops records with an offset that is negative, fractional or not a number, and never saves them back', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'rivulet-pos-')), 'positions.json');
+    const record = (offset: unknown, dev: unknown = '1', ino: unknown = '2') => ({ offset, dev, ino });
+    writeFileSync(
+      file,
+      JSON.stringify({
+        version: 1,
+        files: {
+          '/ok.log': record('42'),
+          '/ok-number.log': record(7, 1, 3),
+          '/negative.log': record('-5'),
+          '/fraction.log': record('1.5'),
+          '/fraction-number.log': record(2.5),
+          '/word.log': record('abc'),
+          '/empty.log': record(''),
+          '/exponent.log': record('1e3'),
+          '/huge.log': record('99999999999999999999'),
+          '/bad-inode.log': record('1', '1', 'x'),
+          '/not-an-object.log': 'offset',
+        },
+      }),
+    );
+    const logs: string[] = [];
+    const positions = new Positions(file, (level, message, fields) =>
+      logs.push(`${level} ${message} ${(fields as { path: string }).path}`),
+    );
+    await positions.load();
+    expect(positions.paths().sort()).toEqual(['/ok-number.log', '/ok.log']);
+    expect(positions.get('/ok.log')).toEqual({ offset: 42, dev: 1n, ino: 2n });
+    expect(positions.get('/ok-number.log')).toEqual({ offset: 7, dev: 1n, ino: 3n });
+    expect(logs).toEqual(
+      [
+        '/negative.log',
+        '/fraction.log',
+        '/fraction-number.log',
+        '/word.log',
+        '/empty.log',
+        '/exponent.log',
+        '/huge.log',
+        '/bad-inode.log',
+        '/not-an-object.log',
+      ].map((path) => `warn dropping an invalid position ${path}`),
+    );
+    await positions.save();
+    expect(JSON.parse(readFileSync(file, 'utf8')).files).toEqual({
+      '/ok-number.log': { offset: '7', dev: '1', ino: '3' },
+      '/ok.log': { offset: '42', dev: '1', ino: '2' },
+    });
+    expect(() => positions.set('/x.log', { offset: 1.5, dev: 1n, ino: 1n })).toThrow('invalid offset 1.5 for /x.log');
+    expect(() => positions.set('/x.log', { offset: -1, dev: 1n, ino: 1n })).toThrow('invalid offset -1 for /x.log');
+  });
 });

@@ -29,6 +29,8 @@ export interface FakeLoki {
   readonly arrivals: Array<{ status: number; at: number }>;
   /** The answer to the next pushes; pushes beyond the script get 204. */
   script(...answers: ScriptedAnswer[]): void;
+  /** The answer to every push beyond the script until called again (none: 204): an outage. */
+  answerAll(answer?: ScriptedAnswer): void;
   /** Stops listening (connections refused) until `up()`. */
   down(): Promise<void>;
   up(): Promise<void>;
@@ -41,6 +43,7 @@ export async function startFakeLoki(port = 0): Promise<FakeLoki> {
   const accepted: RecordedPush[] = [];
   const arrivals: Array<{ status: number; at: number }> = [];
   const script: ScriptedAnswer[] = [];
+  let fallback: ScriptedAnswer | undefined;
   let server: Server | undefined;
 
   const listen = (p: number) =>
@@ -49,7 +52,7 @@ export async function startFakeLoki(port = 0): Promise<FakeLoki> {
         const chunks: Buffer[] = [];
         req.on('data', (c: Buffer) => chunks.push(c));
         req.on('end', () => {
-          const answer = script.shift() ?? { status: 204 };
+          const answer = script.shift() ?? fallback ?? { status: 204 };
           const reply = () => {
             arrivals.push({ status: answer.status, at: Date.now() });
             if (answer.status >= 200 && answer.status < 300) {
@@ -82,6 +85,9 @@ export async function startFakeLoki(port = 0): Promise<FakeLoki> {
     accepted,
     arrivals,
     script: (...answers) => script.push(...answers),
+    answerAll: (answer) => {
+      fallback = answer;
+    },
     down: closeServer,
     async up() {
       if (!server) server = await listen(bound);

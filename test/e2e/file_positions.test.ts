@@ -1,0 +1,126 @@
+/**
+ * logs.source.file across SIGKILL: `rivulet run` as a child process tails a file through a
+ * rate-limited pipeline into logs.echo and is killed three times mid-file. After each restart the
+ * lines read again must stay within what was taken over during one positions_sync_period before
+ * the kill, plus the batch that was in flight; no line may be lost.
+ */
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { spawnRun, type ChildRun } from './support.js';
+
+const TOTAL = 12_300;
+const SYNC_MS = 500;
+const RATE = 1000;
+/** The tailer's batch: the lines that can be written out and not yet acknowledged at a kill. */
+const BATCH_LINES = 1000;
+
+const children: ChildRun[] = [];
+afterEach(() => {
+  for (const run of children.splice(0)) if (run.child.exitCode === null && run.child.signalCode === null) run.child.kill('SIGKILL');
+});
+
+function echoedLines(file: string): string[] {
+  let text = '';
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return [];
+  }
+  return text
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => (JSON.parse(l) as { line: string }).line);
+}
+
+function echoedCount(file: string): number {
+  try {
+    const text = readFileSync(file, 'latin1');
+    let count = 0;
+    for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) count++;
+    return count;
+  } catch {
+    return 0;
+  }
+}
+
+describe('logs.source.file killed with SIGKILL', () => {
+  it('reads again at most one sync period of lines plus the batch in flight, and loses none', { timeout: 120_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rivulet-file-kill-'));
+    const log = join(dir, 'app.log');
+    const echo = join(dir, 'echo.jsonl');
+    const config = join(dir, 'run.alloy');
+    writeFileSync(log, Array.from({ length: TOTAL }, (_, i) => `line ${i}\n`).join(''));
+    writeFileSync(
+      config,
+      `logs.source.file "in" {
+  path = ${JSON.stringify(log)}
+  positions_file = ${JSON.stringify(join(dir, 'positions.json'))}
+  positions_sync_period = "${SYNC_MS}ms"
+  file_watch {
+    min_poll_frequency = "50ms"
+    max_poll_frequency = "100ms"
+  }
+  forward_to = [logs.process.slow.receiver]
+}
+
+logs.process "slow" {
+  stage.limit {
+    rate = ${RATE}
+    burst = 50
+    drop = false
+  }
+  forward_to = [logs.echo.out.receiver]
+}
+
+logs.echo "out" {
+  path = ${JSON.stringify(echo)}
+}
+`,
+    );
+
+    const kills: Array<{ echoedAtKill: number; window: number }> = [];
+    for (let k = 0; k < 3; k++) {
+      const run = await spawnRun(config, []);
+      children.push(run);
+      const startCount = echoedCount(echo);
+      const samples: Array<{ at: number; count: number }> = [];
+      for (;;) {
+        const count = echoedCount(echo);
+        samples.push({ at: Date.now(), count });
+        if (count - startCount >= 2500) break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      run.child.kill('SIGKILL');
+      await run.exited;
+      const echoedAtKill = echoedCount(echo);
+      // Lines written out during one sync period before the kill (with a margin for sampling).
+      const since = samples.at(-1)!.at - SYNC_MS - 300;
+      const before = [...samples].reverse().find((s) => s.at <= since) ?? samples[0]!;
+      kills.push({ echoedAtKill, window: echoedAtKill - before.count });
+    }
+
+    const last = await spawnRun(config, []);
+    children.push(last);
+    const deadline = Date.now() + 60_000;
+    while (new Set(echoedLines(echo)).size < TOTAL && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    last.child.kill('SIGTERM');
+    expect(await last.exited).toBe(0);
+
+    const lines = echoedLines(echo);
+    expect(new Set(lines).size).toBe(TOTAL);
+    const duplicatesPerKill = kills.map((kill, k) => {
+      const seen = new Set(lines.slice(0, kill.echoedAtKill));
+      const after = lines.slice(kill.echoedAtKill, kills[k + 1]?.echoedAtKill ?? lines.length);
+      return after.filter((line) => seen.has(line)).length;
+    });
+    for (const [k, duplicates] of duplicatesPerKill.entries()) {
+      expect(
+        duplicates,
+        `kill ${k}: ${duplicates} lines read again, ${kills[k]!.window} written in the last sync period`,
+      ).toBeLessThanOrEqual(kills[k]!.window + BATCH_LINES);
+    }
+    expect(lines.length - TOTAL).toBe(duplicatesPerKill.reduce((a, b) => a + b, 0));
+  });
+});
