@@ -11,12 +11,17 @@
  * the listener restarts only when the `http` block changes.
  *
  * Added here: the tenant from `X-Scope-OrgID` is kept as the `__tenant_id__` label (raw pushes
- * included); a push is answered only once its entries are taken over downstream, what waits for
- * that is bounded by `max_pending_size` (a push beyond it is answered 429 with `Retry-After`);
- * bodies over `max_body_size` (before or after decompression) are answered 413.
+ * included); a push is answered only once its entries are taken over downstream, and what the
+ * source holds meanwhile (bodies and decoded entries at an estimated size) is bounded by
+ * `max_pending_size` for every push, the first included (a push that does not fit beside the
+ * others is answered 429 with `Retry-After`, one that cannot fit even alone 413); bodies over
+ * `max_body_size` (before or after decompression) and pushes of more than `max_entries_per_push`
+ * entries are answered 413; Loki's ingest limits on label names, label lengths and line size can
+ * be turned on, and are answered with Loki's 400 messages.
  */
 import type { Block } from '../lib/config/ast.js';
 import { ConfigError, ConfigErrors } from '../lib/config/errors.js';
+import { attributePos } from '../lib/loki/config.js';
 import type { Entry, Labels } from '../core/entry.js';
 import { fanOut, LOGS_RECEIVER, type LogsReceiver } from '../core/receiver.js';
 import { defineComponent, type ComponentArgs, type ComponentContext, type Health } from '../core/runtime/component.js';
@@ -28,9 +33,17 @@ import { byteSize, durationMs } from '../lib/loki/config.js';
 import { sourceApiMetrics, type SourceApiMetrics } from './loki/metrics.js';
 import { PendingBytes } from './loki/pending.js';
 import { createPushApp, type PushAppSettings } from './loki/push_app.js';
+import type { IngestLimits } from './loki/ingest_limits.js';
 
 /** The generic server default: no connection limit. */
 const HTTP_DEFAULTS: HttpBlockDefaults = { listenPort: 8080, connLimit: 0 };
+
+/**
+ * Entries one push may carry by default. A 1 MiB batch, the usual client default, holds at most
+ * about 60,000 entries of one-byte lines; 100,000 decoded entries are estimated at about 40 MiB,
+ * within the default `max_pending_size`.
+ */
+const DEFAULT_MAX_ENTRIES_PER_PUSH = 100_000;
 
 export const logsSourceApiComponent = defineComponent({
   name: 'logs.source.api',
@@ -49,7 +62,32 @@ export const logsSourceApiComponent = defineComponent({
     max_pending_size: {
       kind: t.string,
       default: '64MiB',
-      doc: 'Most body bytes held at once while reading and waiting for receivers to take entries over; a push beyond it is answered 429.',
+      doc: 'Most memory held at once by pushes being read, decoded and waiting for receivers to take entries over (bodies, plus 400 bytes and the text of each decoded entry); a push beyond it is answered 429, one that cannot fit even alone 413.',
+    },
+    max_entries_per_push: {
+      kind: t.int,
+      default: DEFAULT_MAX_ENTRIES_PER_PUSH,
+      doc: 'Most entries in one push; a push with more is answered 413 as soon as decoding reaches one more.',
+    },
+    max_label_names_per_series: {
+      kind: t.int,
+      default: 0,
+      doc: "Most label names a pushed stream may have (Loki's limit of the same name); 0 turns the check off.",
+    },
+    max_label_name_length: {
+      kind: t.int,
+      default: 0,
+      doc: "Longest label name of a pushed stream, in bytes (Loki's limit of the same name); 0 turns the check off.",
+    },
+    max_label_value_length: {
+      kind: t.int,
+      default: 0,
+      doc: "Longest label value of a pushed stream, in bytes (Loki's limit of the same name); 0 turns the check off.",
+    },
+    max_line_size: {
+      kind: t.string,
+      default: '0',
+      doc: 'Longest pushed line (Loki\'s limit of the same name), such as "256KiB"; 0 turns the check off.',
     },
   },
   blocks: { http: httpBlockSpec(HTTP_DEFAULTS) },
@@ -87,12 +125,32 @@ function settingsOf(args: ComponentArgs): Settings {
     );
     const maxBodyBytes = attempt(() => byteSize(v.max_body_size as string, 'max_body_size', block, args.path, 1), 0);
     const maxPendingBytes = attempt(() => byteSize(v.max_pending_size as string, 'max_pending_size', block, args.path, 1), 0);
+    const count = (name: string, min: number): number =>
+      attempt(() => {
+        const value = v[name] as number;
+        if (value < min)
+          throw new ConfigError(`attribute "${name}": must be at least ${min}, got ${value}`, attributePos(block, name), args.path);
+        return value;
+      }, 0);
+    const maxEntriesPerPush = count('max_entries_per_push', 1);
+    const limits: IngestLimits = {
+      maxLabelNamesPerSeries: count('max_label_names_per_series', 0),
+      maxLabelNameLength: count('max_label_name_length', 0),
+      maxLabelValueLength: count('max_label_value_length', 0),
+      maxLineSize: attempt(() => byteSize(v.max_line_size as string, 'max_line_size', block, args.path, 0), 0),
+    };
     if (errors.length > 0) throw new ConfigErrors(errors);
     return {
       forwardTo: v.forward_to as LogsReceiver[],
       http: http!,
       graceMs: durationMs(v.graceful_shutdown_timeout),
-      app: { labels: v.labels as Labels, useIncomingTimestamp: v.use_incoming_timestamp as boolean, maxBodyBytes },
+      app: {
+        labels: v.labels as Labels,
+        useIncomingTimestamp: v.use_incoming_timestamp as boolean,
+        maxBodyBytes,
+        maxEntriesPerPush,
+        limits,
+      },
       maxPendingBytes,
     };
   } catch (err) {
@@ -159,7 +217,10 @@ export class LogsSourceApi {
 
   /**
    * Stops accepting pushes, then waits (up to graceful_shutdown_timeout) for the requests in
-   * flight: each is answered once its entries are taken over, so nothing answered 204 is lost.
+   * flight: each is answered once its entries are taken over, so no push is answered 204 before
+   * the receivers have its entries. What happens to them after that is the receivers' promise:
+   * logs.write keeps them in memory, where a crash or an undelivered drain loses them, unless its
+   * `wal` block keeps them on disk.
    */
   async stop(): Promise<void> {
     this.stopping = true;

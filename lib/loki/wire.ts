@@ -111,6 +111,11 @@ class Reader {
 
   string(field: string): string {
     const [start, end] = this.span();
+    return this.text(start, end, field);
+  }
+
+  /** The UTF-8 text between `start` and `end`. */
+  text(start: number, end: number, field: string): string {
     if (start === end) return '';
     const view = this.buf.subarray(start, end);
     if (!isUtf8(view)) throw new WireError(`${field} is not valid UTF-8`, true);
@@ -162,8 +167,50 @@ function expectWireType(actual: number, expected: number, message: string, field
   if (actual !== expected) throw new WireError(`${message}.${field} has wire type ${actual}, expected ${expected}`);
 }
 
-/** Decodes a PushRequest body (already decompressed). Throws WireError. */
+/** A push with more entries than the decode allowed; thrown as soon as the next one starts. */
+export class EntryLimitError extends Error {
+  constructor(readonly limit: number) {
+    super(`push request has more than ${limit} entries`);
+    this.name = 'EntryLimitError';
+  }
+}
+
+/** What a decode has built so far: a measure of the memory it holds, reported between slices. */
+export interface DecodeProgress {
+  streams: number;
+  entries: number;
+  /** Structured-metadata pairs. */
+  pairs: number;
+  /** Wire bytes of the entries and label texts decoded, an upper bound of the text they hold. */
+  bytes: number;
+}
+
+export interface DecodeOptions {
+  /** Most entries decoded; one more throws EntryLimitError. Unlimited when absent. */
+  readonly maxEntries?: number;
+  /** Streams, entries and metadata pairs decoded between two yields; 1024 when absent. */
+  readonly sliceItems?: number;
+}
+
+/** Items decoded between two yields unless the caller says otherwise. */
+export const DECODE_SLICE_ITEMS = 1024;
+
+/** Decodes a PushRequest body (already decompressed) at once. Throws WireError. */
 export function decodePushRequest(bytes: Uint8Array): WireStream[] {
+  const steps = decodePushRequestSteps(bytes, new SliceBudget({ sliceItems: Number.POSITIVE_INFINITY }));
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/**
+ * Decodes a PushRequest body (already decompressed) in slices: after every slice of streams,
+ * entries and metadata pairs (as `budget` counts them) it yields its progress, so the caller can
+ * weigh what was built and give the event loop a turn before asking for more; `budget.progress`
+ * holds the final count. Throws WireError or EntryLimitError.
+ */
+export function* decodePushRequestSteps(bytes: Uint8Array, budget = new SliceBudget()): Generator<DecodeProgress, WireStream[], void> {
   const buf = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const reader = new Reader(buf, 0, buf.length);
   const streams: WireStream[] = [];
@@ -172,7 +219,7 @@ export function decodePushRequest(bytes: Uint8Array): WireStream[] {
     if (field === 1) {
       expectWireType(wireType, LENGTH_DELIMITED, 'PushRequest', 'streams');
       const [start, end] = reader.span();
-      streams.push(decodeStream(new Reader(buf, start, end)));
+      streams.push(yield* decodeStream(new Reader(buf, start, end), budget));
     } else if (field === 2) {
       expectWireType(wireType, LENGTH_DELIMITED, 'PushRequest', 'format');
       reader.string('PushRequest.format');
@@ -181,55 +228,119 @@ export function decodePushRequest(bytes: Uint8Array): WireStream[] {
   return streams;
 }
 
-function decodeStream(reader: Reader): WireStream {
+/**
+ * Counts what a decode built, stops it at the entry limit and says when a slice is full; shared
+ * by the decoders of the other push formats so every format is sliced and bounded alike.
+ */
+export class SliceBudget {
+  readonly progress: DecodeProgress = { streams: 0, entries: 0, pairs: 0, bytes: 0 };
+  private readonly maxEntries: number;
+  private readonly sliceItems: number;
+  private items = 0;
+  private yieldAt: number;
+
+  constructor(options: DecodeOptions = {}) {
+    this.maxEntries = options.maxEntries ?? Number.POSITIVE_INFINITY;
+    this.sliceItems = options.sliceItems ?? DECODE_SLICE_ITEMS;
+    this.yieldAt = this.sliceItems;
+  }
+
+  stream(): void {
+    this.progress.streams++;
+    this.items++;
+  }
+
+  /** One more entry of `bytes` on the wire. Throws EntryLimitError past the limit. */
+  entry(bytes: number): void {
+    if (this.progress.entries === this.maxEntries) throw new EntryLimitError(this.maxEntries);
+    this.progress.entries++;
+    this.progress.bytes += bytes;
+    this.items++;
+  }
+
+  pair(): void {
+    this.progress.pairs++;
+    this.items++;
+  }
+
+  /** Text decoded beside the entries (label sets, say). */
+  text(bytes: number): void {
+    this.progress.bytes += bytes;
+  }
+
+  /** True once per full slice; the caller then yields `progress`. */
+  sliceFull(): boolean {
+    if (this.items < this.yieldAt) return false;
+    this.yieldAt = this.items + this.sliceItems;
+    return true;
+  }
+
+  /** Starts a new slice now (a caller that also slices by other measures, such as bytes scanned). */
+  restartSlice(): void {
+    this.yieldAt = this.items + this.sliceItems;
+  }
+}
+
+/**
+ * One stream, its entries decoded in place (not by a helper per entry) so that a slice may end
+ * between two metadata pairs of one entry: an entry of a million empty pairs is a slice like any other.
+ */
+function* decodeStream(reader: Reader, budget: SliceBudget): Generator<DecodeProgress, WireStream, void> {
   let labels = '';
   const entries: WireEntry[] = [];
+  budget.stream();
   while (reader.pos < reader.end) {
     const [field, wireType] = reader.tag();
     if (field === 1) {
       expectWireType(wireType, LENGTH_DELIMITED, 'StreamAdapter', 'labels');
-      labels = reader.string('StreamAdapter.labels');
+      const [start, end] = reader.span();
+      labels = reader.text(start, end, 'StreamAdapter.labels');
+      budget.text(end - start);
     } else if (field === 2) {
       expectWireType(wireType, LENGTH_DELIMITED, 'StreamAdapter', 'entries');
       const [start, end] = reader.span();
-      entries.push(decodeEntry(new Reader(reader.buf, start, end)));
+      budget.entry(end - start);
+      const entry = new Reader(reader.buf, start, end);
+      const time = { seconds: 0n, nanos: 0n };
+      let line = '';
+      const structuredMetadata: MetadataPair[] = [];
+      while (entry.pos < entry.end) {
+        const [entryField, entryWire] = entry.tag();
+        if (entryField === 1) {
+          expectWireType(entryWire, LENGTH_DELIMITED, 'EntryAdapter', 'timestamp');
+          const [tsStart, tsEnd] = entry.span();
+          decodeTimestamp(new Reader(entry.buf, tsStart, tsEnd), time);
+        } else if (entryField === 2) {
+          expectWireType(entryWire, LENGTH_DELIMITED, 'EntryAdapter', 'line');
+          line = entry.string('EntryAdapter.line');
+        } else if (entryField === 3) {
+          expectWireType(entryWire, LENGTH_DELIMITED, 'EntryAdapter', 'structuredMetadata');
+          const [pairStart, pairEnd] = entry.span();
+          budget.pair();
+          structuredMetadata.push(decodePair(new Reader(entry.buf, pairStart, pairEnd)));
+          if (budget.sliceFull()) yield budget.progress;
+        } else entry.skip(entryWire, entryField);
+      }
+      entries.push({ timestampNs: time.seconds * NS_PER_SECOND + time.nanos, line, structuredMetadata });
+      if (budget.sliceFull()) yield budget.progress;
     } else reader.skip(wireType, field);
   }
+  if (budget.sliceFull()) yield budget.progress;
   return { labels, entries };
 }
 
-function decodeEntry(reader: Reader): WireEntry {
-  let seconds = 0n;
-  let nanos = 0n;
-  let line = '';
-  const structuredMetadata: MetadataPair[] = [];
-  while (reader.pos < reader.end) {
-    const [field, wireType] = reader.tag();
+/** Reads a Timestamp into `time`: a message field written twice merges, each scalar seen later wins. */
+function decodeTimestamp(ts: Reader, time: { seconds: bigint; nanos: bigint }): void {
+  while (ts.pos < ts.end) {
+    const [field, wireType] = ts.tag();
     if (field === 1) {
-      expectWireType(wireType, LENGTH_DELIMITED, 'EntryAdapter', 'timestamp');
-      const [start, end] = reader.span();
-      // A message field written twice merges: each scalar seen later wins.
-      const ts = new Reader(reader.buf, start, end);
-      while (ts.pos < ts.end) {
-        const [tsField, tsWire] = ts.tag();
-        if (tsField === 1) {
-          expectWireType(tsWire, VARINT, 'Timestamp', 'seconds');
-          seconds = ts.int64();
-        } else if (tsField === 2) {
-          expectWireType(tsWire, VARINT, 'Timestamp', 'nanos');
-          nanos = BigInt(BigInt.asIntN(32, ts.int64()));
-        } else ts.skip(tsWire, tsField);
-      }
+      expectWireType(wireType, VARINT, 'Timestamp', 'seconds');
+      time.seconds = ts.int64();
     } else if (field === 2) {
-      expectWireType(wireType, LENGTH_DELIMITED, 'EntryAdapter', 'line');
-      line = reader.string('EntryAdapter.line');
-    } else if (field === 3) {
-      expectWireType(wireType, LENGTH_DELIMITED, 'EntryAdapter', 'structuredMetadata');
-      const [start, end] = reader.span();
-      structuredMetadata.push(decodePair(new Reader(reader.buf, start, end)));
-    } else reader.skip(wireType, field);
+      expectWireType(wireType, VARINT, 'Timestamp', 'nanos');
+      time.nanos = BigInt(BigInt.asIntN(32, ts.int64()));
+    } else ts.skip(wireType, field);
   }
-  return { timestampNs: seconds * NS_PER_SECOND + nanos, line, structuredMetadata };
 }
 
 function decodePair(reader: Reader): MetadataPair {

@@ -4,23 +4,35 @@
  * reference also mounts them, and `GET /ready`.
  *
  * Delivery: a push is answered 204 only once every receiver has taken its entries over. What the
- * source holds meanwhile is bounded by `PendingBytes`; a push that does not fit is answered 429
- * with `Retry-After` and none of its entries is forwarded. Reference behaviour kept: streams whose
- * labels do not parse are skipped while the others are forwarded, and the answer is then 400 with
- * the last label error; labels starting with `__` are dropped after the configured `labels` are
- * added; the tenant from `X-Scope-OrgID` is kept as the `__tenant_id__` label.
+ * source holds meanwhile (bodies, decompressed bodies, decoded entries at an estimated size) is
+ * bounded by `PendingBytes` for every request, the first included: a push that does not fit
+ * beside the others is answered 429 with `Retry-After`, one that would not fit even alone 413,
+ * and either way none of its entries is forwarded. Bodies are decompressed off the event loop and
+ * decoded in slices with a turn of the event loop between them, so one huge push does not stall
+ * the process's other servers; a push is refused as soon as it outgrows its bound or
+ * `max_entries_per_push`, before the rest of it is built.
+ *
+ * Reference behaviour kept: streams whose labels do not parse are skipped while the others are
+ * forwarded, and the answer is then 400 with the last label error; labels starting with `__` are
+ * dropped after the configured `labels` are added; the tenant from `X-Scope-OrgID` is kept as the
+ * `__tenant_id__` label. Loki's ingest limits, when configured, skip streams and entries the same
+ * way (see `ingest_limits.ts`).
  */
-import { isUtf8 } from 'node:buffer';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import Koa, { type Context } from 'koa';
 import { Router } from '@koa/router';
 import type { Entry, Labels, MetadataPair } from '../../core/entry.js';
 import { TENANT_LABEL } from '../../core/entry.js';
-import { goErrorResponses, httpError } from '../http/errors.js';
-import type { SourceApiMetrics } from './metrics.js';
-import type { PendingBytes } from './pending.js';
-import { bodyFormat, decodeContentEncoding, decodePushBody, PushError, type DecodedPush } from './push_body.js';
-import { readBodyCapped } from './read_body.js';
+import type { Log } from '../../lib/log.js';
+import { formatLabelText } from '../../lib/loki/label_text.js';
 import type { WireEntry } from '../../lib/loki/wire.js';
+import { goErrorResponses, httpError } from '../http/errors.js';
+import { PushError, type DecodedPush, type RejectReason } from './decoded_push.js';
+import { checksLabels, labelViolation, lineViolation, type IngestLimits } from './ingest_limits.js';
+import type { SourceApiMetrics } from './metrics.js';
+import { PendingClaim, type Admission, type PendingBytes } from './pending.js';
+import { bodyFormat, decodeContentEncodingAsync, pushBodySteps, rawBodySteps } from './push_body.js';
+import { readBodyCapped } from './read_body.js';
 
 /** Seconds a client is asked to wait after a 429. */
 export const RETRY_AFTER_SECONDS = 1;
@@ -30,6 +42,18 @@ export interface PushAppSettings {
   readonly labels: Labels;
   readonly useIncomingTimestamp: boolean;
   readonly maxBodyBytes: number;
+  /** Most entries in one push; past it the push is answered 413. */
+  readonly maxEntriesPerPush: number;
+  readonly limits: IngestLimits;
+}
+
+/** Entries turned into forwarded entries between two turns of the event loop. */
+const ENTRY_SLICE = 1024;
+
+/** Why part of a push was skipped; the push is answered 400 with the last one. */
+interface Skipped {
+  readonly reason: RejectReason;
+  readonly message: string;
 }
 
 export interface PushAppOptions {
@@ -43,7 +67,7 @@ export interface PushAppOptions {
   /** True once the component has begun stopping: new pushes are refused with 503. */
   readonly stopping: () => boolean;
   readonly metrics: SourceApiMetrics;
-  readonly log: (level: 'debug' | 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>) => void;
+  readonly log: Log;
 }
 
 const ROUTES = ['/loki/api/v1/push', '/api/v1/push', '/loki/api/v1/raw', '/api/v1/raw', '/ready'];
@@ -106,34 +130,14 @@ export function createPushApp(options: PushAppOptions): Koa {
     const pending = options.pending;
     if (!pending.hasRoom()) throw queueFull();
 
-    let held = 0;
+    const claim = new PendingClaim(pending);
     try {
-      const raw = await readBodyCapped(ctx.req, settings.maxBodyBytes, (bytes) => {
-        if (!pending.tryAdmit(bytes, held)) return queueFull();
-        held += bytes;
-        return undefined;
-      });
-      metrics.pendingBytes.set({ component_id: componentId }, pending.bytes);
-      // Decompression may grow the body only as far as the bound allows (or to the body limit
-      // when this request is alone), so a small hostile body cannot inflate past it.
-      const room = pending.roomFor(held, settings.maxBodyBytes);
-      let decoded: DecodedPush;
-      try {
-        decoded =
-          kind === 'push'
-            ? decodePushBody(raw, ctx.get('Content-Type') || undefined, ctx.get('Content-Encoding') || undefined, room)
-            : decodeRaw(decodeContentEncoding(raw, ctx.get('Content-Encoding') || undefined, room), settings.labels);
-      } catch (err) {
-        if (err instanceof PushError && err.reason === 'body_too_large' && room < settings.maxBodyBytes) throw queueFull();
-        throw err;
-      }
-      if (decoded.bytes > held) {
-        if (!pending.tryAdmit(decoded.bytes - held, held)) throw queueFull();
-        held = decoded.bytes;
-      }
-      metrics.pendingBytes.set({ component_id: componentId }, pending.bytes);
+      const decoded = await readAndDecode(ctx, kind, settings, claim);
+      // The bodies are garbage now; what stays alive is the decoded streams.
+      claim.shrinkTo(decoded.bytes);
+      showPending();
 
-      const { entries, labelError } = toEntries(decoded, kind === 'raw' ? undefined : settings, tenant);
+      const { entries, violation } = await toEntries(decoded, kind === 'raw' ? undefined : settings, settings.limits, tenant);
       if (entries.length > 0) {
         try {
           await options.forward(entries);
@@ -143,32 +147,89 @@ export function createPushApp(options: PushAppOptions): Koa {
         }
         metrics.entries.inc({ component_id: componentId }, entries.length);
       }
-      if (labelError !== undefined) throw new PushError(400, 'invalid_labels', labelError);
+      if (violation !== undefined) throw new PushError(400, violation.reason, violation.message);
       ctx.status = 204;
     } finally {
-      pending.release(held);
-      metrics.pendingBytes.set({ component_id: componentId }, pending.bytes);
+      claim.release();
+      showPending();
     }
   }
 
-  function toEntries(
+  /**
+   * Reads, decompresses and decodes the body, admitting every byte it grows by into `claim`
+   * before it is kept. The bodies live only in this call, so they are garbage once it returns.
+   */
+  async function readAndDecode(ctx: Context, kind: 'push' | 'raw', settings: PushAppSettings, claim: PendingClaim): Promise<DecodedPush> {
+    const maxBody = settings.maxBodyBytes;
+    const admit = (bytes: number): void => {
+      const refused = refusal(claim.take(bytes));
+      if (refused) throw refused;
+    };
+    // A body that cannot fit the pending bound even alone is refused like one over the body limit.
+    const raw = await readBodyCapped(ctx.req, Math.min(maxBody, options.pending.limit), (bytes) => refusal(claim.take(bytes)));
+    showPending();
+    const body = await decodeContentEncodingAsync(raw, ctx.get('Content-Encoding') || undefined, maxBody, admit);
+    showPending();
+    const limits = { maxBytes: maxBody, maxEntries: settings.maxEntriesPerPush };
+    const steps =
+      kind === 'push'
+        ? pushBodySteps(body, bodyFormat(ctx.get('Content-Type') || undefined), limits)
+        : rawBodySteps(body, settings.labels, limits);
+    // Each step reports what the decode holds so far, the last one what its result holds; only
+    // the growth is admitted, while the bodies are still held beside it.
+    let admitted = 0;
+    for (;;) {
+      const step = steps.next();
+      const holds = step.done ? step.value.bytes : step.value;
+      if (holds > admitted) {
+        admit(holds - admitted);
+        admitted = holds;
+      }
+      showPending();
+      if (step.done) return step.value;
+      await nextTurn();
+    }
+  }
+
+  async function toEntries(
     decoded: DecodedPush,
     settings: PushAppSettings | undefined,
+    limits: IngestLimits,
     tenant: string,
-  ): { entries: Entry[]; labelError?: string } {
+  ): Promise<{ entries: Entry[]; violation?: Skipped }> {
     const entries: Entry[] = [];
-    let labelError: string | undefined;
+    let violation: Skipped | undefined;
     const useIncoming = settings?.useIncomingTimestamp ?? false;
     for (const stream of decoded.streams) {
       if (stream.labels === undefined) {
-        labelError = stream.labelError;
+        violation = { reason: 'invalid_labels', message: stream.labelError ?? 'invalid labels' };
         continue;
       }
-      const labels = settings ? streamLabels(stream.labels, settings.labels) : { ...stream.labels };
+      const pushedLabels = stream.labels;
+      // Loki quotes the label set in its canonical form (as clients send it).
+      const quoted = () => formatLabelText(pushedLabels);
+      if (settings && checksLabels(limits)) {
+        const broken = labelViolation(pushedLabels, quoted, limits);
+        if (broken) {
+          violation = broken;
+          continue;
+        }
+      }
+      const labels = settings ? streamLabels(pushedLabels, settings.labels) : { ...pushedLabels };
       if (tenant !== '') labels[TENANT_LABEL] = tenant;
-      for (const entry of stream.entries) entries.push(toEntry(entry, labels, useIncoming));
+      for (const entry of stream.entries) {
+        if (limits.maxLineSize > 0) {
+          const broken = lineViolation(entry.line, quoted, limits);
+          if (broken) {
+            violation = broken;
+            continue;
+          }
+        }
+        entries.push(toEntry(entry, labels, useIncoming));
+        if (entries.length % ENTRY_SLICE === 0) await nextTurn();
+      }
     }
-    return labelError === undefined ? { entries } : { entries, labelError };
+    return violation === undefined ? { entries } : { entries, violation };
   }
 
   function toEntry(entry: WireEntry, labels: Labels, useIncoming: boolean): Entry {
@@ -182,6 +243,20 @@ export function createPushApp(options: PushAppOptions): Koa {
     };
   }
 
+  function showPending(): void {
+    metrics.pendingBytes.set({ component_id: componentId }, options.pending.bytes);
+  }
+
+  function refusal(admission: Admission): PushError | undefined {
+    if (admission === 'admitted') return undefined;
+    if (admission === 'busy') return queueFull();
+    return new PushError(
+      413,
+      'push_too_large',
+      `push is too large to decode within max_pending_size (${options.pending.limit} bytes), even with nothing else pending`,
+    );
+  }
+
   function queueFull(): PushError {
     return new PushError(429, 'queue_full', `too many entries waiting to be forwarded, retry after ${RETRY_AFTER_SECONDS}s`);
   }
@@ -193,21 +268,4 @@ function streamLabels(stream: Labels, added: Labels): Labels {
   const out: Labels = {};
   for (const name of Object.keys(merged)) if (!name.startsWith('__')) out[name] = merged[name]!;
   return out;
-}
-
-/** The raw endpoint's body: one entry per non-empty line, labelled with the configured labels. */
-function decodeRaw(body: Buffer, labels: Labels): DecodedPush {
-  if (!isUtf8(body)) throw new PushError(400, 'invalid_utf8', 'request body is not valid UTF-8');
-  const text = body.toString('utf8');
-  const entries: WireEntry[] = [];
-  let start = 0;
-  while (start < text.length) {
-    let end = text.indexOf('\n', start);
-    if (end < 0) end = text.length;
-    let stop = end;
-    while (stop > start && (text[stop - 1] === '\r' || text[stop - 1] === '\n')) stop--;
-    if (stop > start) entries.push({ timestampNs: 0n, line: text.slice(start, stop), structuredMetadata: [] });
-    start = end + 1;
-  }
-  return { streams: [{ labels, entries }], bytes: body.length };
 }

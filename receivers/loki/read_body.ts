@@ -4,7 +4,7 @@
  * as soon as it does, so a huge upload never sits in memory.
  */
 import { readDeadline, type HttpRequest } from '../http/server.js';
-import { PushError } from './push_body.js';
+import { PushError } from './decoded_push.js';
 
 /**
  * `admit` is asked about every chunk before it is kept; an error it returns ends the read with

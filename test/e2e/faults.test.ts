@@ -60,11 +60,12 @@ describe('faults between A and B', () => {
     const loki = await startFakeLoki();
     await loki.down();
     const a = await startInProcess(
-      forwarderConfig(loki.url, { api: 'max_pending_size = "32KiB"', writeBlocks: 'queue_config {\n      capacity = "32KiB"\n    }' }),
+      forwarderConfig(loki.url, { api: 'max_pending_size = "160KiB"', writeBlocks: 'queue_config {\n      capacity = "32KiB"\n    }' }),
       'a.alloy',
     );
     try {
-      // Each push (200 entries, about 28 KiB) nearly fills A's bounds on its own.
+      // Each push (200 entries, about 28 KiB, about 140 KiB as decoded entries) nearly fills A's
+      // bounds on its own.
       const pushing = pushAll(a.apiUrl('logs.source.api.in'), { workers: 3, perWorker: 1000, perPush: 200 });
       await new Promise((r) => setTimeout(r, 1500));
       // While B is down, A holds at most its bounds and refuses the rest.

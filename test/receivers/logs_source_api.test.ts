@@ -3,7 +3,7 @@ import { request as httpsRequest } from 'node:https';
 import { connect } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { gzipSync } from 'node:zlib';
+import { deflateSync, gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../core/clock.js';
 import { logsSourceApiComponent } from '../../receivers/logs_source_api.js';
@@ -227,6 +227,14 @@ describe('logs.source.api bad input', () => {
       reason: 'invalid_utf8',
     },
     {
+      name: 'JSON nested a million levels deep',
+      headers: { 'Content-Type': 'application/json' },
+      body: `{"streams": [], "junk": ${'['.repeat(1_000_000)}`,
+      status: 400,
+      text: 'invalid JSON push request: nesting is deeper than 1000 levels',
+      reason: 'bad_json',
+    },
+    {
       name: 'a body that is not snappy',
       headers: { 'Content-Type': 'application/x-protobuf' },
       body: Buffer.from([0xff, 0xff, 0xff, 0xff, 0xff, 0xff]),
@@ -332,6 +340,12 @@ describe('logs.source.api bad input', () => {
     expect(res).toMatchObject({ status: 413, body: 'decompressed body is larger than the limit of 65536 bytes\n' });
   });
 
+  it('answers 413 to a deflate body that inflates over max_body_size', async () => {
+    const api = await start([recordingReceiver()], { extra: 'max_body_size = "64KiB"' });
+    const res = await pushJson(api.url, deflateSync(Buffer.alloc(10 << 20, 0x20)), { 'Content-Encoding': 'deflate' });
+    expect(res).toMatchObject({ status: 413, body: 'decompressed body is larger than the limit of 65536 bytes\n' });
+  });
+
   it('answers 413 to a snappy body that announces more than max_body_size', async () => {
     const api = await start([recordingReceiver()], { extra: 'max_body_size = "64KiB"' });
     const res = await rawRequest(`${api.url}/loki/api/v1/push`, {
@@ -374,15 +388,16 @@ describe('logs.source.api backpressure', () => {
   it('answers 429 with Retry-After while max_pending_size is held, and forwards nothing of that push', async () => {
     const hold = gate();
     const slow = recordingReceiver({ hold: hold.wait });
-    const api = await start([slow], { extra: 'max_pending_size = "1KiB"' });
-    const line = 'x'.repeat(600);
+    // Each push holds about 1.3 KiB of body and 2 KiB of decoded entry: one fits, two do not.
+    const api = await start([slow], { extra: 'max_pending_size = "4KiB"' });
+    const line = 'x'.repeat(1200);
     const first = pushJson(api.url, { streams: [{ stream: { n: '1' }, values: [['1', line]] }] });
     await eventually(() => slow.calls() === 1, 5000, 'the first send');
     const second = await pushJson(api.url, { streams: [{ stream: { n: '2' }, values: [['1', line]] }] });
     expect(second.status).toBe(429);
     expect(second.headers['retry-after']).toBe('1');
     expect(second.body).toBe('too many entries waiting to be forwarded, retry after 1s\n');
-    expect(await metricValue(api.ctx.registry, 'logs_source_api_pending_bytes')).toBeGreaterThan(600);
+    expect(await metricValue(api.ctx.registry, 'logs_source_api_pending_bytes')).toBeGreaterThan(2000);
     hold.open();
     expect((await first).status).toBe(204);
     expect(slow.calls()).toBe(1);
@@ -392,12 +407,27 @@ describe('logs.source.api backpressure', () => {
     expect(third.status).toBe(204);
   });
 
-  it('serves one push larger than max_pending_size when nothing else is pending', async () => {
+  it('answers 413 to a body larger than max_pending_size even when nothing else is pending', async () => {
     const receiver = recordingReceiver();
     const api = await start([receiver], { extra: 'max_pending_size = "1KiB"' });
     const res = await pushJson(api.url, { streams: [{ stream: { n: '1' }, values: [['1', 'y'.repeat(5000)]] }] });
-    expect(res.status).toBe(204);
-    expect(receiver.entries.length).toBe(1);
+    expect(res).toMatchObject({ status: 413, body: 'request body is larger than the limit of 1024 bytes\n' });
+    expect(res.headers.connection).toBe('close');
+    expect(receiver.entries).toEqual([]);
+  });
+
+  it('answers 413 to a push that fits max_pending_size as a body but not once decoded', async () => {
+    const receiver = recordingReceiver();
+    const api = await start([receiver], { extra: 'max_pending_size = "16KiB"' });
+    // 1,000 empty entries: 12 KiB of JSON, about 400 KiB once decoded.
+    const res = await pushJson(api.url, { streams: [{ stream: { n: '1' }, values: Array.from({ length: 1000 }, () => ['1', '']) }] });
+    expect(res).toMatchObject({
+      status: 413,
+      body: 'push is too large to decode within max_pending_size (16384 bytes), even with nothing else pending\n',
+    });
+    expect(receiver.entries).toEqual([]);
+    expect(await metricValue(api.ctx.registry, 'logs_source_api_rejected_requests_total', { reason: 'push_too_large' })).toBe(1);
+    expect(await metricValue(api.ctx.registry, 'logs_source_api_pending_bytes')).toBe(0);
   });
 
   it('answers the pushes in flight before it stops', async () => {
@@ -411,6 +441,96 @@ describe('logs.source.api backpressure', () => {
     expect((await inflight).status).toBe(204);
     await stopped;
     expect(slow.entries.map((e) => e.line)).toEqual(['x']);
+  });
+});
+
+describe('logs.source.api limits', () => {
+  const entries = (n: number) => Array.from({ length: n }, (_, i) => ['1', `line ${i}`]);
+
+  it('answers 413 to a push of more than max_entries_per_push entries, in any format, and forwards none', async () => {
+    const receiver = recordingReceiver();
+    const api = await start([receiver], { extra: 'max_entries_per_push = 3' });
+    const tooMany = 'push has more than 3 entries, the limit of max_entries_per_push\n';
+    expect(await pushJson(api.url, { streams: [{ stream: { a: '1' }, values: entries(4) }] })).toMatchObject({
+      status: 413,
+      body: tooMany,
+    });
+    const wire = [{ labels: '{a="1"}', entries: entries(4).map(([, line]) => ({ timestampNs: 1n, line: line!, structuredMetadata: [] })) }];
+    expect(await pushProto(api.url, wire)).toMatchObject({ status: 413, body: tooMany });
+    expect(await rawRequest(`${api.url}/loki/api/v1/raw`, { body: 'a\nb\nc\nd\n' })).toMatchObject({ status: 413, body: tooMany });
+    expect(receiver.entries).toEqual([]);
+    expect(await metricValue(api.ctx.registry, 'logs_source_api_rejected_requests_total', { reason: 'too_many_entries' })).toBe(3);
+    expect((await pushJson(api.url, { streams: [{ stream: { a: '1' }, values: entries(3) }] })).status).toBe(204);
+    expect(receiver.entries.length).toBe(3);
+  });
+
+  it("skips streams over Loki's label limits, forwards the rest and answers 400 in Loki's words", async () => {
+    const receiver = recordingReceiver();
+    const api = await start([receiver], {
+      extra: 'max_label_names_per_series = 2\n  max_label_name_length = 8\n  max_label_value_length = 5',
+    });
+    const stream = (labels: string, line: string) => ({ labels, entries: [{ timestampNs: 1n, line, structuredMetadata: [] }] });
+    const names = await pushProto(api.url, [stream('{a="1", b="2", c="3"}', 'three names'), stream('{a="1"}', 'kept')]);
+    expect(names).toMatchObject({ status: 400, body: `entry for stream '{a="1", b="2", c="3"}' has 3 label names; limit 2\n` });
+    const name = await pushJson(api.url, { streams: [{ stream: { toolongname: 'x', a: '1' }, values: [['1', 'long name']] }] });
+    expect(name).toMatchObject({ status: 400, body: `stream '{a="1", toolongname="x"}' has label name too long: 'toolongname'\n` });
+    const value = await pushJson(api.url, { streams: [{ stream: { a: 'toolong' }, values: [['1', 'long value']] }] });
+    expect(value).toMatchObject({ status: 400, body: `stream '{a="toolong"}' has label value too long: 'toolong'\n` });
+    expect(receiver.entries.map((e) => e.line)).toEqual(['kept']);
+    for (const reason of ['max_label_names_per_series', 'label_name_too_long', 'label_value_too_long'])
+      expect(await metricValue(api.ctx.registry, 'logs_source_api_rejected_requests_total', { reason })).toBe(1);
+  });
+
+  it('skips lines over max_line_size and answers 400 with the last one', async () => {
+    const receiver = recordingReceiver();
+    const api = await start([receiver], { extra: 'max_line_size = "10B"' });
+    const res = await pushJson(api.url, {
+      streams: [
+        {
+          stream: { a: '1' },
+          values: [
+            ['1', 'short'],
+            ['2', 'this line is too long'],
+            ['3', 'also short'],
+          ],
+        },
+      ],
+    });
+    expect(res).toMatchObject({
+      status: 400,
+      body: `Max entry size '10' bytes exceeded for stream '{a="1"}' while adding an entry with length '21' bytes\n`,
+    });
+    expect(receiver.entries.map((e) => e.line)).toEqual(['short', 'also short']);
+  });
+
+  it("leaves Loki's limits off by default", async () => {
+    const receiver = recordingReceiver();
+    const api = await start([receiver]);
+    const labels = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`label_${'n'.repeat(2000)}_${i}`, 'v'.repeat(3000)]));
+    const res = await pushJson(api.url, { streams: [{ stream: labels, values: [['1', 'x'.repeat(1 << 20)]] }] });
+    expect(res.status).toBe(204);
+    expect(receiver.entries.length).toBe(1);
+  });
+
+  it('names a limit it cannot take at its attribute', () => {
+    const errorOf = (extra: string): string => {
+      try {
+        logsSourceApiComponent.build(
+          componentArgs(logsSourceApiComponent, sourceApiConfig(1, extra), [recordingReceiver()], 'api.alloy'),
+          testContext('x'),
+        );
+      } catch (err) {
+        return (err as Error).message;
+      }
+      return 'no error';
+    };
+    expect(errorOf('max_entries_per_push = 0')).toBe(
+      'api.alloy:8:3: logs.source.api "test": attribute "max_entries_per_push": must be at least 1, got 0',
+    );
+    expect(errorOf('max_label_names_per_series = -1')).toBe(
+      'api.alloy:8:3: logs.source.api "test": attribute "max_label_names_per_series": must be at least 0, got -1',
+    );
+    expect(errorOf('max_line_size = "long"')).toBe('api.alloy:8:3: logs.source.api "test": attribute "max_line_size": units: invalid long');
   });
 });
 

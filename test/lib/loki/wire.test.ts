@@ -2,7 +2,16 @@ import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { PushRequestSchema } from '../../../lib/loki/gen/logproto_pb.js';
-import { decodePushRequest, encodePushRequest, WireError, type WireStream } from '../../../lib/loki/wire.js';
+import {
+  decodePushRequest,
+  decodePushRequestSteps,
+  encodePushRequest,
+  EntryLimitError,
+  SliceBudget,
+  WireError,
+  type DecodeProgress,
+  type WireStream,
+} from '../../../lib/loki/wire.js';
 
 const numRuns = Number(process.env.FC_NUM_RUNS ?? 100);
 
@@ -138,5 +147,79 @@ describe('push request wire codec', () => {
     bytes.set(known);
     bytes.set(extra, known.length);
     expect(decodePushRequest(bytes)).toEqual([{ labels: '{a="1"}', entries: [{ timestampNs: 1n, line: 'x', structuredMetadata: [] }] }]);
+  });
+});
+
+/** Runs a sliced decode to its end: the result and a copy of each progress it yielded. */
+function drain(bytes: Uint8Array, budget: SliceBudget): { streams: WireStream[]; yields: DecodeProgress[] } {
+  const steps = decodePushRequestSteps(bytes, budget);
+  const yields: DecodeProgress[] = [];
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return { streams: step.value, yields };
+    yields.push({ ...step.value });
+  }
+}
+
+function varint(n: number): number[] {
+  const out: number[] = [];
+  for (; n >= 128; n = Math.floor(n / 128)) out.push((n % 128) | 0x80);
+  out.push(n);
+  return out;
+}
+
+/** streams { entries {} × `entries` }, each entry with `pairs` empty metadata pairs. */
+function emptyEntries(entries: number, pairs = 0): Buffer {
+  const entry = Buffer.concat([Buffer.from([0x12, ...varint(pairs * 2)]), Buffer.alloc(pairs * 2)]);
+  for (let i = 0, at = entry.length - pairs * 2; i < pairs; i++) entry[at + 2 * i] = 0x1a;
+  const body = Buffer.concat(Array.from({ length: entries }, () => entry));
+  return Buffer.concat([Buffer.from([0x0a, ...varint(body.length)]), body]);
+}
+
+describe('push request decoding in slices', () => {
+  it('yields its progress after every slice and decodes what the whole decode does', () => {
+    const streams: WireStream[] = Array.from({ length: 3 }, (_, s) => ({
+      labels: `{s="${s}"}`,
+      entries: Array.from({ length: 40 }, (_, i) => ({
+        timestampNs: BigInt(i),
+        line: `line ${i}`,
+        structuredMetadata: [{ name: 'n', value: 'v' }],
+      })),
+    }));
+    const bytes = encodePushRequest(streams);
+    const budget = new SliceBudget({ sliceItems: 25 });
+    const { streams: decoded, yields } = drain(bytes, budget);
+    expect(decoded).toEqual(streams);
+    // 3 streams, 120 entries and 120 pairs: 243 items, a yield at least every 25.
+    expect(yields.length).toBeGreaterThanOrEqual(9);
+    expect(budget.progress).toMatchObject({ streams: 3, entries: 120, pairs: 120 });
+    expect(yields.at(-1)!.entries).toBeLessThanOrEqual(120);
+    expect(budget.progress.bytes).toBeGreaterThan(120 * 'line 0'.length);
+  });
+
+  it('stops at the first entry past the limit, having built no more', () => {
+    const budget = new SliceBudget({ maxEntries: 1000, sliceItems: Number.POSITIVE_INFINITY });
+    expect(() => drain(emptyEntries(1_000_000), budget)).toThrow(new EntryLimitError(1000));
+    expect(new EntryLimitError(1000).message).toBe('push request has more than 1000 entries');
+    expect(budget.progress.entries).toBe(1000);
+    expect(drain(emptyEntries(1000), new SliceBudget({ maxEntries: 1000 })).streams[0]!.entries.length).toBe(1000);
+  });
+
+  it('ends slices between the metadata pairs of one entry', () => {
+    const budget = new SliceBudget({ sliceItems: 100 });
+    const steps = decodePushRequestSteps(emptyEntries(1, 10_000), budget);
+    const first = steps.next();
+    expect(first.done).toBe(false);
+    expect(first.value).toMatchObject({ entries: 1, pairs: 98 });
+  });
+
+  it('ends slices between empty streams', () => {
+    const oneEmptyStream = Buffer.from([0x0a, 0x00]);
+    const { streams, yields } = drain(
+      Buffer.concat(Array.from({ length: 1000 }, () => oneEmptyStream)),
+      new SliceBudget({ sliceItems: 100 }),
+    );
+    expect(streams.length).toBe(1000);
+    expect(yields.length).toBe(10);
   });
 });
