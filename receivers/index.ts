@@ -3,3 +3,4 @@ export { logsSourceFileComponent } from './logs_source_file.js';
 export { logsSourceStdinComponent } from './logs_source_stdin.js';
 export { profilesReceiveHttpComponent } from './profiles_receive_http.js';
 export { logsSourceApiComponent } from './logs_source_api.js';
+export { logsSourceJetStreamComponent } from './logs_source_jetstream.js';

@@ -3,3 +3,4 @@ export { logsEchoComponent } from './logs_echo.js';
 export { profilesEchoComponent } from './profiles_echo.js';
 export { profilesWriteComponent } from './profiles_write.js';
 export { logsWriteComponent } from './logs_write.js';
+export { logsWriteJetStreamComponent } from './logs_write_jetstream.js';

@@ -1,0 +1,63 @@
+/** The metric families of logs.source.jetstream, registered once per registry. */
+import { Counter, Gauge, type Registry } from 'prom-client';
+
+export interface JetStreamSourceMetrics {
+  readonly receivedMessages: Counter<'component_id'>;
+  readonly receivedEntries: Counter<'component_id'>;
+  readonly ackedMessages: Counter<'component_id'>;
+  readonly malformedMessages: Counter<'component_id'>;
+  readonly redeliveredMessages: Counter<'component_id'>;
+  readonly forwardFailures: Counter<'component_id'>;
+  readonly ownedPartitions: Gauge<'component_id'>;
+  readonly partitionChanges: Counter<'component_id' | 'change'>;
+}
+
+const byRegistry = new WeakMap<Registry, JetStreamSourceMetrics>();
+
+export function jetStreamSourceMetrics(registry: Registry): JetStreamSourceMetrics {
+  const known = byRegistry.get(registry);
+  if (known) return known;
+  const registers = [registry];
+  const counter = <L extends string>(name: string, help: string, labelNames: L[]) => new Counter<L>({ name, help, labelNames, registers });
+  const metrics: JetStreamSourceMetrics = {
+    receivedMessages: counter('logs_source_jetstream_received_messages_total', 'Messages taken from JetStream and forwarded.', [
+      'component_id',
+    ]),
+    receivedEntries: counter('logs_source_jetstream_received_entries_total', 'Log entries taken from JetStream and forwarded.', [
+      'component_id',
+    ]),
+    ackedMessages: counter(
+      'logs_source_jetstream_acked_messages_total',
+      'Messages acknowledged to JetStream after the receivers took their entries over.',
+      ['component_id'],
+    ),
+    malformedMessages: counter(
+      'logs_source_jetstream_malformed_messages_total',
+      'Messages that did not decode; they are logged and terminated so they are not delivered again.',
+      ['component_id'],
+    ),
+    redeliveredMessages: counter(
+      'logs_source_jetstream_redelivered_messages_total',
+      'Messages delivered again to the owner that already forwarded them (not forwarded twice).',
+      ['component_id'],
+    ),
+    forwardFailures: counter(
+      'logs_source_jetstream_forward_failures_total',
+      'Batches a receiver refused; the partition is read again from its last acknowledgement.',
+      ['component_id'],
+    ),
+    ownedPartitions: new Gauge({
+      name: 'logs_source_jetstream_owned_partitions',
+      help: 'Partitions this instance holds the lease of.',
+      labelNames: ['component_id'],
+      registers,
+    }),
+    partitionChanges: counter(
+      'logs_source_jetstream_partition_changes_total',
+      'Partition leases acquired, released for rebalancing, or lost (expired or taken).',
+      ['component_id', 'change'],
+    ),
+  };
+  byRegistry.set(registry, metrics);
+  return metrics;
+}

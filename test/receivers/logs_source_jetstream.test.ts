@@ -1,0 +1,184 @@
+import { connect, headers } from '@nats-io/transport-node';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Entry } from '../../core/entry.js';
+import type { LogsReceiver } from '../../core/receiver.js';
+import { LogsSourceJetStream, logsSourceJetStreamComponent } from '../../receivers/logs_source_jetstream.js';
+import { LogsWriteJetStream, logsWriteJetStreamComponent } from '../../sinks/logs_write_jetstream.js';
+import { natsServerInstalled, startNatsServer, type NatsServer } from '../support/nats-server.js';
+import { componentArgs, entryOf, eventually, metricValue, testContext, type TestContext } from './loki/harness.js';
+
+const installed = natsServerInstalled();
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+let server: NatsServer;
+beforeAll(async () => {
+  if (!installed) return;
+  server = await startNatsServer();
+  return () => server.close();
+});
+
+let streamCounter = 0;
+const nextStream = () => `T${++streamCounter}`;
+
+function startWriter(stream: string, extra = ''): { writer: LogsWriteJetStream; receiver: LogsReceiver; ctx: TestContext } {
+  const ctx = testContext('logs.write.jetstream.out');
+  const config = `logs.write.jetstream "out" {\n url = "${server.url}"\n stream = "${stream}"\n partitions = 4\n ${extra}\n}`;
+  const writer = new LogsWriteJetStream(componentArgs(logsWriteJetStreamComponent, config, []), ctx);
+  cleanups.push(() => writer.stop());
+  const receiver = (writer.exports.receiver as unknown as { value: LogsReceiver }).value;
+  return { writer, receiver, ctx };
+}
+
+interface Collected {
+  readonly source: LogsSourceJetStream;
+  readonly entries: Entry[];
+  readonly ctx: TestContext;
+}
+
+async function startSource(stream: string, options: { extra?: string; refuse?: () => boolean } = {}): Promise<Collected> {
+  const entries: Entry[] = [];
+  const receiver: LogsReceiver = {
+    send: async (batch) => {
+      if (options.refuse?.()) throw new Error('refused');
+      entries.push(...batch);
+    },
+  };
+  const ctx = testContext('logs.source.jetstream.in');
+  const config = `logs.source.jetstream "in" {\n url = "${server.url}"\n stream = "${stream}"\n group = "g"\n forward_to = [r0]\n lease_ttl = "1s"\n ${options.extra ?? ''}\n}`;
+  const source = new LogsSourceJetStream(componentArgs(logsSourceJetStreamComponent, config, [receiver]), ctx);
+  let stopped = false;
+  cleanups.push(async () => {
+    if (!stopped) await source.stop();
+  });
+  const stop = source.stop.bind(source);
+  source.stop = async () => {
+    stopped = true;
+    await stop();
+  };
+  await source.start();
+  return { source, entries, ctx };
+}
+
+const pod = (n: number) => ({ app: 'web', pod: `pod-${n}` });
+
+describe.skipIf(!installed)('logs.write.jetstream and logs.source.jetstream', { timeout: 30_000 }, () => {
+  it('publishes entries and reads them back in order per stream, with labels, timestamps and metadata', async () => {
+    const stream = nextStream();
+    const { receiver, writer, ctx } = startWriter(stream);
+    const sent: Entry[] = [];
+    for (let i = 0; i < 200; i++) {
+      const entry = entryOf(`line ${i}`, pod(i % 7), BigInt(i) * 1_000_000_007n + 1n);
+      if (i % 3 === 0) entry.structuredMetadata.push({ name: 'trace_id', value: `t${i}` });
+      sent.push(entry);
+    }
+    await receiver.send(sent.slice(0, 100));
+    await receiver.send(sent.slice(100));
+    expect(await metricValue(ctx.registry, 'logs_write_jetstream_published_entries_total')).toBe(200);
+    expect(writer.health().state).toBe('healthy');
+    const { entries } = await startSource(stream);
+    await eventually(() => entries.length === 200, 10_000, 'all entries');
+    const byStream = (list: Entry[]) => {
+      const streams: Record<string, unknown[]> = {};
+      for (const e of list) (streams[e.labels.pod!] ??= []).push([e.labels, e.line, e.timestamp, e.structuredMetadata]);
+      return streams;
+    };
+    expect(byStream(entries)).toEqual(byStream(sent));
+  });
+
+  it('reads the partition count and prefix the writer recorded in the stream', async () => {
+    const stream = nextStream();
+    const { receiver } = startWriter(stream, 'subject_prefix = "logs.in"');
+    await receiver.send([entryOf('x', pod(1))]);
+    const { source, entries } = await startSource(stream);
+    await eventually(() => entries.length === 1, 10_000, 'the entry');
+    expect(source.ownedPartitions()).toEqual([0, 1, 2, 3]);
+    expect(source.health().message).toMatch(/^group g member \S+ owns partitions 0, 1, 2, 3 of 4 of stream T\d+$/);
+  });
+
+  it('counts, logs and terminates a malformed message, and goes on with the next', async () => {
+    const stream = nextStream();
+    const { receiver } = startWriter(stream);
+    await receiver.send([entryOf('before', pod(1))]);
+    const nc = await connect({ servers: server.url });
+    const hdrs = headers();
+    const ack = await nc.request(`${stream}.0`, new Uint8Array([9, 1, 2, 3]), { timeout: 5000, headers: hdrs });
+    expect(JSON.parse(new TextDecoder().decode(ack.data)).seq).toBe(2);
+    await nc.close();
+    await receiver.send([entryOf('after', pod(1))]);
+    const { entries, ctx } = await startSource(stream);
+    await eventually(() => entries.length === 2, 10_000, 'the good entries');
+    expect(entries.map((e) => e.line)).toEqual(['before', 'after']);
+    expect(await metricValue(ctx.registry, 'logs_source_jetstream_malformed_messages_total')).toBe(1);
+    expect(ctx.logs.filter((l) => l.includes('does not decode'))).toEqual([
+      'warn terminating a message that does not decode {"partition":0,"sequence":2,"bytes":4,"error":"unknown version 9 at byte 1 of 4"}',
+    ]);
+  });
+
+  it('shares partitions between instances and hands a stopping instance’s partitions over at once', async () => {
+    const stream = nextStream();
+    const { receiver } = startWriter(stream);
+    await receiver.send([entryOf('x', pod(1))]);
+    const a = await startSource(stream);
+    await eventually(() => a.source.ownedPartitions().length === 4, 10_000, 'a owning all');
+    const b = await startSource(stream);
+    await eventually(() => a.source.ownedPartitions().length === 2 && b.source.ownedPartitions().length === 2, 10_000, 'an even split');
+    expect([...a.source.ownedPartitions(), ...b.source.ownedPartitions()].sort()).toEqual([0, 1, 2, 3]);
+    // Graceful stop hands b's partitions over at once.
+    await b.source.stop();
+    await eventually(() => a.source.ownedPartitions().length === 4, 5_000, 'a taking over');
+    expect(await metricValue(a.ctx.registry, 'logs_source_jetstream_partition_changes_total', { change: 'released' })).toBe(2);
+  });
+
+  it('reads a partition again from its last acknowledgement when a receiver refuses a batch', async () => {
+    const stream = nextStream();
+    const { receiver } = startWriter(stream);
+    let refusals = 1;
+    const { entries, ctx } = await startSource(stream, { refuse: () => refusals-- > 0 });
+    await eventually(() => ctx.logs.some((l) => l.includes('joined group')), 10_000, 'joining');
+    await receiver.send([entryOf('one', pod(1)), entryOf('two', pod(1))]);
+    await eventually(() => entries.length === 2, 10_000, 'the entries after the refusal');
+    expect(entries.map((e) => e.line)).toEqual(['one', 'two']);
+    expect(await metricValue(ctx.registry, 'logs_source_jetstream_forward_failures_total')).toBe(1);
+  });
+
+  it('keeps sends waiting while the server is down, is unhealthy meanwhile, and recovers by itself', async () => {
+    const own = await startNatsServer();
+    cleanups.push(() => own.close());
+    const ctx = testContext('logs.write.jetstream.out');
+    const config = `logs.write.jetstream "out" {\n url = "${own.url}"\n stream = "OUT"\n partitions = 2\n publish_timeout = "500ms"\n}`;
+    const writer = new LogsWriteJetStream(componentArgs(logsWriteJetStreamComponent, config, []), ctx);
+    cleanups.push(() => writer.stop());
+    const receiver = (writer.exports.receiver as unknown as { value: LogsReceiver }).value;
+    await receiver.send([entryOf('first', pod(1))]);
+    await own.stop();
+    await eventually(() => writer.health().state === 'unhealthy', 5_000, 'unhealthy');
+    expect(writer.health().message).toMatch(new RegExp(`^NATS at nats://127\\.0\\.0\\.1:${own.port} is unreachable.*; reconnecting$`));
+    let done = false;
+    const pending = receiver.send([entryOf('during', pod(1))]).then(() => (done = true));
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(done).toBe(false);
+    await own.start();
+    await pending;
+    await eventually(() => writer.health().state === 'healthy', 10_000, 'healthy again');
+    expect(await metricValue(ctx.registry, 'logs_write_jetstream_published_entries_total')).toBe(2);
+  });
+
+  it('never shows a password in health, logs or errors', async () => {
+    const ctx = testContext('logs.write.jetstream.out');
+    const config = `logs.write.jetstream "out" {\n url = "nats://127.0.0.1:1"\n stream = "S"\n token = "tok-123"\n user = "bob"\n}`;
+    expect(() => new LogsWriteJetStream(componentArgs(logsWriteJetStreamComponent, config, []), ctx)).toThrow(
+      /at most one of token, user\/password and creds_file/,
+    );
+    const ok = `logs.write.jetstream "out" {\n url = "nats://alice:s3cret@127.0.0.1:1"\n stream = "S"\n user = "bob"\n password = "hunter2"\n}`;
+    const writer = new LogsWriteJetStream(componentArgs(logsWriteJetStreamComponent, ok, []), ctx);
+    cleanups.push(() => writer.stop());
+    await eventually(() => ctx.logs.length > 0, 5_000, 'a log line');
+    expect(writer.health().message).toMatch(/^connecting to NATS at nats:\/\/127\.0\.0\.1:1/);
+    const shown = JSON.stringify([writer.health(), ctx.logs, await ctx.registry.metrics()]);
+    expect(shown).not.toContain('s3cret');
+    expect(shown).not.toContain('hunter2');
+  });
+});
