@@ -140,6 +140,39 @@ describe('installed into a new project', () => {
     });
   });
 
+  it('loads a .mjs custom stage module with plain node, and says in one line what a .ts one needs', async () => {
+    const stage = [
+      "import { defineStage, t } from 'rivulet';",
+      'export const shout = defineStage({',
+      "  name: 'shout',",
+      "  doc: 'Upper-cases the line.',",
+      '  fields: {},',
+      "  build: () => ({ kind: 'map', process: (entry) => ({ ...entry, line: entry.line.toUpperCase() }) }),",
+      '});',
+      '',
+    ].join('\n');
+    writeFileSync(join(consumer, 'shout.mjs'), stage);
+    writeFileSync(join(consumer, 'shout.ts'), stage);
+    writeFileSync(join(consumer, 'shout.alloy'), 'stage.shout { }\n');
+    const args = ['process', '--config', 'shout.alloy', '--input', 'text', '--output', 'line', '--now', '2024-01-01T00:00:00Z'];
+    const child = execFile(bin, [...args, '--stages', './shout.mjs'], { cwd: consumer });
+    child.stdin!.end('quiet please\n');
+    const out = await new Promise<string>((resolve) => {
+      let text = '';
+      child.stdout!.on('data', (d: Buffer) => (text += d));
+      child.on('close', () => resolve(text));
+    });
+    expect(out).toBe('QUIET PLEASE\n');
+    const failed = await run(bin, [...args, '--stages', './shout.ts'], { cwd: consumer }).catch(
+      (err: { code: number; stderr: string }) => err,
+    );
+    expect(failed).toMatchObject({
+      code: 2,
+      stderr:
+        'rivulet: stage module "./shout.ts": is TypeScript, which needs tsx to load: npm install tsx (or compile the module to .js)\n',
+    });
+  });
+
   it('serves the playground from the installed package, and chromium runs a sample in it', async () => {
     const child: ChildProcess = spawn(bin, ['playground', '--port', '0'], { cwd: consumer, stdio: ['ignore', 'pipe', 'pipe'] });
     const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
