@@ -21,6 +21,12 @@ export const USER_AGENT = 'Rivulet/0.1.0';
 export const profilesWriteComponent = defineComponent({
   name: 'profiles.write',
   doc: 'Sends profiles to Pyroscope-compatible endpoints over the push and ingest APIs.',
+  example: `profiles.write "pyroscope" {
+  endpoint {
+    url = "http://localhost:4040"
+  }
+  external_labels = { cluster = "dev" }
+}`,
   exportNames: ['receiver'],
   fields: {
     external_labels: { kind: t.map(t.string), default: {}, doc: 'Labels added to every profile, overriding labels of the same name.' },

@@ -14,9 +14,25 @@ export interface RunServerOptions {
   readonly reload: () => Promise<string[]>;
 }
 
+/** The header a reload request carries to show it does not come from a cross-site page. */
+export const RELOAD_HEADER = 'X-Rivulet-Reload';
+
+/**
+ * Whether a POST to `/-/reload` may reload. A cross-site page can make a browser send a form
+ * (or a no-cors fetch) here without the user knowing, but only a "simple" request: no custom
+ * header and only a form or text content type. Asking for the header or a JSON body means the
+ * browser would first send a CORS preflight, which this server never approves.
+ */
+function reloadAsked(header: string, contentType: string): boolean {
+  if (header !== '') return true;
+  return /^application\/([\w.+-]*\+)?json\s*(;|$)/i.test(contentType);
+}
+
 /**
  * The built-in HTTP server of `rivulet run`: `/metrics`, `/-/healthy`, `/-/ready`,
- * `/-/reload` and `/api/v0/components`, as the reference agent serves them.
+ * `/-/reload` and `/api/v0/components`, as the reference agent serves them, except that a
+ * reload must carry `X-Rivulet-Reload` (any value) or a JSON content type, and is answered 403
+ * otherwise.
  */
 export async function startRunServer(options: RunServerOptions): Promise<{ server: Server; url: string; close(): Promise<void> }> {
   const app = new Koa();
@@ -41,6 +57,11 @@ export async function startRunServer(options: RunServerOptions): Promise<{ serve
     ctx.body = ready ? 'Ready.\n' : 'Not ready.\n';
   });
   router.post('/-/reload', async (ctx) => {
+    if (!reloadAsked(ctx.get('x-rivulet-reload'), ctx.get('content-type'))) {
+      ctx.status = 403;
+      ctx.body = `${RELOAD_HEADER}: 1 (or a JSON content type) is required to reload\n`;
+      return;
+    }
     const errors = await options.reload();
     if (errors.length > 0) {
       ctx.status = 400;

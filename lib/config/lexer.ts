@@ -125,12 +125,37 @@ export function describeToken(token: Token): string {
     case 'float':
       return `number ${token.text}`;
     case 'string':
-      return `string ${shorten(token.text)}`;
-    case 'illegal':
-      return JSON.stringify(token.text);
+      return `string ${tokenText(shorten(token.text))}`;
     default:
-      return JSON.stringify(token.text);
+      return quoteText(token.text);
   }
+}
+
+/** Characters that would break a message's single line (or hide in it): C0 controls, DEL, NEL, U+2028/9. */
+const UNPRINTABLE = /[\u0000-\u001f\u007f\u0085\u2028\u2029]/;
+
+/**
+ * `text` in double quotes with JSON's escapes, plus the line breaks JSON leaves alone, so an
+ * error message that quotes source text stays on its one `FILE:LINE:COL: message` line.
+ */
+export function quoteText(text: string): string {
+  return escapeUnprintable(JSON.stringify(text));
+}
+
+const UNPRINTABLE_ALL = new RegExp(UNPRINTABLE.source, 'g');
+const SHORT_ESCAPES: Readonly<Record<string, string>> = { '\n': '\\n', '\r': '\\r', '\t': '\\t', '\b': '\\b', '\f': '\\f' };
+
+/** `text` with every character UNPRINTABLE matches written as its JSON escape (`\n`, `\u2028`). */
+export function escapeUnprintable(text: string): string {
+  return text.replace(UNPRINTABLE_ALL, (c) => SHORT_ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/**
+ * A literal's source text for an error message: as written when it is one plain line (a
+ * double-quoted string already is), otherwise quoted by `quoteText` (a raw string spanning lines).
+ */
+export function tokenText(text: string): string {
+  return UNPRINTABLE.test(text) ? quoteText(text) : text;
 }
 
 function shorten(text: string): string {
@@ -404,7 +429,8 @@ export function tokenize(text: string, file: string): Scanned {
       return 'string';
     } catch (err) {
       if (!(err instanceof GoStringError)) throw err;
-      push('illegal', start, { error: { message: err.message, pos: positionWithin(start, literal, err.offset) } });
+      // The reason may quote an escape sequence, which can hold a raw control character.
+      push('illegal', start, { error: { message: escapeUnprintable(err.message), pos: positionWithin(start, literal, err.offset) } });
       return 'illegal';
     }
   }
@@ -414,5 +440,5 @@ function describeChar(code: number): string {
   const hex = 'U+' + code.toString(16).toUpperCase().padStart(4, '0');
   if (code === 0xfeff) return `${hex} (byte order mark)`;
   if (code < 0x20 || code === 0x7f || (code >= 0x80 && code < 0xa0)) return hex;
-  return `${JSON.stringify(String.fromCodePoint(code))} (${hex})`;
+  return `${quoteText(String.fromCodePoint(code))} (${hex})`;
 }

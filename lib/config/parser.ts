@@ -1,6 +1,15 @@
 import { ConfigError, ConfigErrors, type Position } from './errors.js';
 import type { Attribute, BinaryOp, Block, ConfigFile, Expr, ObjectField, Statement } from './ast.js';
-import { describeToken, isIdentifier, numberLiteralValue, tokenize, type Token, type TokenKind } from './lexer.js';
+import {
+  describeToken,
+  escapeUnprintable,
+  isIdentifier,
+  numberLiteralValue,
+  tokenize,
+  tokenText,
+  type Token,
+  type TokenKind,
+} from './lexer.js';
 
 /**
  * Recursive-descent parser for the block configuration language:
@@ -117,7 +126,8 @@ class Parser {
   private record(message: string, pos: Position): void {
     // One error per place: blocks left open at the end of the file all fail there.
     if (this.errors.some((e) => e.pos?.offset === pos.offset)) return;
-    this.errors.push(new ConfigError(message, pos));
+    // Messages quote source text; whatever slipped through unquoted still may not break the line.
+    this.errors.push(new ConfigError(escapeUnprintable(message), pos));
     if (this.errors.length >= MAX_ERRORS) throw new TooManyErrors();
   }
 
@@ -265,7 +275,7 @@ class Parser {
       }
       this.next();
       if (this.kind() === '=') this.failAt(`attribute ${JSON.stringify(name)} cannot have a label`, labelToken.pos);
-      if (this.kind() !== '{') this.unexpected(`"{" after block label ${labelToken.text}`);
+      if (this.kind() !== '{') this.unexpected(`"{" after block label ${tokenText(labelToken.text)}`);
       // An empty label is the same as none, as in the reference.
       label = text === '' ? undefined : text;
     } else if (this.kind() !== '{') {
@@ -462,7 +472,8 @@ class Parser {
         return this.unexpected('field name (identifier or string)');
       }
       this.next();
-      if (this.kind() !== '=') this.unexpected(`"=" after field name ${keyToken.kind === 'ident' ? JSON.stringify(key) : keyToken.text}`);
+      if (this.kind() !== '=')
+        this.unexpected(`"=" after field name ${keyToken.kind === 'ident' ? JSON.stringify(key) : tokenText(keyToken.text)}`);
       this.next();
       const value = this.parseExpression();
       fields.push({ key, quoted, keyPos: keyToken.pos, value });

@@ -3,35 +3,37 @@
  * prior knowledge) on the same port, optional TLS (HTTP/2 negotiated by ALPN), and the
  * reference's connection limit.
  *
- * The limit is an accept gate, not a refusal: sockets beyond `conn_limit` are held paused and
- * unread, exactly like connections waiting in a listen backlog, and are handed to the HTTP server
- * in arrival order as admitted connections close. Node's `maxConnections` would instead close
- * them. Only admitted connections count, so the connection gauge never exceeds the limit.
+ * The server that speaks the outermost protocol listens itself: the HTTP/1.1 server for plain
+ * HTTP (so the runtime tracks its connections for the header and keep-alive timeouts), the TLS
+ * server for HTTPS. Connections reach the protocol servers through their documented 'connection'
+ * event: an HTTP/2 server gets the sockets that open with the h2c preface or negotiate `h2`, an
+ * HTTP/1.1 server the rest.
+ *
+ * The limit is an accept gate, not a refusal: the listening server's own connection handling is
+ * taken over, and sockets beyond `conn_limit` are held unanswered (read from only until their
+ * buffer fills), like connections waiting in a listen backlog, and handed on in arrival order as
+ * admitted connections close. Node's `maxConnections` would instead close them. Only admitted
+ * connections count, so the connection gauge never exceeds the limit. At most
+ * `MAX_WAITING_CONNECTIONS` wait; a connection beyond that is closed at once, as a full listen
+ * backlog drops it.
  *
  * Timeouts follow the reference's meaning: the read timeout bounds reading a request (a body that
  * trickles in too slowly fails the read, and the handler answers as it does for any read error);
  * the write timeout bounds the time from the request's arrival to the end of its response, after
  * which the connection is dropped; the idle timeout bounds keep-alive idleness.
  */
+import { createServer as createHttp1Server, type IncomingMessage, type Server as Http1Server, type ServerResponse } from 'node:http';
 import {
-  Server as Http1ServerClass,
-  createServer as createHttp1Server,
-  type IncomingMessage,
-  type Server as Http1Server,
-  type ServerResponse,
-} from 'node:http';
-import {
-  createSecureServer,
   createServer as createHttp2Server,
-  type Http2SecureServer,
   type Http2Server,
   type Http2ServerRequest,
   type Http2ServerResponse,
   type ServerHttp2Session,
   type Settings,
 } from 'node:http2';
-import { createServer as createNetServer, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
-import type { TLSSocket } from 'node:tls';
+import type { AddressInfo, Server as NetServer, Socket } from 'node:net';
+import { createServer as createTlsServer, type Server as TlsServer, type TLSSocket } from 'node:tls';
+import { MAX_TIMER_MS } from '../../core/clock.js';
 import type { HttpServerConfig } from './schema.js';
 import { clientCertPolicy, loadTlsMaterial, tlsFilesStamp } from './tls.js';
 
@@ -60,11 +62,24 @@ export interface RunningHttpServer {
   close(graceMs?: number): Promise<void>;
 }
 
+/**
+ * Most connections held waiting beyond `conn_limit`. Each holds a file descriptor and up to one
+ * read buffer (16 KiB); the kernel's own listen backlog is of this order (4,096 by default).
+ */
+export const MAX_WAITING_CONNECTIONS = 1024;
+
 /** The 24 bytes every HTTP/2 prior-knowledge connection starts with. */
 const H2_PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n');
 
 /** Largest request header section accepted; the reference's runtime allows 1 MiB plus slack. */
 const MAX_HEADER_BYTES = (1 << 20) + 4096;
+
+/**
+ * The response each HTTP/1 connection is writing for its newest request, kept on the socket the
+ * request came on (the TLS socket for HTTPS) as the request arrives.
+ */
+const CURRENT_RESPONSE = Symbol('rivulet.currentResponse');
+type Http1Connection = Socket & { [CURRENT_RESPONSE]?: ServerResponse };
 
 /** Starts the server; rejects when the address cannot be bound (port in use, bad address). */
 export async function startHttpServer(
@@ -81,30 +96,50 @@ export async function startHttpServer(
 
   /** Admitted sockets speaking HTTP/2: their sessions are closed gracefully instead. */
   const h2Sockets = new WeakSet<Socket>();
-  /** The TLS socket wrapping each admitted one, where the HTTP/1 layer keeps its state. */
-  const tlsSockets = new WeakMap<Socket, TLSSocket>();
+  /** The socket HTTP/1 is spoken on for each admitted one: itself, or the TLS socket over it. */
+  const http1Over = new WeakMap<Socket, Http1Connection>();
   const timeouts = withRequestTimeouts(handler, config);
-  const http1 = config.tls ? undefined : createHttp1(config, timeouts.handler);
-  const h2c = !config.tls && config.http2.enabled ? createH2c(config, timeouts.handler) : undefined;
-  const secure = config.tls ? createTls(config, timeouts.handler, (tls) => tls._parent && tlsSockets.set(tls._parent, tls)) : undefined;
-  for (const server of [h2c, secure?.server]) {
-    server?.on('session', (session: ServerHttp2Session) => {
-      sessions.add(session);
-      const socket = (session.socket as Socket & { _parent?: Socket })._parent;
-      if (socket) h2Sockets.add(socket);
-      session.once('close', () => sessions.delete(session));
-    });
-  }
+  const serve: HttpHandler = (req, res) => {
+    if (!('stream' in req)) (req.socket as Http1Connection)[CURRENT_RESPONSE] = res as ServerResponse;
+    timeouts.handler(req, res);
+  };
 
-  const gate: NetServer = createNetServer({ pauseOnConnect: true, noDelay: true });
-  gate.on('connection', (socket: Socket) => {
+  const http1 = createHttp1(config, serve);
+  const h2 = config.tls || config.http2.enabled ? createH2(config, serve) : undefined;
+  h2?.on('session', (session: ServerHttp2Session) => {
+    sessions.add(session);
+    session.once('close', () => sessions.delete(session));
+  });
+  const secure = config.tls
+    ? createTls(config, (tls, raw) => {
+        if (raw && tls.alpnProtocol === 'h2') h2Sockets.add(raw);
+        else if (raw) http1Over.set(raw, tls);
+        handTo(tls.alpnProtocol === 'h2' ? h2! : http1, tls);
+      })
+    : undefined;
+
+  const listening: NetServer = secure?.server ?? http1;
+  /** The listening server's own connection handling, which the gate calls for admitted sockets. */
+  const accept = takeOverConnections(listening, (socket: Socket) => {
+    // Errors on any socket (resets) are the HTTP layer's business; never crash on them.
+    socket.on('error', () => {});
     if (closing) {
       socket.destroy();
       return;
     }
-    if (limit > 0 && admitted >= limit) queue.push(socket);
-    else admit(socket);
+    if (limit <= 0 || admitted < limit) admit(socket);
+    else if (queue.length < MAX_WAITING_CONNECTIONS) hold(socket);
+    else socket.destroy();
   });
+
+  /** Keeps a socket waiting for a slot; one that goes away meanwhile gives its place up. */
+  function hold(socket: Socket): void {
+    queue.push(socket);
+    socket.once('close', () => {
+      const i = queue.indexOf(socket);
+      if (i >= 0) queue.splice(i, 1);
+    });
+  }
 
   function admit(socket: Socket): void {
     admitted++;
@@ -117,22 +152,37 @@ export async function startHttpServer(
       const next = queue.shift();
       if (next && !closing) admit(next);
     });
-    // Errors on admitted sockets (resets) are the HTTP layer's business; never crash on them.
-    socket.on('error', () => {});
-    if (secure) secure.hand(socket);
-    else if (h2c) sniffPreface(socket, http1!, h2c, () => h2Sockets.add(socket));
-    else handTo(http1!, socket);
+    if (secure) {
+      secure.admitted(socket);
+      accept(socket);
+    } else if (h2) {
+      sniffPreface(socket, (isH2) => {
+        if (isH2) {
+          h2Sockets.add(socket);
+          handTo(h2, socket);
+        } else {
+          http1Over.set(socket, socket);
+          // A paused HTTP/1 socket starts reading before the server takes it (resuming afterwards
+          // costs throughput).
+          socket.resume();
+          accept(socket);
+        }
+      });
+    } else {
+      http1Over.set(socket, socket);
+      accept(socket);
+    }
   }
 
   await new Promise<void>((resolve, reject) => {
-    gate.once('error', reject);
-    gate.listen({ port: config.listenPort, host: config.listenAddress || undefined }, () => {
-      gate.off('error', reject);
+    listening.once('error', reject);
+    listening.listen({ port: config.listenPort, host: config.listenAddress || undefined }, () => {
+      listening.off('error', reject);
       resolve();
     });
   });
-  gate.on('error', (err: Error) => hooks.onAcceptError?.(err));
-  const address = gate.address() as AddressInfo;
+  listening.on('error', (err: Error) => hooks.onAcceptError?.(err));
+  const address = listening.address() as AddressInfo;
   const host = config.listenAddress === '' ? '127.0.0.1' : address.family === 'IPv6' ? `[${address.address}]` : address.address;
 
   return {
@@ -142,17 +192,19 @@ export async function startHttpServer(
     waiting: () => queue.length,
     async close(graceMs = 30_000) {
       closing = true;
-      const stopped = new Promise<void>((resolve) => gate.close(() => resolve()));
+      const stopped = new Promise<void>((resolve) => listening.close(() => resolve()));
       for (const socket of queue.splice(0)) socket.destroy();
       timeouts.stop();
-      for (const server of [http1, h2c, secure?.server]) server?.close();
+      for (const server of [http1, h2]) if (server !== listening) server?.close();
       for (const session of sessions) session.close();
       // Idle connections go now; busy ones once their requests end, within the grace period.
+      // Connections still being sniffed or in their TLS handshake have no request yet.
       for (const socket of live) {
         if (h2Sockets.has(socket)) continue;
-        const busy = responseInFlight(tlsSockets.get(socket) ?? socket);
-        if (busy) busy.once('close', () => socket.destroySoon());
-        else socket.destroySoon();
+        const connection = http1Over.get(socket);
+        const busy = connection && responseInFlight(connection);
+        if (busy) busy.once('close', () => connection.destroySoon());
+        else (connection ?? socket).destroySoon();
       }
       const deadline = Date.now() + graceMs;
       while (live.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
@@ -162,37 +214,45 @@ export async function startHttpServer(
   };
 }
 
-/** The response an HTTP/1 connection is still writing, if any (the runtime keeps it on the socket). */
-function responseInFlight(socket: Socket): ServerResponse | undefined {
-  const res = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
+/**
+ * Replaces a server's 'connection' listeners (its own handling of new sockets) by `gate`, and
+ * returns a function that runs them for a socket the gate lets through.
+ */
+function takeOverConnections(server: NetServer, gate: (socket: Socket) => void): (socket: Socket) => void {
+  const own = server.listeners('connection') as Array<(socket: Socket) => void>;
+  server.removeAllListeners('connection');
+  server.on('connection', gate);
+  return (socket) => {
+    for (const listener of own) listener.call(server, socket);
+  };
+}
+
+/** The response an HTTP/1 connection is still writing, if any. */
+function responseInFlight(connection: Http1Connection): ServerResponse | undefined {
+  const res = connection[CURRENT_RESPONSE];
   return res && !res.writableFinished ? res : undefined;
 }
 
-function handTo(server: Http1Server | Http2Server | Http2SecureServer, socket: Socket): void {
-  // A paused HTTP/1 socket starts reading before the server takes it (resuming afterwards costs
-  // throughput); HTTP/2 sessions read through their own handle.
-  if (server instanceof Http1ServerClass) socket.resume();
+/** Hands a connection to a protocol server that does not listen itself. */
+function handTo(server: Http1Server | Http2Server, socket: Socket): void {
   server.emit('connection', socket);
 }
 
-/** Routes a cleartext connection to the HTTP/2 server when it opens with the preface. */
-function sniffPreface(socket: Socket, http1: Http1Server, h2c: Http2Server, onH2: () => void): void {
+/** Reads a cleartext connection's first bytes and tells whether it opens with the HTTP/2 preface. */
+function sniffPreface(socket: Socket, decided: (isH2: boolean) => void): void {
   let seen = Buffer.alloc(0);
-  const decide = (target: Http1Server | Http2Server) => {
+  const decide = (isH2: boolean) => {
     socket.off('data', onData);
     socket.off('end', onEnd);
     socket.pause();
     socket.unshift(seen);
-    handTo(target, socket);
+    decided(isH2);
   };
   const onData = (chunk: Buffer) => {
     seen = Buffer.concat([seen, chunk]);
     const n = Math.min(seen.length, H2_PREFACE.length);
-    if (!seen.subarray(0, n).equals(H2_PREFACE.subarray(0, n))) decide(http1);
-    else if (seen.length >= H2_PREFACE.length) {
-      onH2();
-      decide(h2c);
-    }
+    if (!seen.subarray(0, n).equals(H2_PREFACE.subarray(0, n))) decide(false);
+    else if (seen.length >= H2_PREFACE.length) decide(true);
   };
   const onEnd = () => socket.destroy();
   socket.on('data', onData);
@@ -206,69 +266,75 @@ function createHttp1(config: HttpServerConfig, handler: HttpHandler): Http1Serve
       // Reading the body is bounded per request (see withRequestTimeouts); Node's own whole-request
       // timeout would answer 408, which the reference never sends.
       requestTimeout: 0,
-      headersTimeout: config.readTimeoutMs,
-      keepAliveTimeout: config.idleTimeoutMs || config.readTimeoutMs,
+      headersTimeout: timerMs(config.readTimeoutMs),
+      // The runtime waits a second longer than this on an idle connection.
+      keepAliveTimeout: Math.min(config.idleTimeoutMs || config.readTimeoutMs, MAX_TIMER_MS - 1000),
       connectionsCheckingInterval: checkingInterval(config.readTimeoutMs),
       maxHeaderSize: MAX_HEADER_BYTES,
     },
     handler as (req: IncomingMessage, res: ServerResponse) => void,
   );
   server.on('clientError', answerClientError);
-  // The runtime starts tracking connections (header timeouts, idle closing) when a server
-  // starts listening; this one never listens itself, the gate hands it its sockets.
-  server.emit('listening');
+  // Behind TLS this server does not listen, so the runtime does not watch its connections: the
+  // idle timeout then bounds any silence on them, as it did on the reference's TLS listener.
+  if (config.tls) server.setTimeout(timerMs(config.idleTimeoutMs));
   return server;
 }
 
-function createH2c(config: HttpServerConfig, handler: HttpHandler): Http2Server {
+function createH2(config: HttpServerConfig, handler: HttpHandler): Http2Server {
   const server = createHttp2Server(
     { settings: h2Settings(config), maxSessionMemory: 64 },
     handler as (req: Http2ServerRequest, res: Http2ServerResponse) => void,
   );
-  server.setTimeout(config.http2.idleTimeoutMs || config.idleTimeoutMs);
+  server.setTimeout(timerMs(config.tls ? config.idleTimeoutMs : config.http2.idleTimeoutMs || config.idleTimeoutMs));
   return server;
 }
 
 interface SecureServer {
-  readonly server: Http2SecureServer;
-  hand(socket: Socket): void;
+  readonly server: TlsServer;
+  /** Notes an admitted socket before its handshake; re-reads changed certificate files. */
+  admitted(socket: Socket): void;
 }
 
 /**
  * HTTPS with HTTP/2 by ALPN and HTTP/1.1 beside it. Certificate files are re-read when they
  * change, checked as each connection is admitted (the reference re-reads them per handshake).
+ * `onSecure` gets each TLS socket whose client passed the certificate policy, with the admitted
+ * socket it runs over.
  */
-function createTls(
-  config: HttpServerConfig,
-  handler: HttpHandler,
-  onSecure: (socket: TLSSocket & { _parent?: Socket }) => void,
-): SecureServer {
+function createTls(config: HttpServerConfig, onSecure: (tls: TLSSocket, raw: Socket | undefined) => void): SecureServer {
   const tls = config.tls!;
   const policy = clientCertPolicy(tls.clientAuth);
-  const server = createSecureServer(
-    {
-      ...loadTlsMaterial(tls),
-      ...policy,
-      allowHTTP1: true,
-      settings: h2Settings(config),
-      maxSessionMemory: 64,
-    },
-    handler as (req: Http2ServerRequest, res: Http2ServerResponse) => void,
-  );
-  server.setTimeout(config.idleTimeoutMs);
+  const server = createTlsServer({
+    // HTTP/2 asks for TLS 1.2 at least; a configured min_version still applies.
+    minVersion: 'TLSv1.2',
+    ...loadTlsMaterial(tls),
+    ...policy,
+    ALPNProtocols: ['h2', 'http/1.1'],
+  });
+  /**
+   * Admitted sockets by their connection's addresses. The TLS layer offers no documented way from
+   * the TLS socket back to the socket it wraps, but both report the same local and peer address,
+   * which tell one listener's live connections apart.
+   */
+  const byAddress = new Map<string, Socket>();
   server.on('secureConnection', (socket: TLSSocket) => {
-    // A TLS socket wraps the admitted one; the runtime keeps that one as `_parent`.
-    onSecure(socket);
     const cert = socket.getPeerCertificate();
     const presented = cert !== null && Object.keys(cert).length > 0;
-    if (tls.clientAuth === 'RequireAnyClientCert' && !presented) socket.destroy();
-    if (tls.clientAuth === 'VerifyClientCertIfGiven' && presented && !socket.authorized) socket.destroy();
+    if (tls.clientAuth === 'RequireAnyClientCert' && !presented) return void socket.destroy();
+    if (tls.clientAuth === 'VerifyClientCertIfGiven' && presented && !socket.authorized) return void socket.destroy();
+    onSecure(socket, byAddress.get(addressKey(socket)));
   });
   server.on('tlsClientError', () => {});
   let stamp = tlsFilesStamp(tls);
   return {
     server,
-    hand(socket) {
+    admitted(socket) {
+      const key = addressKey(socket);
+      byAddress.set(key, socket);
+      socket.once('close', () => {
+        if (byAddress.get(key) === socket) byAddress.delete(key);
+      });
       const now = tlsFilesStamp(tls);
       if (now !== stamp) {
         try {
@@ -278,9 +344,12 @@ function createTls(
           // A half-written certificate file: keep serving with the previous material.
         }
       }
-      handTo(server, socket);
     },
   };
+}
+
+function addressKey(socket: Socket): string {
+  return `${socket.localAddress}|${socket.localPort}|${socket.remoteAddress}|${socket.remotePort}`;
 }
 
 function h2Settings(config: HttpServerConfig): Settings {
@@ -290,6 +359,11 @@ function h2Settings(config: HttpServerConfig): Settings {
   };
   if (config.http2.maxReadFrameSize > 0) settings.maxFrameSize = config.http2.maxReadFrameSize;
   return settings;
+}
+
+/** A configured timeout as Node's timers take it: a longer one would fire at once, so it is cut to MAX_TIMER_MS. */
+function timerMs(ms: number): number {
+  return Math.min(ms, MAX_TIMER_MS);
 }
 
 function checkingInterval(readTimeoutMs: number): number {

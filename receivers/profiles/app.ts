@@ -17,6 +17,7 @@ import Koa from 'koa';
 import { Router } from '@koa/router';
 import type { Log } from '../../lib/log.js';
 import { scopedDeadline, type ProfilesReceiver } from '../../core/profiles.js';
+import type { BodyLimits } from '../http/body.js';
 import { goErrorResponses, httpError, writeGoError } from '../http/errors.js';
 import type { HttpHandler, HttpRequest, HttpResponse } from '../http/server.js';
 import { INGEST_PATH, serveIngest } from './ingest.js';
@@ -31,18 +32,23 @@ export interface ProfilesAppOptions {
   readonly log: Log;
   /** Serve the two profile routes without Koa (the default); false sends every request through Koa. */
   readonly directLane?: boolean;
+  /** The bounds on request bodies, read once per request; none when absent. */
+  readonly limits?: () => BodyLimits;
 }
+
+const NO_LIMITS: BodyLimits = { maxBytes: 0 };
 
 type RouteHandler = (req: HttpRequest, res: HttpResponse) => Promise<void>;
 
 export function createProfilesHandler(options: ProfilesAppOptions): HttpHandler {
   const unexpected = (err: unknown) => options.log('error', 'request failed', { err: (err as Error).message });
-  const ingest: RouteHandler = (req, res) => serveIngest(req, res, options.receivers(), options.log);
+  const limits = options.limits ?? (() => NO_LIMITS);
+  const ingest: RouteHandler = (req, res) => serveIngest(req, res, options.receivers(), options.log, limits());
   const pushHandler = createPushHandler((request, call) => {
     if (call.deadlineMs === undefined) return forwardPush(request, options.receivers(), call.signal);
     const deadline = scopedDeadline(call.deadlineMs, call.signal);
     return forwardPush(request, options.receivers(), deadline.signal).finally(deadline.release);
-  });
+  }, limits);
   const push: RouteHandler = (req, res) => pushHandler(req, res).catch((err: unknown) => writeGoError(res, err, unexpected));
 
   const viaKoa = createProfilesApp(ingest, push, unexpected).callback() as HttpHandler;

@@ -6,13 +6,17 @@
  * Answers as the reference's server does: a `Connect-Protocol-Version` other than `1` and a body
  * that does not decode are `invalid_argument`; only gzip is undone; success is 200 with an empty
  * body (`{}` for JSON); errors are JSON `{code, message}` with the code's HTTP status.
+ *
+ * Added here: a body over `max_body_size`, before or after gzip is undone, is `resource_exhausted`
+ * answered with HTTP 413; one that does not fit within `max_pending_size` is `resource_exhausted`
+ * (HTTP 429) with `Retry-After`.
  */
 import { Code, ConnectError } from '@connectrpc/connect';
 import { codeToHttpStatus, errorToJsonBytes, parseTimeout } from '@connectrpc/connect/protocol-connect';
-import { readBody } from '../http/body.js';
+import { BodyBudgetError, BodyTooLargeError, readBody, RETRY_AFTER_SECONDS, type BodyLimits } from '../http/body.js';
 import { firstHeader } from '../http/headers.js';
 import type { HttpRequest, HttpResponse } from '../http/server.js';
-import { decodePush, encodingOf, inflate, unknownEncoding, type PushImplementation } from './push_protocol.js';
+import { bodyRefused, decodePush, encodingOf, inflate, unknownEncoding, type PushImplementation } from './push_protocol.js';
 import { requestAborted } from './request_signal.js';
 
 export async function serveConnectUnary(
@@ -20,6 +24,7 @@ export async function serveConnectUnary(
   res: HttpResponse,
   binary: boolean,
   implementation: PushImplementation,
+  limits?: BodyLimits,
 ): Promise<void> {
   const arrived = Date.now();
   let status = 200;
@@ -27,6 +32,7 @@ export async function serveConnectUnary(
   let body = binary ? '' : '{}';
   let contentType = binary ? 'application/proto' : 'application/json';
   let closeConnection = false;
+  let retryAfter = false;
   try {
     const version = firstHeader(req, 'connect-protocol-version');
     if (version !== undefined && version !== '1')
@@ -38,12 +44,13 @@ export async function serveConnectUnary(
     if (!encoding) throw unknownEncoding(encodingHeader!);
     let payload: Uint8Array;
     try {
-      payload = await readBody(req);
+      payload = await readBody(req, res, limits);
     } catch (err) {
       closeConnection = true;
+      if (err instanceof BodyTooLargeError || err instanceof BodyBudgetError) throw bodyRefused(err);
       throw new ConnectError(`read message: ${(err as Error).message}`, Code.Unknown);
     }
-    if (encoding === 'gzip') payload = inflate(payload);
+    if (encoding === 'gzip') payload = inflate(payload, limits?.maxBytes);
     const message = decodePush(payload, binary);
     await implementation(message, {
       signal: requestAborted(req, res),
@@ -52,11 +59,14 @@ export async function serveConnectUnary(
     });
   } catch (err) {
     const error = ConnectError.from(err, Code.Internal);
-    status = codeToHttpStatus(error.code);
+    // A body over the size limit keeps HTTP's own status; its JSON code is what Connect clients read.
+    status = error.cause instanceof BodyTooLargeError ? 413 : codeToHttpStatus(error.code);
+    retryAfter = error.cause instanceof BodyBudgetError;
     body = Buffer.from(errorToJsonBytes(error, {})).toString();
     contentType = 'application/json';
   }
   const headers: Record<string, string> = { 'Content-Type': contentType, 'Content-Length': String(Buffer.byteLength(body)) };
+  if (retryAfter) headers['Retry-After'] = String(RETRY_AFTER_SECONDS);
   if (closeConnection && !('stream' in req)) headers.Connection = 'close';
   res.writeHead(status, headers);
   res.end(body);

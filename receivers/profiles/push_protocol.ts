@@ -8,6 +8,7 @@ import { gunzipSync } from 'node:zlib';
 import { fromJsonString } from '@bufbuild/protobuf';
 import { Code, ConnectError } from '@connectrpc/connect';
 import { PushRequestSchema, type PushRequest } from '../../lib/pyroscope/gen/push/v1/push_pb.js';
+import { type BodyBudgetError, BodyTooLargeError } from '../http/body.js';
 import { decodePushBinary } from './push_decode.js';
 
 /** What the Push implementation learns about one call besides its message. */
@@ -37,13 +38,27 @@ export function unknownEncoding(name: string): ConnectError {
   return new ConnectError(`unknown compression "${name}": supported encodings are ${ACCEPTED_ENCODINGS.join(',')}`, Code.Unimplemented);
 }
 
-/** Undoes gzip; a stream that does not inflate is the client's error. */
-export function inflate(bytes: Uint8Array): Uint8Array {
+/**
+ * Undoes gzip; a stream that does not inflate is the client's error. With `maxBytes` (0: no
+ * limit) a message that inflates past it is `resource_exhausted`, its cause a BodyTooLargeError.
+ */
+export function inflate(bytes: Uint8Array, maxBytes = 0): Uint8Array {
   try {
-    return gunzipSync(bytes);
+    return maxBytes > 0 ? gunzipSync(bytes, { maxOutputLength: maxBytes }) : gunzipSync(bytes);
   } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw bodyRefused(new BodyTooLargeError(maxBytes), 'decompressed ');
     throw new ConnectError(`decompress message: ${(err as Error).message}`, Code.InvalidArgument);
   }
+}
+
+/**
+ * A body refused for its size or for want of room, as a Push error: `resource_exhausted`, as
+ * Connect and gRPC servers answer a message over their read limit. The refusal stays its cause,
+ * so the Connect answer can carry its HTTP status.
+ */
+export function bodyRefused(refusal: BodyTooLargeError | BodyBudgetError, what = ''): ConnectError {
+  const message = refusal instanceof BodyTooLargeError ? `${what}message is larger than ${refusal.limit} bytes` : refusal.message;
+  return new ConnectError(message, Code.ResourceExhausted, undefined, undefined, refusal);
 }
 
 const utf8 = new TextDecoder();

@@ -7,6 +7,10 @@
  * decode is `invalid_argument` (connect-es alone would say `internal`). Requests this module
  * cannot read (an unknown encoding, malformed framing) reach connect-es untouched and its answer
  * stands. Only gzip is undone, as the reference's server undoes only gzip.
+ *
+ * Added here: a body over `max_body_size` (before or after gzip is undone) or one that does not fit
+ * within `max_pending_size` is `resource_exhausted`; connect-es reads what it is left with under
+ * the same size limit.
  */
 import { create } from '@bufbuild/protobuf';
 import { Code, ConnectError, createConnectRouter, createContextKey, createContextValues, type HandlerContext } from '@connectrpc/connect';
@@ -16,11 +20,11 @@ import { parseContentType as parseConnectContentType } from '@connectrpc/connect
 import { parseContentType as parseGrpcContentType, parseTimeout as parseGrpcTimeout } from '@connectrpc/connect/protocol-grpc';
 import { parseContentType as parseGrpcWebContentType } from '@connectrpc/connect/protocol-grpc-web';
 import { PushResponseSchema, PusherService, type PushRequest } from '../../lib/pyroscope/gen/push/v1/push_pb.js';
-import { readBody } from '../http/body.js';
+import { BodyBudgetError, BodyTooLargeError, readBody, type BodyLimits } from '../http/body.js';
 import { firstHeader } from '../http/headers.js';
 import type { HttpRequest, HttpResponse } from '../http/server.js';
 import { serveConnectUnary } from './connect_unary.js';
-import { decodePush, encodingOf, inflate, type PushImplementation } from './push_protocol.js';
+import { bodyRefused, decodePush, encodingOf, inflate, type PushImplementation } from './push_protocol.js';
 
 export type { PushCall, PushImplementation } from './push_protocol.js';
 
@@ -37,8 +41,39 @@ const PREPARED = createContextKey<Prepared | undefined>(undefined, { description
  * A Node request listener for the PusherService paths. Any other procedure under the service
  * prefix is 404 with the reference's text.
  */
-export function createPushHandler(implementation: PushImplementation): (req: HttpRequest, res: HttpResponse) => Promise<void> {
-  const router = createConnectRouter({ acceptCompression: [compressionGzip] });
+export function createPushHandler(
+  implementation: PushImplementation,
+  limits: () => BodyLimits = () => ({ maxBytes: 0 }),
+): (req: HttpRequest, res: HttpResponse) => Promise<void> {
+  // connect-es reads the requests this module leaves to it under its own per-message limit, set
+  // when its router is made: a new max_body_size makes a new router.
+  let routed: { readonly maxBytes: number; readonly handlers: Map<string, UniversalHandler> } | undefined;
+  const handlersFor = (maxBytes: number) => {
+    if (routed?.maxBytes !== maxBytes) routed = { maxBytes, handlers: connectHandlers(implementation, maxBytes) };
+    return routed.handlers;
+  };
+
+  // Not an async function itself: the Connect unary path, the common one, hands back its own promise.
+  return (req, res) => {
+    const url = req.url ?? '';
+    const q = url.indexOf('?');
+    const current = limits();
+    const handler = handlersFor(current.maxBytes).get(q < 0 ? url : url.slice(0, q));
+    if (!handler) {
+      res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' });
+      res.end('404 page not found\n');
+      return Promise.resolve();
+    }
+    const contentType = firstHeader(req, 'content-type') ?? '';
+    const connect = req.method === 'POST' ? parseConnectContentType(contentType) : undefined;
+    if (connect && !connect.stream) return serveConnectUnary(req, res, connect.binary, implementation, current);
+    return serveThroughConnect(req, res, handler, current);
+  };
+}
+
+/** connect-es's handlers for the PusherService paths, reading at most `maxBytes` per message (0: no limit). */
+function connectHandlers(implementation: PushImplementation, maxBytes: number): Map<string, UniversalHandler> {
+  const router = createConnectRouter({ acceptCompression: [compressionGzip], ...(maxBytes > 0 ? { readMaxBytes: maxBytes } : {}) });
   router.service(PusherService, {
     async push(request, context: HandlerContext) {
       const prepared = context.values.get(PREPARED);
@@ -53,30 +88,14 @@ export function createPushHandler(implementation: PushImplementation): (req: Htt
       return create(PushResponseSchema);
     },
   });
-  const handlers = new Map<string, UniversalHandler>(router.handlers.map((h) => [h.requestPath, h]));
-
-  // Not an async function itself: the Connect unary path, the common one, hands back its own promise.
-  return (req, res) => {
-    const url = req.url ?? '';
-    const q = url.indexOf('?');
-    const handler = handlers.get(q < 0 ? url : url.slice(0, q));
-    if (!handler) {
-      res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' });
-      res.end('404 page not found\n');
-      return Promise.resolve();
-    }
-    const contentType = firstHeader(req, 'content-type') ?? '';
-    const connect = req.method === 'POST' ? parseConnectContentType(contentType) : undefined;
-    if (connect && !connect.stream) return serveConnectUnary(req, res, connect.binary, implementation);
-    return serveThroughConnect(req, res, handler);
-  };
+  return new Map<string, UniversalHandler>(router.handlers.map((h) => [h.requestPath, h]));
 }
 
 /** gRPC, gRPC-Web and anything else on the path: connect-es's handler, after prepareGrpc. */
-async function serveThroughConnect(req: HttpRequest, res: HttpResponse, handler: UniversalHandler): Promise<void> {
+async function serveThroughConnect(req: HttpRequest, res: HttpResponse, handler: UniversalHandler, limits: BodyLimits): Promise<void> {
   const values = createContextValues();
   const universal = universalRequestFromNodeRequest(req as never, res as never, undefined, values);
-  const prepared = await prepareGrpc(req, universal.header);
+  const prepared = await prepareGrpc(req, res, universal.header, limits);
   if (prepared) values.set(PREPARED, prepared.outcome);
   if (prepared?.closeConnection && !('stream' in req)) res.setHeader('Connection', 'close');
   const response = await handler(
@@ -99,7 +118,7 @@ interface PreparedRequest {
  * request to connect-es as it came; a replayed body is returned for requests whose bytes were
  * read but not understood.
  */
-async function prepareGrpc(req: HttpRequest, header: Headers): Promise<PreparedRequest | undefined> {
+async function prepareGrpc(req: HttpRequest, res: HttpResponse, header: Headers, limits: BodyLimits): Promise<PreparedRequest | undefined> {
   if (req.method !== 'POST') return undefined;
   const contentType = header.get('content-type') ?? '';
   const grpc = parseGrpcContentType(contentType);
@@ -123,16 +142,20 @@ async function prepareGrpc(req: HttpRequest, header: Headers): Promise<PreparedR
 
   let body: Buffer;
   try {
-    body = await readBody(req);
+    body = await readBody(req, res, limits);
   } catch (err) {
-    return { ...standIn({ error: new ConnectError(`read message: ${(err as Error).message}`, Code.Unknown) }), closeConnection: true };
+    const error =
+      err instanceof BodyTooLargeError || err instanceof BodyBudgetError
+        ? bodyRefused(err)
+        : new ConnectError(`read message: ${(err as Error).message}`, Code.Unknown);
+    return { ...standIn({ error }), closeConnection: true };
   }
   // Unary gRPC carries exactly one 5-byte-prefixed message; anything else is connect-es's to judge.
   if (body.length < 5 || body.readUInt32BE(1) !== body.length - 5) return { outcome: {}, header, body };
   const compressed = (body[0]! & 0x01) === 0x01;
   if (compressed && encoding !== 'gzip') return { outcome: {}, header, body };
   try {
-    const payload = compressed ? inflate(body.subarray(5)) : body.subarray(5);
+    const payload = compressed ? inflate(body.subarray(5), limits.maxBytes) : body.subarray(5);
     return standIn({ message: decodePush(payload, binary) });
   } catch (err) {
     return standIn({ error: err as ConnectError });

@@ -1,15 +1,20 @@
 /**
  * The `endpoint` block of logs.write: its schema with the reference's defaults and its
  * validation into an `EndpointConfig`. Secrets given as files are read when the config is
- * applied.
+ * applied. Credentials in the URL are sent as Basic auth, as the reference's HTTP client sends
+ * them, unless basic_auth, a bearer token or an Authorization header is configured; the URL
+ * requests go to has them removed.
  */
 import { readFileSync } from 'node:fs';
 import type { Block } from '../../lib/config/ast.js';
 import { ConfigError, ConfigErrors } from '../../lib/config/errors.js';
+import { MAX_TIMER_MS } from '../../core/clock.js';
 import { t, type NestedBlockSpec } from '../../core/schema.js';
 import { attributePos, byteSize, durationMs, nestedBlocks } from '../../lib/loki/config.js';
+import { redactUrl, secretHeaderValues, splitUserinfo, userinfoAuthorization } from '../../lib/redact.js';
 
 export interface EndpointConfig {
+  /** Where pushes go: the configured URL without its userinfo. */
   readonly url: string;
   /** The URL's host (`host:port`), the `host` label of the metrics. */
   readonly host: string;
@@ -30,6 +35,8 @@ export interface EndpointConfig {
   readonly capacityBytes: number;
   /** How long stopping keeps trying to deliver what is queued. */
   readonly drainTimeoutMs: number;
+  /** Every credential of the endpoint, for hiding in what is logged (see lib/redact.ts). */
+  readonly secrets: readonly string[];
 }
 
 const basicAuthSpec: NestedBlockSpec = {
@@ -83,6 +90,14 @@ export const endpointBlockSpec: NestedBlockSpec = {
   blocks: { basic_auth: basicAuthSpec, queue_config: queueConfigSpec },
 };
 
+/**
+ * A duration in whole milliseconds, at most MAX_TIMER_MS: every one of these arms a timer, and
+ * Node fires a longer one at once. 24.8 days is as good as forever for any of them.
+ */
+function timerMs(ns: unknown): number {
+  return Math.min(durationMs(ns), MAX_TIMER_MS);
+}
+
 /** Validates the decoded `endpoint` blocks; `block` is the component block, for error positions. */
 export function resolveEndpoints(
   values: readonly Record<string, unknown>[],
@@ -96,15 +111,18 @@ export function resolveEndpoints(
     const at = [...path, 'endpoint'];
     const fail = (reason: string, attribute: string, inner?: Block) =>
       errors.push(new ConfigError(reason, attributePos(inner ?? where, attribute), inner ? [...at, inner.name] : at));
-    const url = v.url as string;
+    const written = v.url as string;
+    const { url, password: urlPassword } = splitUserinfo(written);
+    const secrets: string[] = [];
+    if (urlPassword !== undefined) secrets.push(urlPassword);
     let host = '';
     try {
       const parsed = new URL(url);
       if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
-        fail(`url must use http or https, got ${JSON.stringify(url)}`, 'url');
+        fail(`url must use http or https, got ${JSON.stringify(redactUrl(written))}`, 'url');
       host = parsed.host;
     } catch {
-      fail(`invalid url ${JSON.stringify(url)}`, 'url');
+      fail(`invalid url ${JSON.stringify(redactUrl(written))}`, 'url');
     }
     const basic = v.basic_auth as Record<string, string> | undefined;
     const basicBlock = nestedBlocks(where, 'basic_auth')[0];
@@ -137,7 +155,15 @@ export function resolveEndpoints(
         }
       }
       authorization = `Basic ${Buffer.from(`${basic.username ?? ''}:${password}`).toString('base64')}`;
+      secrets.push(password);
     }
+    if (bearer !== '') secrets.push(bearer);
+    const headers = v.headers as Record<string, string>;
+    secrets.push(...secretHeaderValues(headers));
+    // Go's client sends URL credentials only when nothing else set the Authorization header.
+    if (authorization === undefined && !Object.keys(headers).some((name) => name.toLowerCase() === 'authorization'))
+      authorization = userinfoAuthorization(written);
+    if (authorization !== undefined) secrets.push(authorization, authorization.replace(/^\S+\s+/, ''));
     const queue = (v.queue_config as Record<string, unknown> | undefined) ?? { capacity: '10MiB', drain_timeout: 15_000_000_000n };
     const queueBlock = nestedBlocks(where, 'queue_config')[0];
     const size = (text: unknown, name: string, inner?: Block, min = 1) => {
@@ -148,20 +174,20 @@ export function resolveEndpoints(
         return 0;
       }
     };
-    const minBackoffMs = durationMs(v.min_backoff_period);
-    const maxBackoffMs = durationMs(v.max_backoff_period);
+    const minBackoffMs = timerMs(v.min_backoff_period);
+    const maxBackoffMs = timerMs(v.max_backoff_period);
     if (minBackoffMs <= 0) fail('min_backoff_period must be greater than 0', 'min_backoff_period');
     if (maxBackoffMs < minBackoffMs) fail('max_backoff_period must not be less than min_backoff_period', 'max_backoff_period');
     if ((v.max_backoff_retries as number) < 0) fail('max_backoff_retries must not be negative', 'max_backoff_retries');
-    const remoteTimeoutMs = durationMs(v.remote_timeout);
+    const remoteTimeoutMs = timerMs(v.remote_timeout);
     if (remoteTimeoutMs <= 0) fail('remote_timeout must be greater than 0', 'remote_timeout');
-    const batchWaitMs = durationMs(v.batch_wait);
+    const batchWaitMs = timerMs(v.batch_wait);
     if (batchWaitMs < 0) fail('batch_wait must not be negative', 'batch_wait');
     const config: EndpointConfig = {
       url,
       host,
       name: v.name as string,
-      headers: v.headers as Record<string, string>,
+      headers,
       ...(authorization !== undefined ? { authorization } : {}),
       tenantId: v.tenant_id as string,
       remoteTimeoutMs,
@@ -172,7 +198,8 @@ export function resolveEndpoints(
       maxBackoffRetries: v.max_backoff_retries as number,
       retryOnHttp429: v.retry_on_http_429 as boolean,
       capacityBytes: size(queue.capacity, 'capacity', queueBlock),
-      drainTimeoutMs: durationMs(queue.drain_timeout),
+      drainTimeoutMs: timerMs(queue.drain_timeout),
+      secrets,
     };
     return config;
   });

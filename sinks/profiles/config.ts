@@ -1,11 +1,14 @@
 /**
  * The arguments of profiles.write: `external_labels` and repeated `endpoint` blocks, with the
  * reference's defaults (remote_timeout 10s, backoff 500ms → 5m, 10 attempts, retry on 429) and
- * its HTTP client rules (at most one way to authenticate).
+ * its HTTP client rules (at most one way to authenticate; credentials in the URL are sent as
+ * Basic auth when no other Authorization is configured, and the URL shown hides the password).
  */
 import type { Block } from '../../lib/config/ast.js';
 import { ConfigError, ConfigErrors } from '../../lib/config/errors.js';
+import { MAX_TIMER_MS } from '../../core/clock.js';
 import { t, type NestedBlockSpec } from '../../core/schema.js';
+import { redactUrl, secretHeaderValues, splitUserinfo } from '../../lib/redact.js';
 
 export type EndpointAuth =
   | { readonly kind: 'none' }
@@ -21,8 +24,10 @@ export type EndpointAuth =
 
 export interface EndpointConfig {
   readonly name: string;
-  /** As written; also the `endpoint` label of the metrics. */
+  /** As written, its password (if any) hidden: the `endpoint` label of the metrics and what messages show. */
   readonly url: string;
+  /** Where requests go: the URL as written without its userinfo (sent as Basic auth instead). */
+  readonly requestUrl: string;
   readonly remoteTimeoutMs: number;
   readonly headers: Readonly<Record<string, string>>;
   readonly minBackoffMs: number;
@@ -31,6 +36,8 @@ export interface EndpointConfig {
   readonly maxBackoffRetries: number;
   readonly retryOnHttp429: boolean;
   readonly auth: EndpointAuth;
+  /** The credentials known from the config (files are read per request), for hiding in messages. */
+  readonly secrets: readonly string[];
 }
 
 export interface WriteConfig {
@@ -90,7 +97,11 @@ export const endpointBlockSpec: NestedBlockSpec = {
 };
 
 const NS_PER_MS = 1_000_000n;
-const ms = (ns: unknown) => Number((ns as bigint) / NS_PER_MS);
+/**
+ * A duration in whole milliseconds, at most MAX_TIMER_MS: each one arms a timer, and Node fires a
+ * longer one at once. 24.8 days is as good as forever for any of them.
+ */
+const ms = (ns: unknown) => Math.min(Number((ns as bigint) / NS_PER_MS), MAX_TIMER_MS);
 
 /**
  * Validates decoded values. With the component's `block`, errors point at the endpoint block
@@ -104,25 +115,33 @@ export function resolveWriteConfig(values: Record<string, unknown>, path: readon
   blocks.forEach((block, index) => {
     const pos = written[index]?.pos ?? componentBlock?.pos;
     const fail = (reason: string) => errors.push(new ConfigError(reason, pos, [...path, 'endpoint']));
-    const url = block.url as string;
+    const asWritten = block.url as string;
+    const url = redactUrl(asWritten);
+    const userinfo = splitUserinfo(asWritten);
     try {
-      const parsed = new URL(url);
+      const parsed = new URL(userinfo.url);
       if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
         fail(`unsupported scheme in url ${JSON.stringify(url)}: expected http or https`);
     } catch {
       fail(`invalid url ${JSON.stringify(url)}`);
     }
-    const auth = resolveAuth(block, fail);
+    const headers = (block.headers as Record<string, string> | undefined) ?? {};
+    let auth = resolveAuth(block, fail);
+    // Go's client sends URL credentials only when nothing else set the Authorization header.
+    if (auth.kind === 'none' && userinfo.username !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'authorization'))
+      auth = { kind: 'basic', username: userinfo.username, usernameFile: '', password: userinfo.password ?? '', passwordFile: '' };
     const endpoint: EndpointConfig = {
       name: (block.name as string | undefined) ?? '',
       url,
+      requestUrl: userinfo.url,
       remoteTimeoutMs: ms(block.remote_timeout ?? 10_000_000_000n),
-      headers: (block.headers as Record<string, string> | undefined) ?? {},
+      headers,
       minBackoffMs: ms(block.min_backoff_period ?? 500_000_000n),
       maxBackoffMs: ms(block.max_backoff_period ?? 300_000_000_000n),
       maxBackoffRetries: (block.max_backoff_retries as number | undefined) ?? 10,
       retryOnHttp429: (block.retry_on_http_429 as boolean | undefined) ?? true,
       auth,
+      secrets: [...(userinfo.password !== undefined ? [userinfo.password] : []), ...authSecrets(auth), ...secretHeaderValues(headers)],
     };
     if (endpoint.remoteTimeoutMs <= 0) fail('remote_timeout must be greater than 0');
     if (endpoint.maxBackoffRetries < 0) fail('max_backoff_retries must not be negative');
@@ -130,6 +149,20 @@ export function resolveWriteConfig(values: Record<string, unknown>, path: readon
   });
   if (errors.length > 0) throw new ConfigErrors(errors);
   return { externalLabels: (values.external_labels as Record<string, string> | undefined) ?? {}, endpoints };
+}
+
+/** The credentials an auth setting holds itself (not those in files). */
+function authSecrets(auth: EndpointAuth): string[] {
+  switch (auth.kind) {
+    case 'none':
+      return [];
+    case 'basic':
+      return [auth.password];
+    case 'bearer':
+      return [auth.token];
+    case 'authorization':
+      return [auth.credentials];
+  }
 }
 
 function resolveAuth(block: Record<string, unknown>, fail: (reason: string) => void): EndpointAuth {

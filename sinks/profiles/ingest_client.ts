@@ -6,6 +6,7 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { RemoteStatusError, WrappedError } from '../../core/profiles.js';
+import { redactText } from '../../lib/redact.js';
 import { authorizationHeader } from './auth.js';
 import type { EndpointConfig } from './config.js';
 
@@ -34,6 +35,7 @@ export class IngestClient {
     const authorization = authorizationHeader(this.endpoint.auth);
     if (authorization !== undefined) set('Authorization', authorization);
     set('Content-Length', String(body.byteLength));
+    const secrets = authorization === undefined ? this.endpoint.secrets : [...this.endpoint.secrets, authorization];
 
     const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
     const describe = (err: unknown) =>
@@ -48,7 +50,8 @@ export class IngestClient {
           return;
         }
         readHead(res).then(
-          (text) => reject(new WrappedError('remote error', new RemoteStatusError(res.statusCode ?? 0, text))),
+          // The server's answer may quote the request back, credentials included.
+          (text) => reject(new WrappedError('remote error', new RemoteStatusError(res.statusCode ?? 0, redactText(text, secrets)))),
           (err) => reject(describe(err)),
         );
       });

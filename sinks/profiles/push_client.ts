@@ -5,9 +5,10 @@
  */
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
-import { createClient, type Client, type Interceptor } from '@connectrpc/connect';
+import { ConnectError, createClient, type Client, type Interceptor } from '@connectrpc/connect';
 import { compressionGzip, createConnectTransport } from '@connectrpc/connect-node';
 import { PusherService, type PushRequest } from '../../lib/pyroscope/gen/push/v1/push_pb.js';
+import { redactText } from '../../lib/redact.js';
 import { authorizationHeader } from './auth.js';
 import type { EndpointConfig } from './config.js';
 
@@ -15,7 +16,10 @@ export class PushClient {
   private readonly agent: HttpAgent;
   private readonly client: Client<typeof PusherService>;
 
-  constructor(endpoint: EndpointConfig, userAgent: string) {
+  constructor(
+    private readonly endpoint: EndpointConfig,
+    userAgent: string,
+  ) {
     this.agent = endpoint.url.startsWith('https:') ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
     const headers: Interceptor = (next) => async (req) => {
       for (const [name, value] of Object.entries(endpoint.headers)) req.header.set(name, value);
@@ -25,7 +29,7 @@ export class PushClient {
       return next(req);
     };
     const transport = createConnectTransport({
-      baseUrl: endpoint.url,
+      baseUrl: endpoint.requestUrl,
       httpVersion: '1.1',
       useBinaryFormat: true,
       acceptCompression: [compressionGzip],
@@ -37,7 +41,22 @@ export class PushClient {
 
   /** One attempt; rejects with the transport's ConnectError. */
   async push(request: PushRequest, timeoutMs: number, signal: AbortSignal): Promise<void> {
-    await this.client.push(request, { timeoutMs, signal });
+    try {
+      await this.client.push(request, { timeoutMs, signal });
+    } catch (err) {
+      // The server's message may quote the request back, credentials included.
+      if (err instanceof ConnectError && err.rawMessage !== '') {
+        const rawMessage = redactText(err.rawMessage, this.secrets());
+        if (rawMessage !== err.rawMessage) throw new ConnectError(rawMessage, err.code, err.metadata, undefined, err.cause);
+      }
+      throw err;
+    }
+  }
+
+  /** The endpoint's credentials, those read from files included. */
+  private secrets(): string[] {
+    const authorization = authorizationHeader(this.endpoint.auth);
+    return authorization === undefined ? [...this.endpoint.secrets] : [...this.endpoint.secrets, authorization];
   }
 
   close(): void {

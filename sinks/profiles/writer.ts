@@ -103,7 +103,7 @@ export class ProfilesWriter implements ProfilesReceiver {
     const done = this.options.metrics.time('-', 'ingest_total');
     try {
       await this.fanOut('ingest', profile.body.byteLength, 1, signal, (endpoint, attemptSignal) => {
-        const url = new URL(endpoint.config.url);
+        const url = new URL(endpoint.config.requestUrl);
         url.pathname = joinPath(url.pathname, profile.path);
         url.search = search;
         return endpoint.ingest.send(url, profile.body, profile.contentType, attemptSignal);

@@ -70,14 +70,37 @@ logs.echo "out" { }
   it('reloads on POST /-/reload and reports an invalid new config with 400', async () => {
     const run = await startRun('logs.echo "out" { }\n');
     writeFileSync(run.file, 'logs.echo "out" { path = 3 + }\n');
-    const bad = await fetch(`${run.url}/-/reload`, { method: 'POST' });
+    const bad = await fetch(`${run.url}/-/reload`, { method: 'POST', headers: { 'X-Rivulet-Reload': '1' } });
     expect(bad.status).toBe(400);
     expect(await bad.text()).toMatch(new RegExp(`^${run.file.replace(/[.]/g, '\\.')}:1:\\d+: `));
     writeFileSync(run.file, 'logs.echo "out" { }\nlogs.echo "second" { }\n');
-    const good = await fetch(`${run.url}/-/reload`, { method: 'POST' });
+    const good = await fetch(`${run.url}/-/reload`, { method: 'POST', headers: { 'X-Rivulet-Reload': '1' } });
     expect(good.status).toBe(200);
+    expect(await good.text()).toBe('config reloaded\n');
     const components = (await (await fetch(`${run.url}/api/v0/components`)).json()) as Array<{ id: string }>;
     expect(components.map((c) => c.id).sort()).toEqual(['logs.echo.out', 'logs.echo.second']);
+    run.signals.emit('SIGINT');
+    expect(await run.done).toBe(0);
+  });
+
+  it('refuses with 403 a reload a cross-site page could send, and takes one with a JSON body', async () => {
+    const run = await startRun('logs.echo "out" { }\n');
+    writeFileSync(run.file, 'logs.echo "out" { }\nlogs.echo "second" { }\n');
+    const ids = async () => ((await (await fetch(`${run.url}/api/v0/components`)).json()) as Array<{ id: string }>).map((c) => c.id).sort();
+    const simple: Array<Record<string, string>> = [
+      {},
+      { 'Content-Type': 'application/x-www-form-urlencoded' },
+      { 'Content-Type': 'multipart/form-data; boundary=x' },
+      { 'Content-Type': 'text/plain' },
+    ];
+    for (const headers of simple) {
+      const res = await fetch(`${run.url}/-/reload`, { method: 'POST', headers, body: 'a=b' });
+      expect([res.status, await res.text()]).toEqual([403, 'X-Rivulet-Reload: 1 (or a JSON content type) is required to reload\n']);
+    }
+    expect(await ids()).toEqual(['logs.echo.out']);
+    const json = await fetch(`${run.url}/-/reload`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' });
+    expect([json.status, await json.text()]).toEqual([200, 'config reloaded\n']);
+    expect(await ids()).toEqual(['logs.echo.out', 'logs.echo.second']);
     run.signals.emit('SIGINT');
     expect(await run.done).toBe(0);
   });

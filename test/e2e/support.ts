@@ -60,6 +60,7 @@ export interface ChildRun {
   /** Base URLs of the logs.source.api components by id. */
   readonly apiUrls: ReadonlyMap<string, string>;
   stderr(): string;
+  stdout(): string;
   /** Resolves with the exit code. */
   readonly exited: Promise<number | null>;
 }
@@ -68,22 +69,33 @@ export interface ChildRun {
  * Starts `rivulet run CONFIG` as a child process and waits until the run server and every
  * logs.source.api listed in `apis` are listening.
  */
-export async function spawnRun(configFile: string, apis: readonly string[], timeoutMs = 60_000): Promise<ChildRun> {
+export async function spawnRun(
+  configFile: string,
+  apis: readonly string[],
+  timeoutMs = 60_000,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<ChildRun> {
   const child = spawn(
     process.execPath,
     [join(PROJECT_ROOT, 'bin/rivulet.mjs'), 'run', configFile, '--server.http.listen-addr', '127.0.0.1:0'],
     {
       cwd: PROJECT_ROOT,
       stdio: ['pipe', 'pipe', 'pipe'],
+      env,
     },
   );
   let stderr = '';
+  let stdout = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const apiUrls = new Map<string, string>();
   let runUrl = '';
-  child.stdout!.resume();
+  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`rivulet run did not start in time:\n${stderr}`)), timeoutMs);
+    const timer = setTimeout(() => {
+      // The caller never gets the child to stop, so it must not outlive the failed start.
+      child.kill('SIGKILL');
+      reject(new Error(`rivulet run did not start in time:\n${stderr}`));
+    }, timeoutMs);
     child.stderr!.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
       for (const line of stderr.split('\n')) {
@@ -103,7 +115,7 @@ export async function spawnRun(configFile: string, apis: readonly string[], time
       reject(new Error(`rivulet run exited with ${code} before starting:\n${stderr}`));
     });
   });
-  return { child, runUrl, apiUrls, stderr: () => stderr, exited };
+  return { child, runUrl, apiUrls, stderr: () => stderr, stdout: () => stdout, exited };
 }
 
 /** The JSON lines logs.echo wrote to `file`, parsed. */

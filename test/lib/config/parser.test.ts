@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Attribute, Block, Expr } from '../../../lib/config/ast.js';
 import { MAX_ERRORS, parseConfig, parseExpression } from '../../../lib/config/parser.js';
@@ -369,6 +370,48 @@ describe('parseConfig: errors', () => {
   it('names long string literals in messages by their beginning', () => {
     expect(errorOf('a = 1 "a very long string literal that goes on and on"')).toBe(
       'main.alloy:1:7: expected newline after attribute value, got string "a very long string literal ..."',
+    );
+  });
+
+  it('quotes a raw string spanning lines, so each message stays on its one line', () => {
+    expect(errorOf('a = 1 `two\nlines`')).toBe('main.alloy:1:7: expected newline after attribute value, got string "`two\\nlines`"');
+    expect(errorOf('a = { `k\ney` 1 }')).toBe('main.alloy:2:5: expected "=" after field name "`k\\ney`", got number 1');
+    expect(errorOf('a = 1 `tab\there`')).toBe('main.alloy:1:7: expected newline after attribute value, got string "`tab\\there`"');
+    expect(errorOf('a = "\\\r"')).toBe('main.alloy:1:6: unknown escape sequence "\\\\r"');
+    expect(errorOf('a = 1 \u2028')).toBe('main.alloy:1:7: unexpected character "\\u2028" (U+2028)');
+  });
+
+  it('never puts a line break or control character into a message, whatever the text', () => {
+    const piece = fc.constantFrom(
+      'a = ',
+      '`',
+      '"',
+      '\\',
+      '\n',
+      '\r',
+      '\t',
+      '\u2028',
+      '{',
+      '}',
+      '[',
+      ']',
+      ',',
+      '=',
+      'x',
+      '1',
+      ' ',
+      '/*',
+      '#',
+    );
+    fc.assert(
+      fc.property(fc.array(fc.oneof(piece, fc.string({ unit: 'binary', maxLength: 4 })), { maxLength: 30 }), (pieces) => {
+        try {
+          parseConfig(pieces.join(''), FILE);
+        } catch (err) {
+          for (const e of (err as ConfigErrors).errors) expect(e.message).not.toMatch(/[\u0000-\u001f\u007f\u0085\u2028\u2029]/);
+        }
+      }),
+      { numRuns: 200 },
     );
   });
 

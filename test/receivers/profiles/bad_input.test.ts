@@ -2,7 +2,15 @@ import { connect, type Socket } from 'node:net';
 import { create, toBinary } from '@bufbuild/protobuf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PushRequestSchema } from '../../../lib/pyroscope/gen/push/v1/push_pb.js';
-import { grpcFrame, rawRequest, recordingReceiver, startReceiveHttp, type RecordingReceiver, type StartedReceiver } from './harness.js';
+import {
+  grpcFrame,
+  rawRequest,
+  receiverConfig,
+  recordingReceiver,
+  startReceiveHttp,
+  type RecordingReceiver,
+  type StartedReceiver,
+} from './harness.js';
 
 let receiver: RecordingReceiver;
 let server: StartedReceiver;
@@ -154,10 +162,13 @@ describe('bad input', () => {
     }
   });
 
-  it('accepts an oversized Push (no read limit)', async () => {
-    // On a server with the default read timeout: the short one above bounds the whole upload.
+  it('accepts a Push over the default max_body_size once the limit is lifted', async () => {
+    // On servers with the default read timeout: the short one above bounds the whole upload.
     const roomy = recordingReceiver();
-    const other = await startReceiveHttp([roomy]);
+    const limited = await startReceiveHttp([roomy]);
+    const unlimited = await startReceiveHttp([roomy], {
+      config: receiverConfig('', 1).replace('forward_to', 'max_body_size = "0"\n  forward_to'),
+    });
     try {
       const big = toBinary(
         PushRequestSchema,
@@ -165,11 +176,17 @@ describe('bad input', () => {
           series: [{ labels: [{ name: 'app', value: 'big' }], samples: [{ rawProfile: Buffer.alloc(24 << 20, 7) }] }],
         }),
       );
-      const res = await rawRequest(`${other.url}${PUSH}`, { headers: connect1, body: big });
+      const refused = await rawRequest(`${limited.url}${PUSH}`, { headers: connect1, body: big });
+      expect([refused.status, refused.body.toString()]).toEqual([
+        413,
+        '{"code":"resource_exhausted","message":"message is larger than 16777216 bytes"}',
+      ]);
+      expect(roomy.appends).toHaveLength(0);
+      const res = await rawRequest(`${unlimited.url}${PUSH}`, { headers: connect1, body: big });
       expect(res.status).toBe(200);
       expect(roomy.appends[0]!.series.samples[0]!.rawProfile.byteLength).toBe(24 << 20);
     } finally {
-      await other.stop();
+      await Promise.all([limited.stop(), unlimited.stop()]);
     }
   });
 

@@ -3,7 +3,15 @@ import { request } from 'node:http';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RemoteStatusError, WrappedError } from '../../../core/profiles.js';
-import { randomBytes, rawRequest, recordingReceiver, startReceiveHttp, type RecordingReceiver, type StartedReceiver } from './harness.js';
+import {
+  randomBytes,
+  rawRequest,
+  receiverConfig,
+  recordingReceiver,
+  startReceiveHttp,
+  type RecordingReceiver,
+  type StartedReceiver,
+} from './harness.js';
 
 let running: StartedReceiver[] = [];
 afterEach(async () => {
@@ -185,11 +193,14 @@ describe('POST /ingest', () => {
     );
   });
 
-  it('accepts large bodies without a size limit', async () => {
+  it('accepts large bodies without a size limit when max_body_size is 0', async () => {
     const receivers = [recordingReceiver()];
-    const { url } = await serve(receivers);
+    const started = await startReceiveHttp(receivers, {
+      config: receiverConfig('', 1).replace('forward_to', 'max_body_size = "0"\n  forward_to'),
+    });
+    running.push(started);
     const body = randomBytes(32 << 20, 3);
-    expect((await ingest(url, 'name=app', { body })).status).toBe(200);
+    expect((await ingest(started.url, 'name=app', { body })).status).toBe(200);
     expect(receivers[0]!.ingests[0]!.profile.body.byteLength).toBe(32 << 20);
   });
 });
