@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { createReadStream, writeFileSync } from 'node:fs';
 import { Registry } from 'prom-client';
 import { ManualClock, systemClock, type Clock } from '../core/clock.js';
 import type { Entry } from '../core/entry.js';
@@ -96,7 +96,7 @@ export async function processCommand(argv: readonly string[], io: Io): Promise<n
     return 2;
   }
   let lineNumber = 0;
-  for await (const lines of lineBatches(io.stdin)) {
+  for await (const lines of lineBatches(readable(io.stdin))) {
     for (const line of lines) {
       lineNumber++;
       if (input === 'jsonl' && line.trim() === '') continue;
@@ -132,6 +132,15 @@ export async function processCommand(argv: readonly string[], io: Io): Promise<n
     return 1;
   }
   return 0;
+}
+
+/**
+ * The process's own standard input is read straight from its descriptor in 1 MiB chunks (Node's
+ * stdin stream reads 64 KiB at a time); other streams (tests) as they are.
+ */
+function readable(stdin: NodeJS.ReadableStream): NodeJS.ReadableStream {
+  if (stdin !== process.stdin) return stdin;
+  return createReadStream('', { fd: 0, highWaterMark: 1 << 20, autoClose: false });
 }
 
 function rate(count: number, startedAt: number): string {
