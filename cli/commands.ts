@@ -82,6 +82,18 @@ export const COMMANDS: readonly CommandHelp[] = [
     exitCodes: ['0 done', '1 usage error, or every input line was malformed', '2 invalid config (nothing on stdout)'],
   },
   {
+    name: 'test',
+    args: 'FILE...',
+    summary: 'run the config tests in each FILE: inputs through a stage list, outputs and metrics checked',
+    flags: [STAGES, HELP],
+    examples: ['rivulet test examples/config-tests/pipeline.test.alloy', 'rivulet test tests/*.test.alloy --stages ./mask_email.js'],
+    exitCodes: [
+      '0 every test passed',
+      '1 a test failed (a diff under its FAIL line), or a usage error',
+      '2 invalid test file or config, with FILE:LINE:COL: message lines on stderr (no test runs)',
+    ],
+  },
+  {
     name: 'fmt',
     args: 'CONFIG',
     summary: 'print CONFIG in canonical form',

@@ -9,6 +9,7 @@ import { playgroundCommand } from './playground.js';
 import type { Io } from './io.js';
 import { processCommand } from './process.js';
 import { runCommand } from './run.js';
+import { testCommand } from './test.js';
 import { validateCommand } from './validate.js';
 import { packageVersion } from './version.js';
 
@@ -36,6 +37,8 @@ export async function main(
         return await validateCommand(rest, io);
       case 'process':
         return await processCommand(rest, io);
+      case 'test':
+        return await testCommand(rest, io);
       case 'fmt':
         return await fmtCommand(rest, io);
       case 'playground':
