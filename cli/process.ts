@@ -6,7 +6,9 @@ import { type EntryOutputFormat, formatEntry, parseInputEntry } from '../core/en
 import { configErrorsOf } from '../lib/config/errors.js';
 import { loadStageList, startProcessRun } from '../core/process.js';
 import { parseRFC3339 } from '../lib/time/rfc3339.js';
-import { describeStageTrace } from './inspect.js';
+import { stageList, type StageList } from '../core/stage-list.js';
+import { TraceRecorder } from '../core/trace-recorder.js';
+import { describeTraces } from './inspect.js';
 import { parseArgs, UsageError } from './args.js';
 import type { Io } from './io.js';
 import { lineBatches } from './lines.js';
@@ -78,13 +80,21 @@ export async function processCommand(argv: readonly string[], io: Io): Promise<n
     : undefined;
   let finished!: () => void;
   const done = new Promise<void>((resolve) => (finished = resolve));
+  // --inspect records every entry's story (the playground's traces) and prints them at the end.
+  let inspect: { stages: StageList; recorder: TraceRecorder } | undefined;
   let run;
   try {
+    if (args.flags.has('inspect')) {
+      const stages = stageList(specs);
+      const startNs = clock.nowNs();
+      inspect = { stages, recorder: new TraceRecorder(stages, () => Number((clock.nowNs() - startNs) / 1_000_000n)) };
+    }
     run = startProcessRun(specs, {
       clock,
       registry,
-      trace: args.flags.has('inspect') ? { stage: (event) => io.stderr.write(describeStageTrace(entryNumber, event)) } : undefined,
+      trace: inspect?.recorder,
       onEntry: (entry) => {
+        inspect?.recorder.forwarded(entry, forwarded);
         forwarded++;
         out += `${formatEntry(entry, format)}\n`;
         if (out.length > 1 << 16) flushOut();
@@ -112,11 +122,16 @@ export async function processCommand(argv: readonly string[], io: Io): Promise<n
         continue;
       }
       entryNumber++;
+      inspect?.recorder.startTick({ kind: 'input', input: entryNumber - 1 });
+      inspect?.recorder.beginInput(entry, entryNumber - 1, lineNumber);
       run.push(entry);
+      // Whatever happens before the next entry (on the real clock) is a timer's doing.
+      inspect?.recorder.startTick({ kind: 'timer' });
     }
   }
   // End of input: stages flush (multiline blocks, held limit entries). On the virtual clock the
   // remaining timers run at once; on the real clock we wait for them.
+  inspect?.recorder.startTick({ kind: 'end' });
   run.end();
   manual?.runAll();
   await done;
@@ -125,6 +140,11 @@ export async function processCommand(argv: readonly string[], io: Io): Promise<n
   if (typeof metricsOut === 'string') writeFileSync(metricsOut, await registry.metrics());
   run.dispose();
   clearInterval(progress);
+  if (inspect) {
+    const colour = (io.stderr as Partial<NodeJS.WriteStream>).isTTY === true && !process.env.NO_COLOR;
+    const { traces } = inspect.recorder.finish();
+    io.stderr.write(`${terminal ? '\r\x1b[K' : ''}${describeTraces(traces, inspect.stages, { colour })}`);
+  }
   if (terminal) io.stderr.write(`\r\x1b[K${await summaryLine(entryNumber, forwarded, malformed, startedAt, registry)}\n`);
   if (malformed > 0 && entryNumber === 0) {
     const hint = input === 'jsonl' ? '; plain log lines need --input text' : '';

@@ -7,7 +7,7 @@ import { processMetrics, type ProcessMetrics } from './metrics.js';
 import { Registry } from 'prom-client';
 import { setDefaultBuilder, type BuildContext, type BuiltPipeline, type StageImpl, type StageOperator, type StageSpec } from './stage.js';
 import type { Sandbox } from './sandbox.js';
-import type { PipelineTracer } from './trace.js';
+import { StageEffects, type PipelineTracer } from './trace.js';
 
 /** What building a pipeline needs besides the stages. */
 export interface PipelineOptions {
@@ -29,6 +29,7 @@ function contextFor(options: PipelineOptions): BuildContext {
     metrics,
     random: options.random ?? Math.random,
     trace: options.trace,
+    effects: options.trace ? new StageEffects() : undefined,
     debug: options.debug ?? (() => {}),
     sandbox: options.sandbox,
     buildNested: (stages) => buildStages(stages, ctx),
@@ -61,7 +62,7 @@ export function buildStages(specs: readonly StageSpec[], ctx: BuildContext): Bui
   const entryFns = built.map((stage, i) => {
     if (stage.kind !== 'map') return undefined;
     const spec = specs[i]!;
-    return guarded(ctx.trace ? traced(stage.process, spec.path, ctx.trace) : stage.process, spec, ctx);
+    return guarded(ctx.trace ? traced(stage.process, spec.path, ctx.trace, ctx.effects) : stage.process, spec, ctx);
   });
   let run: EntryFn[] = [];
   const flushRun = () => {
@@ -141,11 +142,16 @@ function guarded(fn: EntryFn, spec: StageSpec, ctx: BuildContext): EntryFn {
   };
 }
 
-function traced(fn: EntryFn, path: readonly string[], trace: PipelineTracer): EntryFn {
+function traced(fn: EntryFn, path: readonly string[], trace: PipelineTracer, effects: StageEffects | undefined): EntryFn {
   return (entry) => {
     const before = cloneEntry(entry);
-    const out = fn(entry);
-    trace.stage({ path, before, after: out === null ? null : cloneEntry(out) });
+    if (!effects) {
+      const out = fn(entry);
+      trace.stage({ path, before, after: out === null ? null : cloneEntry(out) });
+      return out;
+    }
+    const { result: out, effects: noted } = effects.collect(() => fn(entry));
+    trace.stage({ path, before, after: out === null ? null : cloneEntry(out), ...(noted.length > 0 ? { effects: noted } : {}) });
     return out;
   };
 }

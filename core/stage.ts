@@ -7,7 +7,7 @@ import { ConfigError, ConfigErrors, type Position } from '../lib/config/errors.j
 import type { ProcessMetrics } from './metrics.js';
 import { applyDefaults, blockTitle, decodeBlock, placeError, type BlockSpec, type DecodedBlock, type StageBlock } from './schema.js';
 import type { Sandbox } from './sandbox.js';
-import type { PipelineTracer } from './trace.js';
+import type { PipelineTracer, StageEffects } from './trace.js';
 import { didYouMean } from '../lib/suggest.js';
 
 /**
@@ -42,6 +42,11 @@ export interface BuildContext {
   /** Builds a nested pipeline (stage.match) with the same context. */
   buildNested(stages: readonly StageSpec[], path: readonly string[]): BuiltPipeline;
   readonly trace?: PipelineTracer;
+  /**
+   * Set only while tracing: a per-entry stage notes here what it did outside the entry (a metric
+   * series it updated), so `--inspect` and the playground can show it.
+   */
+  readonly effects?: StageEffects;
   /** Debug-level diagnostics; silent unless a logger is configured. */
   readonly debug: (message: string, fields?: Record<string, unknown>) => void;
   /**
@@ -56,6 +61,11 @@ export interface StageDefinition<C = Record<string, unknown>> extends BlockSpec 
   readonly name: string;
   /** One or two sentences for the docs and the playground's hover help. */
   readonly doc: string;
+  /**
+   * A valid config showing the stage in use (one or more `stage.*` blocks), for the reference
+   * docs; without it the docs show a minimal block made from the required fields.
+   */
+  readonly example?: string;
   /** Pure validation of a decoded config: throws FieldError/ConfigError, never half-builds. */
   readonly validate?: (config: C) => void;
   /** Precompiles everything expensive (regexes, templates, JMESPath) and returns the stage. */

@@ -37,6 +37,15 @@ const DEFAULT_REASON = 'drop_stage';
 export const drop = defineStage<DropConfig>({
   name: 'drop',
   doc: 'Drops entries matching every configured condition; use several drop stages for OR.',
+  example: `stage.drop {
+  source = "level"
+  value  = "debug"
+}
+
+stage.drop {
+  older_than          = "24h"
+  drop_counter_reason = "too_old"
+}`,
   fields: {
     source: { kind: t.string, default: '', doc: 'Extracted name or comma-separated names; empty means the line.' },
     value: { kind: t.string, default: '', doc: 'Drops when the (joined) source value equals this exactly. Needs `source`.' },

@@ -42,6 +42,9 @@ export interface JsonConfig {
 export const json = defineStage<JsonConfig>({
   name: 'json',
   doc: 'Parses the line or an extracted value as JSON and extracts values with JMESPath expressions.',
+  example: `stage.json {
+  expressions = { level = "", msg = "message", user = "request.user" }
+}`,
   fields: {
     expressions: {
       kind: t.map(t.string),

@@ -14,6 +14,9 @@ export interface LabelDropConfig {
 export const labelDrop = defineStage<LabelDropConfig>({
   name: 'label_drop',
   doc: 'Drops the labels named in `values` from entries.',
+  example: `stage.label_drop {
+  values = ["filename", "pod_uid"]
+}`,
   fields: {
     values: { kind: t.list(t.string), required: true, doc: 'Names of the labels to drop.' },
   },

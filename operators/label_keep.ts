@@ -14,6 +14,9 @@ export interface LabelKeepConfig {
 export const labelKeep = defineStage<LabelKeepConfig>({
   name: 'label_keep',
   doc: 'Reduces the label set of an entry to the labels named in `values`.',
+  example: `stage.label_keep {
+  values = ["app", "env", "level"]
+}`,
   fields: {
     values: { kind: t.list(t.string), required: true, doc: 'Names of the labels to keep.' },
   },

@@ -19,6 +19,13 @@ export interface LabelsConfig {
 export const labels = defineStage<LabelsConfig>({
   name: 'labels',
   doc: 'Sets labels from extracted values or structured metadata.',
+  example: `stage.json {
+  expressions = { level = "", app = "" }
+}
+
+stage.labels {
+  values = { level = "", application = "app" }
+}`,
   fields: {
     values: { kind: t.map(t.any), required: true, doc: 'Label to set → name to read. Empty means the same name.' },
     source_type: {

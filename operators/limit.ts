@@ -69,6 +69,11 @@ export const MAX_HELD_ENTRIES = 100_000;
 export const limit = defineStage<LimitConfig>({
   name: 'limit',
   doc: 'Rate-limits entries with a token bucket: drops them, or holds them until a token is available.',
+  example: `stage.limit {
+  rate  = 100
+  burst = 200
+  drop  = true
+}`,
   fields: {
     rate: { kind: t.number, required: true, doc: 'Tokens added per second (entries per second on average).' },
     burst: { kind: t.int, required: true, doc: 'Bucket size: how many entries may pass at once after a quiet period.' },

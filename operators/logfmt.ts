@@ -35,6 +35,9 @@ export interface LogfmtConfig {
 export const logfmt = defineStage<LogfmtConfig>({
   name: 'logfmt',
   doc: 'Parses the line or an extracted value as logfmt and extracts the mapped keys.',
+  example: `stage.logfmt {
+  mapping = { level = "", duration = "took" }
+}`,
   fields: {
     mapping: { kind: t.map(t.string), default: {}, doc: 'Extracted name → logfmt key. An empty key means the same name.' },
     regex: { kind: t.string, default: '', doc: 'Logfmt keys whose names match (unanchored RE2) are extracted under their own names.' },

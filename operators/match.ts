@@ -36,6 +36,18 @@ type EntryPredicate = (labels: Readonly<Record<string, string>>, line: string) =
 export const match = defineStage<MatchConfig>({
   name: 'match',
   doc: 'Runs nested stages on entries matching a log selector with optional line filters, or drops them.',
+  example: String.raw`stage.match {
+  selector = "{app=\"checkout\"} |= \"error\""
+
+  stage.static_labels {
+    values = { severity = "error" }
+  }
+}
+
+stage.match {
+  selector = "{app=\"healthcheck\"}"
+  action   = "drop"
+}`,
   fields: {
     selector: { kind: t.string, required: true, doc: 'Stream selector plus line filters: `{app="api"} |= "error"`.' },
     action: { kind: t.string, default: 'keep', doc: '`keep` runs the nested stages on matching entries; `drop` drops them.' },

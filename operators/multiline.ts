@@ -46,6 +46,10 @@ export interface MultilineConfig {
 export const multiline = defineStage<MultilineConfig>({
   name: 'multiline',
   doc: 'Merges lines into blocks: a line matching `firstline` starts a block, following lines join it.',
+  example: String.raw`stage.multiline {
+  firstline     = "^\\d{4}-\\d{2}-\\d{2}"
+  max_wait_time = "3s"
+}`,
   fields: {
     firstline: { kind: t.string, required: true, doc: 'RE2 expression that identifies the first line of a block.' },
     max_lines: {

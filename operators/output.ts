@@ -15,6 +15,13 @@ export interface OutputConfig {
 export const output = defineStage<OutputConfig>({
   name: 'output',
   doc: 'Replaces the line of the forwarded entry with the extracted value named by `source`.',
+  example: `stage.json {
+  expressions = { msg = "" }
+}
+
+stage.output {
+  source = "msg"
+}`,
   fields: {
     source: { kind: t.string, required: true, doc: 'Extracted name whose value becomes the line.' },
   },

@@ -31,6 +31,9 @@ export const PACKED_ENTRY_KEY = '_entry';
 export const pack = defineStage<PackConfig>({
   name: 'pack',
   doc: 'Wraps the line in a JSON object with the listed labels and extracted values; packed labels leave the label set.',
+  example: `stage.pack {
+  labels = ["pod", "container"]
+}`,
   fields: {
     labels: { kind: t.list(t.string), required: true, doc: 'Names of extracted values and labels to pack.' },
     ingest_timestamp: { kind: t.bool, default: true, doc: 'Replaces the timestamp with the time the stage runs.' },

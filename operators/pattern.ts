@@ -24,6 +24,9 @@ export interface PatternConfig {
 export const pattern = defineStage<PatternConfig>({
   name: 'pattern',
   doc: 'Extracts the named captures of a LogQL pattern from the line or an extracted value.',
+  example: String.raw`stage.pattern {
+  pattern = "<ip> - - [<_>] \"<method> <path> <_>\" <status> <_>"
+}`,
   fields: {
     pattern: {
       kind: t.string,

@@ -24,6 +24,9 @@ export interface RegexConfig {
 export const regex = defineStage<RegexConfig>({
   name: 'regex',
   doc: 'Extracts the named groups of an RE2 regular expression from the line or an extracted value.',
+  example: String.raw`stage.regex {
+  expression = "^(?P<time>\\S+) (?P<level>[A-Z]+) (?P<msg>.*)$"
+}`,
   fields: {
     expression: { kind: t.string, required: true, doc: 'RE2 expression; each named group `(?P<name>re)` is extracted under its name.' },
     source: { kind: t.string, doc: 'Extracted name to parse instead of the line. Must not be empty when set.' },

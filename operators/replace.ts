@@ -42,6 +42,10 @@ export interface ReplaceConfig {
 export const replace = defineStage<ReplaceConfig>({
   name: 'replace',
   doc: 'Replaces the capture groups of every match of an RE2 expression in the line or an extracted value with a Go template.',
+  example: String.raw`stage.replace {
+  expression = "password=(\\S+)"
+  replace    = "****"
+}`,
   fields: {
     expression: { kind: t.string, required: true, doc: 'RE2 expression; each capture group, named or not, is replaced.' },
     source: { kind: t.string, default: '', doc: 'Extracted name to rewrite; empty means the log line.' },

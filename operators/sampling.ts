@@ -22,6 +22,9 @@ const TWO_POW_63 = 2 ** 63;
 export const sampling = defineStage<SamplingConfig>({
   name: 'sampling',
   doc: 'Keeps a random fraction `rate` of the entries and drops the others.',
+  example: `stage.sampling {
+  rate = 0.25
+}`,
   fields: {
     rate: { kind: t.number, required: true, doc: 'Fraction of entries kept, from 0 to 1.' },
     drop_counter_reason: { kind: t.string, default: DEFAULT_REASON, doc: '`reason` label of `logs_process_dropped_lines_total`.' },

@@ -15,6 +15,9 @@ export interface StaticLabelsConfig {
 export const staticLabels = defineStage<StaticLabelsConfig>({
   name: 'static_labels',
   doc: 'Adds each key with its fixed value as a label.',
+  example: `stage.static_labels {
+  values = { env = "prod", team = "payments" }
+}`,
   fields: {
     values: { kind: t.map(t.string), required: true, doc: 'Label name to fixed value. Empty values are ignored.' },
   },

@@ -21,6 +21,13 @@ export interface StructuredMetadataConfig {
 export const structuredMetadata = defineStage<StructuredMetadataConfig>({
   name: 'structured_metadata',
   doc: 'Adds extracted values and labels to the entry as structured metadata; labels moved this way leave the label set.',
+  example: `stage.json {
+  expressions = { trace_id = "" }
+}
+
+stage.structured_metadata {
+  values = { trace_id = "" }
+}`,
   fields: {
     values: { kind: t.map(t.any), default: {}, doc: 'Metadata name → extracted name (empty: the same name).' },
     regex: { kind: t.string, default: '', doc: 'Extracted values and labels whose names match are added (unanchored RE2).' },

@@ -13,6 +13,9 @@ export interface StructuredMetadataDropConfig {
 export const structuredMetadataDrop = defineStage<StructuredMetadataDropConfig>({
   name: 'structured_metadata_drop',
   doc: 'Drops the named structured metadata from entries.',
+  example: `stage.structured_metadata_drop {
+  values = ["trace_id"]
+}`,
   fields: {
     values: { kind: t.list(t.string), required: true, doc: 'Names of the metadata pairs to drop.' },
   },

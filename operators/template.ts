@@ -34,6 +34,14 @@ export interface TemplateConfig {
 export const template = defineStage<TemplateConfig>({
   name: 'template',
   doc: 'Renders a Go template (with sprig functions) and stores the result as an extracted value; an empty result deletes it.',
+  example: `stage.json {
+  expressions = { level = "" }
+}
+
+stage.template {
+  source   = "level"
+  template = "{{ .level | ToUpper }}"
+}`,
   fields: {
     source: { kind: t.string, required: true, doc: 'Extracted name to write; its current value is `.Value`. Created if absent.' },
     template: { kind: t.string, required: true, doc: 'Go template; `.Value`, `.Entry` (the line) and `.<extracted name>` are available.' },

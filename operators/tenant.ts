@@ -17,6 +17,13 @@ export interface TenantConfig {
 export const tenant = defineStage<TenantConfig>({
   name: 'tenant',
   doc: 'Sets the tenant ID from a label, an extracted value or a fixed value.',
+  example: `stage.json {
+  expressions = { customer_id = "" }
+}
+
+stage.tenant {
+  source = "customer_id"
+}`,
   fields: {
     label: { kind: t.string, default: '', doc: 'Label whose value becomes the tenant ID.' },
     source: { kind: t.string, default: '', doc: 'Extracted name whose value becomes the tenant ID.' },

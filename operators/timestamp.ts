@@ -46,6 +46,14 @@ export const TIMESTAMP_STREAMS_REMEMBERED = 10_000;
 export const timestamp = defineStage<TimestampConfig>({
   name: 'timestamp',
   doc: 'Sets the entry timestamp from an extracted value, parsed with a Go layout, a shorthand or a Unix format.',
+  example: `stage.json {
+  expressions = { ts = "time" }
+}
+
+stage.timestamp {
+  source = "ts"
+  format = "RFC3339Nano"
+}`,
   fields: {
     source: { kind: t.string, required: true, doc: 'Extracted name whose value is parsed.' },
     format: {

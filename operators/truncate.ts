@@ -41,6 +41,18 @@ const TRUNCATED_KEY = 'truncated';
 export const truncate = defineStage<TruncateConfig>({
   name: 'truncate',
   doc: 'Truncates the line, labels, structured metadata or extracted strings to a byte limit.',
+  example: `stage.truncate {
+  rule {
+    limit  = "4KiB"
+    suffix = "..."
+  }
+
+  rule {
+    limit       = "256B"
+    source_type = "label"
+    sources     = ["pod"]
+  }
+}`,
   fields: {},
   blocks: {
     rule: {

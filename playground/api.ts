@@ -3,6 +3,10 @@
  * plain JSON: entries are in the `rivulet process` line form, times are virtual-clock offsets in
  * milliseconds from the run's start (`now`).
  */
+import type { EntryJson, EntryTrace, Flush, StageInfo } from '../core/trace.js';
+
+/** The traces' model lives with the pipeline tracer, shared with `rivulet process --inspect`. */
+export type { EntryJson, EntryTrace, Fate, Flush, StageInfo, TraceStep, Trigger } from '../core/trace.js';
 
 /** `POST /api/run` body. */
 export interface RunRequest {
@@ -19,15 +23,6 @@ export interface RunRequest {
   readonly seed?: number;
 }
 
-/** An entry as `rivulet process` prints it (bigint values as numbers). */
-export interface EntryJson {
-  readonly labels: Record<string, string>;
-  readonly line: string;
-  readonly timestamp: string;
-  readonly structured_metadata: Record<string, string>;
-  readonly extracted: Record<string, unknown>;
-}
-
 /** A config error. `line` and `col` are 1-based (col in characters); 0 when the error has no place. */
 export interface ConfigProblem {
   readonly line: number;
@@ -40,79 +35,6 @@ export interface ConfigProblem {
 export interface InputProblem {
   readonly line: number;
   readonly message: string;
-}
-
-/** One stage of the config, in source order (a match's nested stages follow it). */
-export interface StageInfo {
-  readonly index: number;
-  /** Block path: `logs.process "default" > stage.match > stage.json`. */
-  readonly path: readonly string[];
-  /** `stage.json`. */
-  readonly name: string;
-  readonly line: number;
-  readonly col: number;
-  /** Index of the enclosing `stage.match`, or null at the top level. */
-  readonly parent: number | null;
-  readonly depth: number;
-  /** `map`: one entry in, at most one out, at once. `operator`: may hold, split or time entries. */
-  readonly kind: 'map' | 'operator';
-}
-
-/** What made the pipeline act: an input arriving, a timer on the virtual clock, or end of input. */
-export type Trigger = { readonly kind: 'input'; readonly input: number } | { readonly kind: 'timer' } | { readonly kind: 'end' };
-
-/**
- * One stage's effect on a traced entry.
- * - `changed` / `unchanged`: a per-entry stage ran;
- * - `dropped`: the stage dropped it (`reason` says why);
- * - `held`: an operator took it and has not sent it on;
- * - `passed`: an operator sent it on at once;
- * - `released`: an operator sent it on later (a flush; `trigger` says what caused it);
- * - `matched` / `not-matched`: a `stage.match`; when matched, the nested steps follow it.
- */
-export interface TraceStep {
-  readonly stage: number;
-  outcome: 'changed' | 'unchanged' | 'dropped' | 'held' | 'passed' | 'released' | 'matched' | 'not-matched';
-  before: EntryJson | null;
-  after: EntryJson | null;
-  /** `--inspect`'s change list: `labels +level="info"`, `line "a" -> "b"`. */
-  changes: string[];
-  /** When the stage saw the entry. */
-  readonly atMs: number;
-  /** When an operator sent it on (passed or released). */
-  releasedAtMs?: number;
-  trigger?: Trigger;
-  reason?: string;
-}
-
-export type Fate =
-  | { readonly kind: 'forwarded'; readonly output: number }
-  | { readonly kind: 'dropped'; readonly stage: number; readonly reason: string }
-  | { readonly kind: 'held'; readonly stage: number }
-  /** Joined into another traced entry by an operator (multiline block, CRI partial line). */
-  | { readonly kind: 'merged'; readonly stage: number; readonly into: number };
-
-/**
- * The stage-by-stage story of one entry. Input entries each get one; an operator that sends an
- * entry on a second time (a `max_lines` split) starts a new one with an `emitted` origin.
- */
-export interface EntryTrace {
-  readonly id: number;
-  readonly origin:
-    | { readonly kind: 'input'; readonly input: number; readonly line: number }
-    | { readonly kind: 'emitted'; readonly stage: number; readonly from: number };
-  readonly atMs: number;
-  readonly steps: TraceStep[];
-  fate: Fate;
-}
-
-/** A time-based stage sending held content on. */
-export interface Flush {
-  readonly stage: number;
-  readonly atMs: number;
-  readonly trigger: Trigger;
-  readonly trace: number;
-  readonly line: string;
 }
 
 /** `POST /api/run` answer. */
@@ -138,7 +60,7 @@ export interface CheckResult {
   readonly errors: ConfigProblem[];
 }
 
-/** `POST /api/export` answer: a complete `logs.process` block for a real config file. */
+/** `POST /api/export` answer: a complete config file, the `logs.process` block and the `logs.write` it sends to. */
 export interface ExportResult {
   readonly config: string;
   readonly errors: ConfigProblem[];

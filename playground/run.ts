@@ -8,8 +8,8 @@ import { sandboxScope, type Sandbox } from '../core/sandbox.js';
 import type { StageSpec } from '../core/stage.js';
 import { formatRFC3339Nano, parseRFC3339 } from '../lib/time/rfc3339.js';
 import type { ConfigProblem, EntryJson, InputProblem, RunRequest, RunResult } from './api.js';
-import { stageList } from './stage-list.js';
-import { toJson, TraceRecorder } from './trace-recorder.js';
+import { stageList } from '../core/stage-list.js';
+import { toJson, TraceRecorder } from '../core/trace-recorder.js';
 
 /** The file name config errors are reported against. */
 export const CONFIG_FILE = 'playground.alloy';

@@ -12,7 +12,8 @@ export function stageHelp(): BlockHelp[] {
   return stageDefinitions().map((def) => blockHelp(`stage.${def.name}`, def.doc, def));
 }
 
-function blockHelp(name: string, doc: string, spec: BlockSpec, extra: { multiple?: boolean; required?: boolean } = {}): BlockHelp {
+/** Help for one block (a stage, a component or a nested block), its nested blocks recursively. */
+export function blockHelp(name: string, doc: string, spec: BlockSpec, extra: { multiple?: boolean; required?: boolean } = {}): BlockHelp {
   return {
     name,
     doc,

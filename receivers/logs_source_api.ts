@@ -48,6 +48,16 @@ const DEFAULT_MAX_ENTRIES_PER_PUSH = 100_000;
 export const logsSourceApiComponent = defineComponent({
   name: 'logs.source.api',
   doc: 'Receives log entries over the Loki push API (JSON, protobuf and raw lines) and forwards them to other components.',
+  example: `logs.source.api "push" {
+  http {
+    listen_address = "127.0.0.1"
+    listen_port    = 3500
+  }
+  labels     = { source = "push" }
+  forward_to = [logs.echo.out.receiver]
+}
+
+logs.echo "out" { }`,
   exportNames: [],
   fields: {
     forward_to: { kind: t.list(t.capsule(LOGS_RECEIVER)), required: true, doc: 'Receivers the entries go to.' },

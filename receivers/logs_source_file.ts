@@ -59,6 +59,13 @@ const fileMatchSpec: NestedBlockSpec = {
 export const logsSourceFileComponent = defineComponent({
   name: 'logs.source.file',
   doc: 'Tails files matching glob patterns, across rotation, and forwards their lines as log entries.',
+  example: `logs.source.file "app" {
+  path       = "/var/log/app/*.log"
+  labels     = { job = "app" }
+  forward_to = [logs.echo.out.receiver]
+}
+
+logs.echo "out" { }`,
   exportNames: [],
   fields: {
     path: { kind: t.string, default: '', doc: 'A glob of files to tail (shorthand for one target).' },

@@ -52,6 +52,14 @@ const RETRY_MS = 1000;
 export const logsSourceJetStreamComponent = defineComponent({
   name: 'logs.source.jetstream',
   doc: 'Reads log entries from a JetStream stream written by logs.write.jetstream, sharing its partitions within a group.',
+  example: `logs.source.jetstream "buffer" {
+  url        = "nats://localhost:4222"
+  stream     = "LOGS"
+  group      = "processors"
+  forward_to = [logs.echo.out.receiver]
+}
+
+logs.echo "out" { }`,
   exportNames: [],
   fields: {
     ...natsConnectionFields,

@@ -42,6 +42,12 @@ const USER_AGENT = 'Rivulet/0.1.0';
 export const logsWriteComponent = defineComponent({
   name: 'logs.write',
   doc: 'Sends log entries to Loki-compatible push endpoints in batches, with retries and backpressure.',
+  example: `logs.write "loki" {
+  endpoint {
+    url = "http://localhost:3100/loki/api/v1/push"
+  }
+  external_labels = { cluster = "dev" }
+}`,
   exportNames: ['receiver'],
   fields: {
     external_labels: { kind: t.map(t.string), default: {}, doc: 'Labels added to every stream sent; an entry’s own labels win.' },

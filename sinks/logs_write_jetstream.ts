@@ -54,6 +54,10 @@ const STREAM_RETRY_MS = 2000;
 export const logsWriteJetStreamComponent = defineComponent({
   name: 'logs.write.jetstream',
   doc: 'Publishes log entries to a NATS JetStream stream, partitioned by stream, acknowledging only stored entries.',
+  example: `logs.write.jetstream "buffer" {
+  url    = "nats://localhost:4222"
+  stream = "LOGS"
+}`,
   exportNames: ['receiver'],
   fields: {
     ...natsConnectionFields,

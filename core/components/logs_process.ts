@@ -41,6 +41,19 @@ function stagesFingerprint(args: ComponentArgs): string {
 export const logsProcessComponent = defineComponent({
   name: 'logs.process',
   doc: 'Applies stages to log entries and forwards the results to the receivers in forward_to.',
+  example: `logs.process "default" {
+  stage.json {
+    expressions = { level = "" }
+  }
+
+  stage.labels {
+    values = { level = "" }
+  }
+
+  forward_to = [logs.echo.out.receiver]
+}
+
+logs.echo "out" { }`,
   exportNames: ['receiver'],
   fields: {
     forward_to: { kind: t.list(t.capsule(LOGS_RECEIVER)), required: true, doc: 'Receivers the processed entries go to.' },

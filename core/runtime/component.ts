@@ -1,6 +1,7 @@
 import type { Registry } from 'prom-client';
 import type { Block } from '../../lib/config/ast.js';
 import type { ConfigValue, EvalScope } from '../../lib/config/evaluate.js';
+import type { Log } from '../../lib/log.js';
 import type { Clock } from '../clock.js';
 import type { DecodedBlock, BlockSpec } from '../schema.js';
 
@@ -24,7 +25,7 @@ export interface ComponentContext {
   readonly id: string;
   readonly clock: Clock;
   readonly registry: Registry;
-  readonly log: (level: 'debug' | 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>) => void;
+  readonly log: Log;
   /** Where components that print (logs.echo) write by default. */
   readonly stdout: NodeJS.WritableStream;
 }
@@ -54,6 +55,11 @@ export interface ComponentDefinition extends BlockSpec {
   /** `logs.process`, `logs.echo`. */
   readonly name: string;
   readonly doc: string;
+  /**
+   * A valid config showing the component in use, including any component it forwards to, for the
+   * reference docs; without it the docs show a minimal block made from the required fields.
+   */
+  readonly example?: string;
   /** Names of the values it exports. */
   readonly exportNames: readonly string[];
   readonly build: (args: ComponentArgs, ctx: ComponentContext) => Component;

@@ -33,6 +33,15 @@ const DB_TYPES: readonly string[] = ['city', 'asn', 'country'];
 export const geoip = defineStage<GeoipConfig>({
   name: 'geoip',
   doc: 'Adds geolocation fields for the IP address in an extracted value, from an MMDB database.',
+  example: String.raw`stage.regex {
+  expression = "^(?P<ip>\\S+) "
+}
+
+stage.geoip {
+  db      = "GeoLite2-City.mmdb"
+  source  = "ip"
+  db_type = "city"
+}`,
   fields: {
     db: { kind: t.string, required: true, doc: 'Path to the MMDB database; read once when the pipeline is built.' },
     source: { kind: t.string, required: true, doc: 'Extracted name holding the IP address.' },

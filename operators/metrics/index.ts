@@ -15,6 +15,7 @@ import { Buffer } from 'node:buffer';
 import {
   DEFAULT_BUCKETS,
   EntrySeries,
+  formatGoFloatG,
   histogramBounds,
   registerCustomMetric,
   type CustomMetric,
@@ -77,6 +78,25 @@ const commonFields: Record<string, FieldSpec> = {
 export const metrics = defineStage<MetricsConfig>({
   name: 'metrics',
   doc: 'Updates custom counters, gauges and histograms from extracted values; entries pass unchanged.',
+  example: `stage.logfmt {
+  mapping = { duration = "" }
+}
+
+stage.metrics {
+  metric.counter {
+    name        = "lines_total"
+    description = "Lines seen by this pipeline."
+    match_all   = true
+    action      = "inc"
+  }
+
+  metric.histogram {
+    name        = "request_duration_seconds"
+    description = "Request durations from the duration field."
+    source      = "duration"
+    buckets     = [0.01, 0.1, 1]
+  }
+}`,
   fields: {},
   blocks: {
     'metric.counter': {
@@ -157,7 +177,37 @@ interface Definition {
   readonly config: MetricCommonConfig;
   readonly type: CustomMetricType;
   readonly buckets?: readonly number[];
-  readonly update: (metric: CustomMetric, ctx: BuildContext) => MetricUpdate;
+  readonly update: (metric: MetricWriter, ctx: BuildContext) => MetricUpdate;
+}
+
+/** The part of a metric an update writes to. */
+type MetricWriter = Pick<CustomMetric, 'add' | 'set' | 'observe' | 'options'>;
+
+/**
+ * A metric that also notes each update it makes, for `--inspect` and the playground's traces:
+ * `counter logs_process_custom_lines_total{app="api"} +1`, `gauge … set 3`, `histogram … observe 0.25`.
+ */
+function noting(metric: CustomMetric, type: CustomMetricType, note: (effect: string) => void): MetricWriter {
+  const series = (ref: SeriesRef) => {
+    const labels = Object.entries(ref.labels()).map(([name, value]) => `${name}=${JSON.stringify(value)}`);
+    return `${type} ${metric.options.name}${labels.length > 0 ? `{${labels.join(',')}}` : ''}`;
+  };
+  return {
+    options: metric.options,
+    add: (ref, delta) => {
+      metric.add(ref, delta);
+      note(`${series(ref)} ${delta < 0 ? '-' : '+'}${formatGoFloatG(Math.abs(delta))}`);
+    },
+    set: (ref, value) => {
+      metric.set(ref, value);
+      note(`${series(ref)} set ${formatGoFloatG(value)}`);
+    },
+    observe: (ref, value) => {
+      const recorded = metric.observe(ref, value);
+      if (recorded) note(`${series(ref)} observe ${formatGoFloatG(value)}`);
+      return recorded;
+    },
+  };
 }
 
 function buildMetrics(config: MetricsConfig, ctx: BuildContext): StageImpl {
@@ -187,7 +237,8 @@ function buildMetrics(config: MetricsConfig, ctx: BuildContext): StageImpl {
         clock: ctx.clock,
       });
       registered.push(metric);
-      updates.push(def.update(metric, ctx));
+      const effects = ctx.effects;
+      updates.push(def.update(effects ? noting(metric, def.type, (e) => effects.note(e)) : metric, ctx));
     }
   } catch (err) {
     for (const metric of registered) metric.dispose();
@@ -223,7 +274,7 @@ function filteredSource(config: MetricCommonConfig): (entry: Entry) => unknown {
 }
 
 function counterUpdate(config: CounterMetricConfig) {
-  return (metric: CustomMetric, ctx: BuildContext): MetricUpdate => {
+  return (metric: MetricWriter, ctx: BuildContext): MetricUpdate => {
     if (config.match_all) {
       if (config.count_entry_bytes) return (entry, series) => metric.add(series, Buffer.byteLength(entry.line, 'utf8'));
       return (_entry, series) => metric.add(series, 1);
@@ -248,7 +299,7 @@ function counterUpdate(config: CounterMetricConfig) {
 }
 
 function gaugeUpdate(config: GaugeMetricConfig) {
-  return (metric: CustomMetric): MetricUpdate => {
+  return (metric: MetricWriter): MetricUpdate => {
     const read = filteredSource(config);
     const { action } = config;
     if (action === 'inc' || action === 'dec') {
@@ -268,7 +319,7 @@ function gaugeUpdate(config: GaugeMetricConfig) {
 }
 
 function histogramUpdate(config: HistogramMetricConfig) {
-  return (metric: CustomMetric, ctx: BuildContext): MetricUpdate => {
+  return (metric: MetricWriter, ctx: BuildContext): MetricUpdate => {
     const read = filteredSource(config);
     return (entry, series) => {
       const found = read(entry);

@@ -3,7 +3,7 @@ import { byId, h } from './dom.js';
 import { configEditor, goTo, inputEditor, markConfigProblems, markInputProblems, setText } from './editors.js';
 import { HelpIndex } from './help.js';
 import { renderMetrics, renderOutput, renderTimeline, renderTrace, runSummary, type ViewActions } from './render.js';
-import { decodeState, encodeState, type SharedState } from './share.js';
+import { decodeState, encodeState, matchingSample, type SharedState } from './share.js';
 
 const AUTO_RUN_DELAY_MS = 400;
 
@@ -35,6 +35,8 @@ const ui = {
 
 let help: HelpIndex | undefined;
 let samples: readonly Sample[] = [];
+/** The sample last picked from the menu; the menu shows it only while nothing differs from it. */
+let pickedSample: string | undefined;
 let result: RunResult | undefined;
 /** The selected entry, kept across runs by its output number or input line. */
 let selection: { output?: number; inputLine?: number; trace?: number } = {};
@@ -47,6 +49,7 @@ let applying = false;
 
 const onChange = () => {
   if (applying) return;
+  showSample();
   clearTimeout(changeTimer);
   changeTimer = setTimeout(() => void (ui.autorun.checked ? run() : check()), AUTO_RUN_DELAY_MS);
 };
@@ -90,13 +93,27 @@ function applyState(state: SharedState, sampleId = ''): void {
     ui.inputFormat.value = state.inputFormat;
     ui.now.value = state.now;
     ui.seed.value = state.seed === undefined ? '' : String(state.seed);
-    ui.sample.value = sampleId;
-    const sample = samples.find((s) => s.id === sampleId);
-    ui.sampleDescription.textContent = sample?.description ?? '';
   } finally {
     applying = false;
   }
+  pickedSample = sampleId || undefined;
+  showSample();
   selection = {};
+}
+
+/**
+ * The Sample menu says what the editors hold: the sample while it is unchanged (undoing every
+ * edit brings it back), "Custom" once the config, input or options differ from it.
+ */
+function showSample(): void {
+  const sample = matchingSample(currentState(), samples, pickedSample);
+  ui.sample.value = sample?.id ?? '';
+  const picked = samples.find((s) => s.id === pickedSample);
+  ui.sampleDescription.textContent = sample
+    ? sample.description
+    : picked
+      ? `Edited: no longer the “${picked.title}” sample. Pick a sample to start again from it.`
+      : '';
 }
 
 async function run(): Promise<void> {
@@ -257,7 +274,7 @@ async function exportConfig(): Promise<void> {
     }
     openDialog(
       'Copy as config',
-      'A complete logs.process block for your config file. Point forward_to at your own receivers.',
+      'A complete config file: the logs.process block sends to a logs.write block. Point its url (or forward_to) at your own receivers.',
       answer.config,
     );
   } catch (err) {
@@ -273,9 +290,14 @@ function wireControls(): void {
   ui.dialogClose.addEventListener('click', () => ui.dialog.close());
   ui.showDropped.addEventListener('change', renderAll);
   for (const control of [ui.inputFormat, ui.now, ui.seed]) control.addEventListener('change', onChange);
+  for (const control of [ui.now, ui.seed]) control.addEventListener('input', showSample);
   ui.sample.addEventListener('change', () => {
     const sample = samples.find((s) => s.id === ui.sample.value);
-    if (!sample) return;
+    if (!sample) {
+      // "Custom" is a state, not something to load: the menu goes back to saying what is shown.
+      showSample();
+      return;
+    }
     applyState(sample, sample.id);
     history.replaceState(null, '', location.pathname);
     void run();
@@ -345,7 +367,7 @@ async function start(): Promise<void> {
   const [stagesAnswer, samplesAnswer] = await Promise.all([api<StagesResult>('/api/stages'), api<SamplesResult>('/api/samples')]);
   help = new HelpIndex(stagesAnswer.stages);
   samples = samplesAnswer.samples;
-  ui.sample.replaceChildren(h('option', { value: '' }, '(your own)'), ...samples.map((s) => h('option', { value: s.id }, s.title)));
+  ui.sample.replaceChildren(h('option', { value: '' }, 'Custom'), ...samples.map((s) => h('option', { value: s.id }, s.title)));
   if (!(await restoreFromHash()) && samples[0]) {
     applyState(samples[0], samples[0].id);
     await run();

@@ -2,6 +2,7 @@ import type { EntryJson, EntryTrace, Fate, RunResult, StageInfo, TraceStep, Trig
 import { entryChanges, type EntryChange } from '../../core/entry-diff.js';
 import { formatOffset, showValue } from './diff.js';
 import { h } from './dom.js';
+import { joinedInputs, lineList, type JoinedInput } from './joins.js';
 
 /** What the views need besides the result: how to select an entry and jump to a stage. */
 export interface ViewActions {
@@ -50,10 +51,14 @@ export function renderOutput(
       rows.push({ trace: trace.id, entry: lastEntry(trace), fate: trace.fate });
     }
   }
+  // Only entries something was merged into can have been joined.
+  const joinTargets = new Set(result.traces.flatMap((t) => (t.fate.kind === 'merged' ? [t.fate.into] : [])));
+  const startDate = result.startedAt.slice(0, 10);
   const body = h('tbody');
   for (const row of rows) {
     const entry = row.entry;
     const isSelected = row.trace === selected;
+    const joined = row.output !== undefined && joinTargets.has(row.trace) ? joinedInputs(result, row.trace) : [];
     const tr = h(
       'tr',
       {
@@ -66,13 +71,26 @@ export function renderOutput(
       h(
         'td',
         { class: 'num' },
-        row.output !== undefined ? String(row.output + 1) : h('span', { class: `badge ${row.fate.kind}` }, FATE_TEXT[row.fate.kind]),
+        row.output !== undefined
+          ? String(row.output + 1)
+          : h('span', { class: `badge ${row.fate.kind}`, title: fateText(row.fate, result) }, FATE_TEXT[row.fate.kind]),
       ),
-      h('td', { class: 'ts', title: entry?.timestamp ?? '' }, entry ? entry.timestamp.replace('T', '\n').replace(/Z$/, '') : ''),
-      h('td', { class: 'labels' }, entry ? pairs(entry.labels) : null),
-      h('td', { class: 'line' }, entry?.line ?? ''),
-      h('td', { class: 'metadata' }, entry ? pairs(entry.structured_metadata) : null),
-      h('td', { class: 'extracted' }, entry ? pairs(entry.extracted) : null),
+      h('td', { class: 'ts', title: entry?.timestamp ?? '' }, entry ? compactTimestamp(entry.timestamp, startDate) : ''),
+      pairsCell('labels', entry?.labels),
+      h(
+        'td',
+        { class: 'line', title: entry?.line ?? '' },
+        joined.length > 0
+          ? h(
+              'span',
+              { class: 'badge merged joined-count', title: `Joined from input lines ${lineList(joined.map((j) => j.line))}` },
+              `${joined.length} lines`,
+            )
+          : null,
+        entry ? oneLine(entry.line) : '',
+      ),
+      pairsCell('metadata', entry?.structured_metadata),
+      pairsCell('extracted', entry?.extracted),
     );
     tr.addEventListener('click', () => actions.select(row.trace));
     tr.addEventListener('keydown', (event) => {
@@ -99,10 +117,35 @@ export function renderOutput(
   table.append(body);
 }
 
+/**
+ * A timestamp on one line: the time of day, with the date only when it is not the run's start
+ * date (the cell's title has the whole timestamp).
+ */
+function compactTimestamp(timestamp: string, startDate: string): string {
+  const [date, time = ''] = timestamp.replace(/Z$/, '').split('T');
+  return date === startDate ? time : `${date} ${time}`;
+}
+
+/** A table cell holds one line: line breaks are shown as ↵ (the cell's title has the text as it is). */
+function oneLine(text: string): string {
+  return text.replace(/\r?\n/g, ' ↵ ');
+}
+
+/** A cell of key=value pairs on one line, every pair in its title. */
+function pairsCell(cls: string, map: Record<string, unknown> | undefined): HTMLElement {
+  if (!map) return h('td', { class: cls });
+  const title = Object.entries(map)
+    .map(([key, value]) => `${key}=${showValue(value)}`)
+    .join('\n');
+  return h('td', { class: cls, title }, pairs(map));
+}
+
 function pairs(map: Record<string, unknown>): HTMLElement {
   const list = h('span', { class: 'pairs' });
   for (const [key, value] of Object.entries(map))
-    list.append(h('span', { class: 'pair' }, h('span', { class: 'key' }, key), '=', h('span', { class: 'value' }, showValue(value))));
+    list.append(
+      h('span', { class: 'pair' }, h('span', { class: 'key' }, key), '=', h('span', { class: 'value' }, oneLine(showValue(value)))),
+    );
   return list;
 }
 
@@ -131,10 +174,16 @@ export function renderTrace(container: HTMLElement, result: RunResult, traceId: 
     return;
   }
   const stages = result.stages;
-  container.append(
-    h('h3', { id: 'trace-title' }, traceTitle(trace, result)),
-    h('p', { class: `fate fate-${trace.fate.kind}` }, fateText(trace.fate, result)),
-  );
+  const fate = h('p', { class: `fate fate-${trace.fate.kind}` }, fateText(trace.fate, result));
+  if (trace.fate.kind === 'merged') {
+    const into = trace.fate.into;
+    const show = h('button', { type: 'button', class: 'link' }, `Show ${traceName(into, result)}`);
+    show.addEventListener('click', () => actions.select(into));
+    fate.append(' ', show);
+  }
+  container.append(h('h3', { id: 'trace-title' }, traceTitle(trace, result)), fate);
+  const joined = joinedInputs(result, trace.id);
+  if (joined.length > 0) container.append(joinedList(joined, actions));
   const list = h('ol', { class: 'steps', 'aria-labelledby': 'trace-title' });
   for (const step of trace.steps) list.append(stepItem(step, stages[step.stage]!, trace, result, actions));
   container.append(list);
@@ -149,6 +198,23 @@ export function renderTrace(container: HTMLElement, result: RunResult, traceId: 
       ),
     );
   }
+}
+
+/** The input lines a joined entry was made of, each selectable. */
+function joinedList(joined: readonly JoinedInput[], actions: ViewActions): HTMLElement {
+  const list = h('ol', { class: 'joined-lines', 'aria-labelledby': 'joined-title' });
+  for (const input of joined) {
+    const name = `Input line ${input.line}`;
+    const head: Node = input.carrier
+      ? h('span', { class: 'joined-name' }, `${name} (this entry)`)
+      : (() => {
+          const button = h('button', { type: 'button', class: 'link joined-name' }, name);
+          button.addEventListener('click', () => actions.select(input.trace));
+          return button;
+        })();
+    list.append(h('li', { 'data-trace': input.trace }, head, ' ', h('code', {}, input.text)));
+  }
+  return h('section', { class: 'joined' }, h('h4', { id: 'joined-title' }, `Joined from ${joined.length} input lines`), list);
 }
 
 function stepItem(step: TraceStep, stage: StageInfo, trace: EntryTrace, result: RunResult, actions: ViewActions): HTMLElement {

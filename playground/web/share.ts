@@ -39,6 +39,25 @@ export async function decodeState(hash: string): Promise<SharedState | undefined
   }
 }
 
+/**
+ * The sample the state is exactly (config, input and options), `preferred` first when several
+ * are; undefined once anything was edited.
+ */
+export function matchingSample<T extends SharedState & { readonly id: string }>(
+  state: SharedState,
+  samples: readonly T[],
+  preferred?: string,
+): T | undefined {
+  const same = (s: T) =>
+    s.config === state.config &&
+    s.input === state.input &&
+    s.inputFormat === state.inputFormat &&
+    s.now === state.now &&
+    s.seed === state.seed;
+  const first = samples.find((s) => s.id === preferred);
+  return first && same(first) ? first : samples.find(same);
+}
+
 async function pipeThrough(bytes: Uint8Array, transform: CompressionStream | DecompressionStream): Promise<Uint8Array> {
   const stream = new Blob([bytes as BlobPart]).stream().pipeThrough(transform);
   return new Uint8Array(await new Response(stream).arrayBuffer());

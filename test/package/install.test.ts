@@ -73,7 +73,7 @@ describe('the packed tarball', () => {
     expect(paths).toContain('dist/playground/web/index.html');
     expect(paths).toContain('LICENSE');
     expect(paths).toContain('examples/default.alloy');
-    expect(paths.filter((p) => /^(test|bench|scripts|proto)\/|\.test\.|^dist\/types\/test\//.test(p))).toEqual([]);
+    expect(paths.filter((p) => /^(test|bench|scripts|proto)\/|\.test\.ts$|^dist\/types\/test\//.test(p))).toEqual([]);
     expect(paths.filter((p) => /\.ts$/.test(p) && !p.endsWith('.d.ts') && !p.startsWith('examples/'))).toEqual([]);
   });
 });

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { deflateRawSync } from 'node:zlib';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SamplesResult } from '../../playground/api.js';
 import { buildAssets } from '../../playground/assets.js';
 import { startPlaygroundServer, type PlaygroundServer } from '../../playground/server.js';
 
@@ -122,6 +123,113 @@ describe('the playground in a browser', () => {
     await shot(page, '01-sample');
   });
 
+  it('fits at least 15 compact output rows on screen, long cells cut short with their text on hover', async () => {
+    const { samples } = (await (await fetch(`${server.url}/api/samples`)).json()) as SamplesResult;
+    const kubernetes = samples.find((s) => s.id === 'kubernetes')!;
+    const longLine = `plain text from a sidecar ${'with a very long tail '.repeat(20)}end`;
+    const long = JSON.stringify({ labels: { namespace: 'shop', app: 'search' }, timestamp: '2024-05-01T12:00:03Z', line: longLine });
+    const input = `${kubernetes.input.trimEnd()}\n`.repeat(4) + long;
+    await replaceEditorText(page, '#input-editor', input);
+    await afterRun(page, () => page.keyboard.press('Control+Enter'));
+    await page.evaluate(() => window.scrollTo(0, 0));
+
+    const rows = await outputRows(page);
+    expect(rows).toHaveLength(21);
+    const visible = await page.$$eval('#output tbody tr', (trs) => {
+      const wrap = document.querySelector('.table-wrap')!.getBoundingClientRect();
+      const bottom = Math.min(wrap.bottom, window.innerHeight);
+      return trs.filter((tr) => {
+        const box = tr.getBoundingClientRect();
+        return box.top >= wrap.top && box.bottom <= bottom;
+      }).length;
+    });
+    expect(visible).toBeGreaterThanOrEqual(15);
+
+    const cut = (selector: string) =>
+      page.$eval(selector, (td) => ({ cut: td.scrollWidth > td.clientWidth, title: td.getAttribute('title'), height: td.clientHeight }));
+    const lineCell = await cut('#output tbody tr[data-output="16"] td.line');
+    expect(lineCell).toMatchObject({ cut: true, title: longLine });
+    expect(lineCell.height).toBeLessThan(30);
+    expect(await cut('#output tbody tr[data-output="0"] td.labels')).toMatchObject({
+      cut: true,
+      title: 'app=checkout\nlevel=info\nnamespace=shop\npod=checkout-7d9f',
+    });
+    expect(rows[0]![1]).toBe('12:00:00.000000000');
+    await shot(page, '07-compact');
+  });
+
+  it('shows a sample as edited once its config, input or options differ, and as the sample again when undone', async () => {
+    await afterRun(page, () => page.selectOption('#sample', 'docker'));
+    const description = await page.textContent('#sample-description');
+    expect(description).not.toBe('');
+    const menu = () =>
+      page.$eval('#sample', (select) => [
+        (select as HTMLSelectElement).value,
+        (select as HTMLSelectElement).selectedOptions[0]!.textContent,
+      ]);
+    expect(await menu()).toEqual(['docker', 'Docker JSON logs']);
+    const edited = 'Edited: no longer the “Docker JSON logs” sample. Pick a sample to start again from it.';
+
+    await page.click('#config-editor .cm-content');
+    await page.keyboard.press('Control+End');
+    await afterRun(page, () => page.keyboard.insertText('\n'));
+    expect([await menu(), await page.textContent('#sample-description')]).toEqual([['', 'Custom'], edited]);
+    await shot(page, '08-custom');
+    await afterRun(page, () => page.keyboard.press('Backspace'));
+    expect([await menu(), await page.textContent('#sample-description')]).toEqual([['docker', 'Docker JSON logs'], description]);
+
+    await page.click('#input-editor .cm-content');
+    await page.keyboard.press('Control+End');
+    await afterRun(page, () => page.keyboard.insertText('x'));
+    expect(await menu()).toEqual(['', 'Custom']);
+    await afterRun(page, () => page.keyboard.press('Backspace'));
+    expect(await menu()).toEqual(['docker', 'Docker JSON logs']);
+
+    const now = await page.inputValue('#now');
+    await page.fill('#now', '2024-06-01T00:00:00Z');
+    expect([await menu(), await page.textContent('#sample-description')]).toEqual([['', 'Custom'], edited]);
+    await page.fill('#now', now);
+    expect(await menu()).toEqual(['docker', 'Docker JSON logs']);
+  });
+
+  it('shows the input lines a joined entry was made of', async () => {
+    await afterRun(page, () => page.selectOption('#sample', 'cri'));
+    const badge = page.locator('#output tbody tr[data-output="1"] td.line .joined-count');
+    expect([await badge.textContent(), await badge.getAttribute('title')]).toEqual(['3 lines', 'Joined from input lines 2–4']);
+    expect(
+      await page.$$eval('#output tbody tr.not-forwarded .badge', (badges) => badges.map((b) => [b.textContent, b.getAttribute('title')])),
+    ).toEqual([
+      ['joined', 'Joined by stage.cri (line 2) into output #2.'],
+      ['joined', 'Joined by stage.cri (line 2) into output #2.'],
+    ]);
+
+    await page.click('#output tbody tr[data-output="1"]');
+    expect(await page.textContent('#trace-title')).toBe('Output #2 · input line 4');
+    expect(await page.textContent('#panel-stages .joined h4')).toBe('Joined from 3 input lines');
+    expect(await page.$$eval('#panel-stages .joined li', (items) => items.map((li) => li.textContent))).toEqual([
+      'Input line 2 2024-05-01T12:00:01.000000000Z stdout P {"cart":{"items":[{"sku":"A-100","qty":2},',
+      'Input line 3 2024-05-01T12:00:01.000000001Z stdout P {"sku":"B-220","qty":1}],',
+      'Input line 4 (this entry) 2024-05-01T12:00:01.000000002Z stdout F "total":42.5}}',
+    ]);
+    await shot(page, '09-joined');
+
+    // Each piece opens its own story, which leads back to the joined entry.
+    await page.click('#panel-stages .joined li button >> nth=0');
+    expect(await page.textContent('#trace-title')).toBe('input line 2');
+    expect(await page.textContent('#panel-stages .fate')).toBe('Joined by stage.cri (line 2) into output #2. Show output #2');
+    await page.click('#panel-stages .fate button');
+    expect(await page.textContent('#trace-title')).toBe('Output #2 · input line 4');
+
+    await afterRun(page, () => page.selectOption('#sample', 'java-multiline'));
+    await page.click('#output tbody tr[data-output="0"]');
+    expect(await page.$$eval('#panel-stages .joined li .joined-name', (names) => names.map((n) => n.textContent))).toEqual([
+      'Input line 1 (this entry)',
+      'Input line 2',
+      'Input line 3',
+      'Input line 4',
+    ]);
+  });
+
   it('loads a sample, runs an edited stage and shows the stage-by-stage diff', async () => {
     await afterRun(page, () => page.selectOption('#sample', 'logfmt'));
     expect((await outputRows(page)).map((r) => r[2])).toEqual(['level=info', 'level=warn', 'level=info', 'level=error', '']);
@@ -227,12 +335,12 @@ describe('the playground in a browser', () => {
     await page.click('#tab-stages');
   });
 
-  it('copies the config as a complete logs.process block', async () => {
+  it('copies the config as a complete config file', async () => {
     await afterRun(page, () => page.selectOption('#sample', 'luhn'));
     await page.click('#export');
     await page.waitForSelector('#dialog[open]');
     expect(await page.inputValue('#dialog-text')).toBe(
-      'logs.process "default" {\n  stage.luhn {\n    delimiters  = " -"\n    replacement = "[card]"\n  }\n\n  // Where the processed entries go: replace with the receivers of your config.\n  forward_to = [loki.write.default.receiver]\n}\n',
+      'logs.process "default" {\n  stage.luhn {\n    delimiters  = " -"\n    replacement = "[card]"\n  }\n\n  // Where the processed entries go: replace with the receivers of your config.\n  forward_to = [logs.write.default.receiver]\n}\n\n// Sends the processed entries to Loki: point url at your own push endpoint.\nlogs.write "default" {\n  endpoint {\n    url = "http://localhost:3100/loki/api/v1/push"\n  }\n}\n',
     );
     await page.keyboard.press('Escape');
   });

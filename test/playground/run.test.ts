@@ -157,6 +157,18 @@ describe('runPlayground', () => {
       { kind: 'forwarded', output: 0 },
     ]);
     expect(steps(result, 2)).toEqual(['stage.cri:passed']);
+    expect(result.traces[2]!.steps[0]!.changes).toContain('timestamp 2024-05-01T12:00:00.000000000Z -> 2024-05-01T12:00:02.000000000Z');
+  });
+
+  it('records the metric series a stage.metrics step updated', async () => {
+    const config = 'stage.metrics {\n  metric.counter {\n    name = "lines_total"\n    match_all = true\n    action = "inc"\n  }\n}\n';
+    const result = await runPlayground({ config, input: '{"line":"x","labels":{"app":"api"}}\n', inputFormat: 'jsonl', now: NOW });
+    const step = result.traces[0]!.steps[0]!;
+    expect([step.outcome, step.changes, step.effects]).toEqual([
+      'unchanged',
+      [],
+      ['counter logs_process_custom_lines_total{app="api"} +1'],
+    ]);
   });
 
   it('releases entries a waiting limit holds as tokens refill on the virtual clock', async () => {

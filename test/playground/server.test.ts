@@ -134,7 +134,7 @@ describe('the playground server', () => {
   it('exports a complete logs.process block', async () => {
     const result = (await (await post('/api/export', { config: 'stage.decolorize {}\n' })).json()) as { config: string };
     expect(result.config).toBe(
-      'logs.process "default" {\n  stage.decolorize {}\n\n  // Where the processed entries go: replace with the receivers of your config.\n  forward_to = [loki.write.default.receiver]\n}\n',
+      'logs.process "default" {\n  stage.decolorize {}\n\n  // Where the processed entries go: replace with the receivers of your config.\n  forward_to = [logs.write.default.receiver]\n}\n\n// Sends the processed entries to Loki: point url at your own push endpoint.\nlogs.write "default" {\n  endpoint {\n    url = "http://localhost:3100/loki/api/v1/push"\n  }\n}\n',
     );
   });
 

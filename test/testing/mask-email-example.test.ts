@@ -140,7 +140,7 @@ describe('stage.mask_email', () => {
       const done = runCommand([config, '--server.http.listen-addr', '127.0.0.1:0'], { stdin: Readable.from([]), stdout, stderr }, signals);
       const url = await listening;
       for (let i = 0; i < 100 && !out.includes('\n'); i++) await new Promise((r) => setTimeout(r, 20));
-      expect((await fetch(`${url}/-/reload`, { method: 'POST' })).status).toBe(200);
+      expect((await fetch(`${url}/-/reload`, { method: 'POST', headers: { 'X-Rivulet-Reload': '1' } })).status).toBe(200);
       signals.emit('SIGTERM');
       expect(await done).toBe(0);
       expect(linesOf(out)).toEqual(['mail ***@example.net']);

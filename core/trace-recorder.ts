@@ -1,10 +1,10 @@
-import { diffEntries } from '../core/entry-diff.js';
-import { labelsKey, type Entry } from '../core/entry.js';
-import { entryToJson } from '../core/entry-json.js';
-import type { PipelineTracer, StageTrace } from '../core/trace.js';
-import type { EntryJson, EntryTrace, Flush, Trigger, TraceStep } from './api.js';
+import { formatRFC3339Nano } from '../lib/time/rfc3339.js';
 import { dropReason } from './drop-reason.js';
+import { describeChange, entryChanges, entryParts } from './entry-diff.js';
+import { labelsKey, type Entry } from './entry.js';
+import { entryToJson } from './entry-json.js';
 import type { StageList } from './stage-list.js';
+import type { EntryJson, EntryTrace, Flush, PipelineTracer, StageTrace, Trigger, TraceStep } from './trace.js';
 
 /**
  * Tags an entry with the trace it belongs to. A symbol key is invisible to every stage (they read
@@ -12,7 +12,7 @@ import type { StageList } from './stage-list.js';
  * along through the pipeline's copies, a multiline block (which is its start line's entry) and a
  * joined CRI line (the full line's entry).
  */
-const TRACE_TAG = Symbol('playground trace');
+const TRACE_TAG = Symbol('entry trace');
 
 interface TraceState {
   readonly trace: EntryTrace;
@@ -30,7 +30,8 @@ interface Emission {
 }
 
 /**
- * Turns the pipeline's stage events into per-entry stories. Execution is synchronous, so every
+ * Turns the pipeline's stage events into per-entry stories: the playground's traces and what
+ * `rivulet process --inspect` prints. Execution is synchronous, so every
  * event belongs to the entry whose tag it carries; what needs care is what the events leave
  * implicit: an operator holding an entry and sending it on later (a flush), a `stage.match`
  * reporting its nested stages before itself, and entries that vanish into another (a multiline
@@ -78,8 +79,9 @@ export class TraceRecorder implements PipelineTracer {
     const stage = this.stages.indexOf(event.path);
     if (stage < 0) return;
     const { before, after } = event;
-    if (before && after) this.ran(stage, before, after);
-    else if (before) this.stopped(stage, before);
+    const effects = event.effects && event.effects.length > 0 ? [...event.effects] : undefined;
+    if (before && after) this.ran(stage, before, after, effects);
+    else if (before) this.stopped(stage, before, effects);
     else if (after) this.emitted(stage, after);
   }
 
@@ -103,22 +105,24 @@ export class TraceRecorder implements PipelineTracer {
   }
 
   /** A per-entry stage ran and the entry came out. */
-  private ran(stage: number, before: Entry, after: Entry): void {
+  private ran(stage: number, before: Entry, after: Entry, effects: string[] | undefined): void {
     const state = this.stateOf(before);
     this.enterIfNested(state, stage);
-    const changes = diffEntries(before, after);
+    const changes = changesOf(before, after);
     const step = this.step(stage, changes.length > 0 ? 'changed' : 'unchanged', before, after, changes);
+    if (effects) step.effects = effects;
     if (this.stages.isMatch(stage)) this.placeMatch(state, step);
     else state.trace.steps.push(step);
   }
 
   /** An entry went into a stage and did not come out: dropped by a per-entry stage, held by an operator. */
-  private stopped(stage: number, before: Entry): void {
+  private stopped(stage: number, before: Entry, effects: string[] | undefined): void {
     const state = this.stateOf(before);
     this.enterIfNested(state, stage);
     const info = this.stages.infos[stage]!;
     if (info.kind === 'map') {
       const step = this.step(stage, 'dropped', before, null, []);
+      if (effects) step.effects = effects;
       if (this.stages.isMatch(stage)) {
         this.placeMatch(state, step);
         // Dropped inside the branch: the nested stage that dropped it is the one to name.
@@ -150,7 +154,7 @@ export class TraceRecorder implements PipelineTracer {
       const { step, before, tick } = state.held;
       key = state.held.key;
       step.after = afterJson;
-      step.changes = diffEntries(before, after);
+      step.changes = changesOf(before, after);
       step.releasedAtMs = nowMs;
       step.trigger = this.trigger;
       if (this.stages.isMatch(stage)) step.outcome = 'not-matched';
@@ -165,7 +169,7 @@ export class TraceRecorder implements PipelineTracer {
       const { step, before } = state.open[openIndex]!;
       state.open.splice(openIndex);
       step.after = afterJson;
-      step.changes = diffEntries(before, after);
+      step.changes = changesOf(before, after);
       step.releasedAtMs = nowMs;
       this.last = state;
       traceId = state.trace.id;
@@ -245,6 +249,15 @@ export class TraceRecorder implements PipelineTracer {
     this.last = state;
     return state;
   }
+}
+
+/** What changed, as `--inspect` words it, with the timestamps in RFC 3339 as the JSON form shows them. */
+function changesOf(before: Entry, after: Entry): string[] {
+  return entryChanges(partsOf(before), partsOf(after)).map(describeChange);
+}
+
+function partsOf(entry: Entry) {
+  return { ...entryParts(entry), timestamp: formatRFC3339Nano(entry.timestamp) };
 }
 
 /** The `rivulet process` JSON form of an entry, as an object. */

@@ -1,5 +1,5 @@
 import { formatGoDuration } from '../lib/go/duration.js';
-import type { StageSpec } from '../core/stage.js';
+import type { StageSpec } from './stage.js';
 
 /**
  * Why a per-entry stage dropped an entry, told from its config: a drop stage drops only when
@@ -8,24 +8,45 @@ import type { StageSpec } from '../core/stage.js';
  */
 export function dropReason(spec: StageSpec): string {
   const c = spec.config as Record<string, unknown>;
-  const counted = (fallback: string) => ` (counted as reason "${(c.drop_counter_reason as string) || fallback}")`;
+  const counter = dropCounterReason(spec);
+  const counted = ` (counted as reason "${counter}")`;
   switch (spec.def.name) {
     case 'drop':
-      return `every condition held: ${dropConditions(c).join(' and ')}${counted('drop_stage')}`;
+      return `every condition held: ${dropConditions(c).join(' and ')}${counted}`;
     case 'sampling':
-      // Sampling has no fallback: an empty reason is counted as written.
-      return `not kept by sampling at rate ${String(c.rate)} (counted as reason "${(c.drop_counter_reason as string | undefined) ?? 'sampling_stage'}")`;
+      return `not kept by sampling at rate ${String(c.rate)}${counted}`;
     case 'match':
-      return `matched selector ${c.selector as string} with action "drop"${counted('match_stage')}`;
+      return `matched selector ${c.selector as string} with action "drop"${counted}`;
     case 'limit':
       return c.by_label_name
-        ? `over the rate limit of ${String(c.rate)}/s (burst ${String(c.burst)}) for its value of label ${c.by_label_name as string} (counted as reason "ratelimit")`
-        : `over the rate limit of ${String(c.rate)}/s (burst ${String(c.burst)}) (counted as reason "ratelimit")`;
+        ? `over the rate limit of ${String(c.rate)}/s (burst ${String(c.burst)}) for its value of label ${c.by_label_name as string}${counted}`
+        : `over the rate limit of ${String(c.rate)}/s (burst ${String(c.burst)})${counted}`;
     case 'hostevent':
     case 'eventlogmessage':
       return `the value of ${c.source as string} is not text`;
     default:
       return `dropped by stage.${spec.def.name}`;
+  }
+}
+
+/**
+ * The `reason` label of `logs_process_dropped_lines_total` a stage counts its drops under, or
+ * undefined for a stage that does not count them there.
+ */
+export function dropCounterReason(spec: StageSpec): string | undefined {
+  const c = spec.config as Record<string, unknown>;
+  switch (spec.def.name) {
+    case 'drop':
+      return (c.drop_counter_reason as string) || 'drop_stage';
+    case 'sampling':
+      // Sampling has no fallback: an empty reason is counted as written.
+      return (c.drop_counter_reason as string | undefined) ?? 'sampling_stage';
+    case 'match':
+      return (c.drop_counter_reason as string) || 'match_stage';
+    case 'limit':
+      return 'ratelimit';
+    default:
+      return undefined;
   }
 }
 

@@ -1,9 +1,9 @@
 import { Registry } from 'prom-client';
-import { ManualClock } from '../core/clock.js';
-import { buildPipeline } from '../core/pipeline.js';
-import type { Sandbox } from '../core/sandbox.js';
-import type { StageSpec } from '../core/stage.js';
-import type { StageInfo } from './api.js';
+import { ManualClock } from './clock.js';
+import { buildPipeline } from './pipeline.js';
+import type { Sandbox } from './sandbox.js';
+import type { StageSpec } from './stage.js';
+import type { StageInfo } from './trace.js';
 
 /** The stages of a loaded config, flattened in source order, with lookups the tracer needs. */
 export interface StageList {
