@@ -42,6 +42,22 @@ export const COMMANDS: readonly CommandHelp[] = [
     exitCodes: ['0 after a clean stop', '1 usage error', '2 invalid config'],
   },
   {
+    name: 'tap',
+    args: 'ID',
+    summary: 'print a sample of the entries passing through component ID of a running instance, as JSON lines',
+    flags: [
+      {
+        name: 'server.http.listen-addr',
+        value: 'HOST:PORT',
+        help: 'where the instance serves its API (default 127.0.0.1:12345)',
+      },
+      { name: 'rate', value: 'N', help: 'most entries a second to print (default 100, at most 1000)' },
+      HELP,
+    ],
+    examples: ['rivulet tap logs.process.default', 'rivulet tap logs.source.file.app --server.http.listen-addr 127.0.0.1:9000'],
+    exitCodes: ['0 the instance stopped, or SIGINT/SIGTERM', '1 usage error', '2 no such component', '3 the instance does not answer'],
+  },
+  {
     name: 'validate',
     args: 'CONFIG',
     summary: 'check CONFIG (a component graph, or a stage list as process reads it) without running it',

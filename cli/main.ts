@@ -9,6 +9,7 @@ import { playgroundCommand } from './playground.js';
 import type { Io } from './io.js';
 import { processCommand } from './process.js';
 import { runCommand } from './run.js';
+import { tapCommand } from './tap.js';
 import { testCommand } from './test.js';
 import { validateCommand } from './validate.js';
 import { packageVersion } from './version.js';
@@ -33,6 +34,8 @@ export async function main(
     switch (command) {
       case 'run':
         return await runCommand(rest, io);
+      case 'tap':
+        return await tapCommand(rest, io);
       case 'validate':
         return await validateCommand(rest, io);
       case 'process':

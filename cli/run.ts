@@ -4,6 +4,7 @@ import { configErrorsOf } from '../lib/config/errors.js';
 import { processRegistry } from '../core/metrics.js';
 import { ComponentGraph } from '../core/runtime/graph.js';
 import { startRunServer } from '../core/runtime/server.js';
+import { TapHub } from '../core/runtime/tap.js';
 import { loadConfigStageModules } from '../core/stage-modules.js';
 import { parseArgs, UsageError } from './args.js';
 import { loadFlagStageModules, readConfigWithStageModules, STAGES_FLAG } from './stage-modules.js';
@@ -49,13 +50,17 @@ export async function runCommand(argv: readonly string[], io: Io, signals: NodeJ
       }\n`,
     );
   };
-  const graph = new ComponentGraph((id) => ({
-    id,
-    clock,
-    registry,
-    stdout: io.stdout,
-    log: (level, message, fields) => log(level, message, { component: id, ...fields }),
-  }));
+  const taps = new TapHub(registry);
+  const graph = new ComponentGraph(
+    (id) => ({
+      id,
+      clock,
+      registry,
+      stdout: io.stdout,
+      log: (level, message, fields) => log(level, message, { component: id, ...fields }),
+    }),
+    taps.wrapExport,
+  );
   try {
     graph.load(initialText, file);
   } catch (err) {
@@ -83,7 +88,7 @@ export async function runCommand(argv: readonly string[], io: Io, signals: NodeJ
     );
     return errors;
   };
-  const server = await startRunServer({ host, port, registry, graph, reload });
+  const server = await startRunServer({ host, port, registry, graph, reload, taps });
   log('info', 'now listening for http traffic', { addr: server.url });
   await graph.start();
   log('info', 'running; press Ctrl-C to stop', {
@@ -92,6 +97,7 @@ export async function runCommand(argv: readonly string[], io: Io, signals: NodeJ
     healthy: `${server.url}/-/healthy`,
     ready: `${server.url}/-/ready`,
     components: `${server.url}/api/v0/components`,
+    ui: `${server.url}/`,
   });
 
   await new Promise<void>((resolve) => {

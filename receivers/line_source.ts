@@ -22,6 +22,8 @@ export async function pumpLines(
   clock: Clock,
   receivers: () => readonly LogsReceiver[],
   signal: AbortSignal,
+  /** Told of each batch taken over: its lines and their bytes (newlines included). */
+  onSent?: (lines: number, bytes: number) => void,
 ): Promise<number> {
   const decoder = new StringDecoder('utf8');
   let tail = '';
@@ -33,6 +35,11 @@ export async function pumpLines(
         .map((line) => ({ labels: { ...labels }, line, timestamp: clock.nowNs(), structuredMetadata: [], extracted: {} }));
       await fanOut(receivers(), entries);
       sent += entries.length;
+      if (onSent)
+        onSent(
+          entries.length,
+          entries.reduce((n, e) => n + Buffer.byteLength(e.line) + 1, 0),
+        );
     }
   };
   for (;;) {

@@ -21,6 +21,10 @@
  * `positions_file`, positions live in memory only. `tail_from_end` starts files found at startup
  * without a saved position at their end. An empty positions file is a clean start (logged); one
  * that is not the format makes the component unhealthy, tailing nothing.
+ *
+ * Metrics, by `component_id`: `logs_source_file_read_lines_total{path}` (lines taken over),
+ * `logs_source_file_read_bytes_total{path}` (the offset taken over), `logs_source_file_file_bytes_total{path}`
+ * (the file's size) and `logs_source_file_files_active_total`, as the reference's file source.
  */
 import { watch, type FSWatcher } from 'node:fs';
 import type { Subscription } from 'rxjs';
@@ -33,6 +37,7 @@ import { fanOut, LOGS_RECEIVER, type LogsReceiver } from '../core/receiver.js';
 import { defineComponent, healthy, unhealthy, type ComponentArgs, type ComponentContext, type Health } from '../core/runtime/component.js';
 import { t, type NestedBlockSpec } from '../core/schema.js';
 import { expandBraces, globFiles, hasGlobSyntax, matchPath } from './file/glob.js';
+import { sourceFileMetrics, type SourceFileMetrics } from './file/metrics.js';
 import { Positions } from './file/positions.js';
 import { FileIdentities, FileTailer } from './file/tailer.js';
 import { attributePos, durationMs, nestedBlocks } from '../lib/loki/config.js';
@@ -183,6 +188,7 @@ export class LogsSourceFile {
   private needsSync = true;
   private firstSync = true;
   private positionsTimer: Subscription | undefined;
+  private readonly metrics: SourceFileMetrics;
 
   constructor(
     args: ComponentArgs,
@@ -190,6 +196,7 @@ export class LogsSourceFile {
   ) {
     this.settings = settingsOf(args);
     this.positions = new Positions(this.settings.positionsFile, ctx.log);
+    this.metrics = sourceFileMetrics(ctx.registry);
   }
 
   health(): Health {
@@ -234,6 +241,7 @@ export class LogsSourceFile {
     for (const watcher of this.watchers.values()) watcher.close();
     this.watchers.clear();
     for (const tailer of this.tailers.values()) await tailer.close();
+    this.metrics.filesActive.set({ component_id: this.ctx.id }, 0);
     try {
       await this.positions.save();
     } catch (err) {
@@ -307,9 +315,12 @@ export class LogsSourceFile {
       }
       await tailer.close();
       this.tailers.delete(path);
+      this.metrics.readBytes.remove({ component_id: this.ctx.id, path });
+      this.metrics.fileBytes.remove({ component_id: this.ctx.id, path });
     }
     for (const [path, labels] of wanted) {
       if (this.tailers.has(path)) continue;
+      const series = { component_id: this.ctx.id, path };
       this.tailers.set(
         path,
         new FileTailer({
@@ -322,9 +333,17 @@ export class LogsSourceFile {
           tailFromEnd: this.settings.tailFromEnd && this.firstSync,
           log: this.ctx.log,
           signal: this.abort.signal,
+          stats: {
+            sent: (lines, _bytes, offset) => {
+              this.metrics.readLines.inc(series, lines);
+              this.metrics.readBytes.set(series, offset);
+            },
+            size: (bytes) => this.metrics.fileBytes.set(series, bytes),
+          },
         }),
       );
     }
+    this.metrics.filesActive.set({ component_id: this.ctx.id }, this.tailers.size);
     this.firstSync = false;
     this.watchDirectories();
   }

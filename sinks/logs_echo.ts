@@ -1,12 +1,36 @@
 /**
  * logs.echo — the simple sink: writes every entry it receives as one JSON line to stdout, or
- * appended to the file named by `path`. Exports `receiver`.
+ * appended to the file named by `path`. Exports `receiver`. Counts `logs_echo_entries_total`,
+ * `logs_echo_bytes_total` and `logs_echo_write_errors_total` by `component_id`.
  */
 import { createWriteStream, type WriteStream } from 'node:fs';
+import { Counter, type Registry } from 'prom-client';
 import { entryToJson } from '../core/entry-json.js';
 import { logsReceiverCapsule, type LogsReceiver } from '../core/receiver.js';
 import { defineComponent, healthy, type ComponentContext } from '../core/runtime/component.js';
 import { t } from '../core/schema.js';
+
+interface EchoMetrics {
+  readonly entries: Counter<'component_id'>;
+  readonly bytes: Counter<'component_id'>;
+  readonly errors: Counter<'component_id'>;
+}
+
+const metricsByRegistry = new WeakMap<Registry, EchoMetrics>();
+
+function echoMetrics(registry: Registry): EchoMetrics {
+  let metrics = metricsByRegistry.get(registry);
+  if (!metrics) {
+    const counter = (name: string, help: string) => new Counter({ name, help, labelNames: ['component_id'], registers: [registry] });
+    metrics = {
+      entries: counter('logs_echo_entries_total', 'Entries written.'),
+      bytes: counter('logs_echo_bytes_total', 'Bytes of JSON lines written.'),
+      errors: counter('logs_echo_write_errors_total', 'Writes that failed.'),
+    };
+    metricsByRegistry.set(registry, metrics);
+  }
+  return metrics;
+}
 
 export const logsEchoComponent = defineComponent({
   name: 'logs.echo',
@@ -28,7 +52,21 @@ class LogsEcho {
   constructor(path: string, ctx: ComponentContext) {
     this.file = path ? createWriteStream(path, { flags: 'a' }) : undefined;
     this.out = this.file ?? ctx.stdout;
-    const receiver: LogsReceiver = { send: (entries) => this.write(entries.map((e) => entryToJson(e, false) + '\n').join('')) };
+    const metrics = echoMetrics(ctx.registry);
+    const series = { component_id: ctx.id };
+    const receiver: LogsReceiver = {
+      send: async (entries) => {
+        const text = entries.map((e) => entryToJson(e, false) + '\n').join('');
+        try {
+          await this.write(text);
+        } catch (err) {
+          metrics.errors.inc(series);
+          throw err;
+        }
+        metrics.entries.inc(series, entries.length);
+        metrics.bytes.inc(series, Buffer.byteLength(text));
+      },
+    };
     this.exports = { receiver: logsReceiverCapsule(receiver) };
   }
 

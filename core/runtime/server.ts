@@ -3,7 +3,13 @@ import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import Router from '@koa/router';
 import type { Registry } from 'prom-client';
+import type { ServerResponse } from 'node:http';
+import { isCapsule } from '../../lib/config/evaluate.js';
+import { LOGS_RECEIVER } from '../receiver.js';
+import { redactedArguments } from './arguments.js';
 import type { ComponentGraph } from './graph.js';
+import type { TapHub } from './tap.js';
+import { UI_HTML, UI_JS } from './ui.js';
 
 export interface RunServerOptions {
   readonly host: string;
@@ -12,7 +18,12 @@ export interface RunServerOptions {
   readonly graph: ComponentGraph;
   /** Re-reads the config file and applies it; resolves to the error lines (empty when fine). */
   readonly reload: () => Promise<string[]>;
+  /** Where `/api/v0/tap/<id>` subscribes; without it every tap answers 404. */
+  readonly taps?: TapHub;
 }
+
+/** Most entries a second a tap may ask for with `?rate=`. */
+export const MAX_TAP_RATE = 1000;
 
 /** The header a reload request carries to show it does not come from a cross-site page. */
 export const RELOAD_HEADER = 'X-Rivulet-Reload';
@@ -32,12 +43,15 @@ function reloadAsked(header: string, contentType: string): boolean {
  * The built-in HTTP server of `rivulet run`: `/metrics`, `/-/healthy`, `/-/ready`,
  * `/-/reload` and `/api/v0/components`, as the reference agent serves them, except that a
  * reload must carry `X-Rivulet-Reload` (any value) or a JSON content type, and is answered 403
- * otherwise.
+ * otherwise. `/` is a page showing the graph, health, arguments, live counters and taps;
+ * `/api/v0/tap/<id>` streams, as JSON lines, a sample of the entries sent to a component's
+ * receiver (or, for a source, the entries it sends on).
  */
 export async function startRunServer(options: RunServerOptions): Promise<{ server: Server; url: string; close(): Promise<void> }> {
   const app = new Koa();
   const router = new Router();
   let ready = false;
+  const taps = new Set<ServerResponse>();
 
   router.get('/metrics', async (ctx) => {
     ctx.type = options.registry.contentType;
@@ -71,11 +85,85 @@ export async function startRunServer(options: RunServerOptions): Promise<{ serve
     ctx.body = 'config reloaded\n';
   });
   router.get('/api/v0/components', (ctx) => {
-    ctx.body = options.graph.health().map((c) => ({
+    const list = options.graph.health();
+    const details = new Map(list.map((c) => [c.id, options.graph.details(c.id)]));
+    ctx.body = list.map((c) => ({
       id: c.id,
       name: c.name,
       health: { state: c.health.state, message: c.health.message, updatedTime: c.health.updatedAt.toISOString() },
+      referencesTo: details.get(c.id)?.references ?? [],
+      referencedBy: list.filter((o) => details.get(o.id)?.references.includes(c.id)).map((o) => o.id),
+      arguments: redactedArguments(details.get(c.id)?.values ?? {}),
     }));
+  });
+  router.get('/api/v0/tap/:id', (ctx) => {
+    const id = ctx.params.id!;
+    const component = options.graph.component(id);
+    if (!component || !options.taps) {
+      ctx.status = 404;
+      ctx.body = `unknown component ${JSON.stringify(id)}\n`;
+      return;
+    }
+    if (
+      options.graph
+        .health()
+        .find((c) => c.id === id)
+        ?.name.startsWith('profiles.')
+    ) {
+      ctx.status = 400;
+      ctx.body = `component ${JSON.stringify(id)} handles profiles; a tap shows log entries\n`;
+      return;
+    }
+    const rate = ctx.query.rate === undefined ? 100 : Number(ctx.query.rate);
+    if (!Number.isFinite(rate) || rate <= 0 || rate > MAX_TAP_RATE) {
+      ctx.status = 400;
+      ctx.body = `rate must be a number of entries a second in (0, ${MAX_TAP_RATE}]\n`;
+      return;
+    }
+    const direction = Object.values(component.exports).some((v) => isCapsule(v) && v.capsule === LOGS_RECEIVER) ? 'in' : 'out';
+    const sub = options.taps.subscribe(id, direction, { ratePerSecond: rate });
+    const res = ctx.res;
+    ctx.respond = false;
+    res.writeHead(200, {
+      'Content-Type': 'application/x-ndjson; charset=utf-8',
+      'Cache-Control': 'no-store',
+      'X-Tap-Direction': direction,
+    });
+    res.flushHeaders();
+    taps.add(res);
+    let writable = true;
+    let scheduled = false;
+    // Writes happen outside the pipeline's call and only while the socket takes them.
+    const flush = () => {
+      scheduled = false;
+      while (writable && sub.lines.length > 0) writable = res.write(sub.take().join('\n') + '\n');
+    };
+    sub.wake = () => {
+      if (writable && !scheduled) {
+        scheduled = true;
+        setImmediate(flush);
+      }
+    };
+    res.on('drain', () => {
+      writable = true;
+      flush();
+    });
+    res.on('close', () => {
+      sub.close();
+      taps.delete(res);
+    });
+  });
+  router.get('/', (ctx) => {
+    ctx.type = 'text/html; charset=utf-8';
+    ctx.set('Content-Security-Policy', "default-src 'self'; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'");
+    ctx.body = UI_HTML;
+  });
+  router.get('/favicon.ico', (ctx) => {
+    ctx.status = 204;
+  });
+  router.get('/ui.js', (ctx) => {
+    ctx.type = 'text/javascript; charset=utf-8';
+    ctx.body = UI_JS;
   });
   app.use(router.routes()).use(router.allowedMethods());
 
@@ -90,6 +178,9 @@ export async function startRunServer(options: RunServerOptions): Promise<{ serve
   return {
     server,
     url: `http://${host}:${address.port}`,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () => {
+      for (const res of taps) res.destroy();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
   };
 }

@@ -62,6 +62,13 @@ export interface TailerOptions {
   readonly log: Log;
   /** Set when the source stops: reading ends after the batch in flight. */
   readonly signal: AbortSignal;
+  /** Told of lines taken over downstream (with the offset reached) and of the file's size. */
+  readonly stats?: TailerStats;
+}
+
+export interface TailerStats {
+  sent(lines: number, bytes: number, offset: number): void;
+  size(bytes: number): void;
 }
 
 export class FileTailer {
@@ -118,6 +125,7 @@ export class FileTailer {
     }
     this.lastMtimeNs = st.mtimeNs;
     this.lastSize = st.size;
+    this.options.stats?.size(Number(st.size));
     return (await this.readToEnd()) || changed;
   }
 
@@ -185,6 +193,7 @@ export class FileTailer {
       const bytes = this.tail.length;
       await this.options.send([this.entry(line)]);
       this.offset += bytes;
+      this.options.stats?.sent(1, bytes, this.offset);
       this.tail = Buffer.alloc(0);
     }
     const key = this.key;
@@ -226,6 +235,7 @@ export class FileTailer {
       batchBytes = 0;
       await this.options.send(entries);
       this.offset += bytes;
+      this.options.stats?.sent(entries.length, bytes, this.offset);
       this.savePosition();
     };
     while (!this.options.signal.aborted) {

@@ -1,0 +1,49 @@
+import { isCapsule } from '../../lib/config/evaluate.js';
+import { formatGoDuration } from '../../lib/go/duration.js';
+import { isSecretHeader, REDACTED, redactText } from '../../lib/redact.js';
+
+/** Attribute names whose values are credentials: passwords, tokens, keys, secrets. */
+const SECRET_NAME = /passw|secret|token|credential|key|auth|cookie/i;
+
+/**
+ * A component's decoded arguments as JSON for the run server's page, with every secret hidden:
+ * values of attributes named like a credential, of secret headers, and URL passwords read
+ * `xxxxx`, and any of those secrets quoted elsewhere in the arguments is hidden too. Durations are
+ * shown as Go durations, receivers as `<receiver>`.
+ */
+export function redactedArguments(values: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const secrets: string[] = [];
+  collectSecrets(values, secrets);
+  return show(values, secrets, 0) as Record<string, unknown>;
+}
+
+function collectSecrets(value: unknown, out: string[], depth = 0): void {
+  if (depth > 8 || value === null || typeof value !== 'object' || isCapsule(value)) return;
+  for (const [name, v] of Object.entries(value as Record<string, unknown>)) {
+    if (typeof v === 'string' && v !== '' && (SECRET_NAME.test(name) || isSecretHeader(name))) out.push(v);
+    else collectSecrets(v, out, depth + 1);
+  }
+}
+
+function show(value: unknown, secrets: readonly string[], depth: number, name = ''): unknown {
+  if (typeof value === 'string') {
+    if (value !== '' && name !== '' && (SECRET_NAME.test(name) || isSecretHeader(name))) return REDACTED;
+    return redactText(value, secrets);
+  }
+  if (typeof value === 'bigint') return formatGoDuration(value);
+  if (typeof value === 'number' || typeof value === 'boolean' || value === null || value === undefined) return value ?? null;
+  if (typeof value !== 'object' || depth > 8) return null;
+  if (isCapsule(value)) return `<${value.capsule}>`;
+  if (Array.isArray(value)) return value.map((v) => show(v, secrets, depth + 1));
+  // Host values (receivers, compiled stages) are shown by what they are, not their insides.
+  const fields = Object.values(value as Record<string, unknown>);
+  if (fields.some((v) => typeof v === 'function'))
+    return typeof (value as { send?: unknown }).send === 'function' ? '<receiver>' : '<value>';
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return '<value>';
+  const out: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
+    out[key] = show(v, secrets, depth + 1, key);
+  }
+  return out;
+}

@@ -1,0 +1,115 @@
+import { EventEmitter } from 'node:events';
+import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough, Readable } from 'node:stream';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runCommand } from '../../cli/run.js';
+import { tapCommand } from '../../cli/tap.js';
+import '../../index.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'rivulet-tap-cli-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function capture() {
+  const stream = new PassThrough();
+  let text = '';
+  stream.on('data', (c) => (text += c));
+  return { stream, text: () => text };
+}
+
+async function until(check: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+describe('rivulet tap', () => {
+  it('prints the entries sent to a component of a running instance, and exits 2 for an unknown one', async () => {
+    const input = join(dir, 'in.log');
+    writeFileSync(input, '');
+    const file = join(dir, 'run.alloy');
+    writeFileSync(
+      file,
+      `logs.source.file "in" {
+  path = ${JSON.stringify(input)}
+  file_watch {
+    min_poll_frequency = "10ms"
+    max_poll_frequency = "20ms"
+  }
+  forward_to = [logs.process.p.receiver]
+}
+logs.process "p" {
+  stage.static_labels { values = { env = "prod" } }
+  forward_to = [logs.echo.out.receiver]
+}
+logs.echo "out" { path = ${JSON.stringify(join(dir, 'out.jsonl'))} }
+`,
+    );
+    const runErr = capture();
+    const runSignals = new EventEmitter();
+    const done = runCommand(
+      [file, '--server.http.listen-addr', '127.0.0.1:0'],
+      { stdin: Readable.from([]), stdout: new PassThrough(), stderr: runErr.stream },
+      runSignals,
+    );
+    try {
+      await until(() => /addr="([^"]+)"/.test(runErr.text()) && runErr.text().includes('running'), 'the run server');
+      const addr = new URL(/addr="([^"]+)"/.exec(runErr.text())![1]!).host;
+
+      const out = capture();
+      const tapSignals = new EventEmitter();
+      const tapped = tapCommand(
+        ['logs.echo.out', '--server.http.listen-addr', addr],
+        { stdin: Readable.from([]), stdout: out.stream, stderr: new PassThrough() },
+        tapSignals,
+      );
+      await new Promise((r) => setTimeout(r, 200));
+      appendFileSync(input, 'hello\nworld\n');
+      await until(() => out.text().split('\n').length > 2, 'tapped entries');
+      const entries = out
+        .text()
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
+      expect(entries.map((e) => [e.line, e.labels])).toEqual([
+        ['hello', { env: 'prod', filename: input }],
+        ['world', { env: 'prod', filename: input }],
+      ]);
+      tapSignals.emit('SIGINT');
+      expect(await tapped).toBe(0);
+
+      const err = capture();
+      expect(
+        await tapCommand(['logs.echo.nope', '--server.http.listen-addr', addr], {
+          stdin: Readable.from([]),
+          stdout: new PassThrough(),
+          stderr: err.stream,
+        }),
+      ).toBe(2);
+      expect(err.text()).toBe('rivulet tap: unknown component "logs.echo.nope"\n');
+    } finally {
+      runSignals.emit('SIGTERM');
+    }
+    expect(await done).toBe(0);
+  });
+
+  it('exits 3 when nothing answers', async () => {
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', () => resolve()));
+    const port = (probe.address() as { port: number }).port;
+    await new Promise((resolve) => probe.close(resolve));
+    const err = capture();
+    expect(
+      await tapCommand(['logs.echo.out', '--server.http.listen-addr', `127.0.0.1:${port}`], {
+        stdin: Readable.from([]),
+        stdout: new PassThrough(),
+        stderr: err.stream,
+      }),
+    ).toBe(3);
+    expect(err.text()).toContain('cannot reach 127.0.0.1');
+  });
+});
