@@ -1,5 +1,5 @@
 import { FieldError } from '../lib/config/errors.js';
-import { compileRegex, type Regex } from '../lib/regex/index.js';
+import { compileRegex, regexErrorOffset, type Regex } from '../lib/regex/index.js';
 
 /**
  * Compiles a stage attribute's RE2 pattern at build time; an invalid pattern is a config error at
@@ -9,6 +9,7 @@ export function compileFieldRegex(field: string, pattern: string): Regex {
   try {
     return compileRegex(pattern);
   } catch (err) {
-    throw new FieldError(field, `could not compile regular expression: ${(err as Error).message}`);
+    const message = (err as Error).message;
+    throw new FieldError(field, `could not compile regular expression: ${message}`, { offset: regexErrorOffset(pattern, message) });
   }
 }

@@ -1,7 +1,8 @@
-import type { Block, Statement } from '../lib/config/ast.js';
+import type { Block, Expr, Statement } from '../lib/config/ast.js';
 import { evaluate, isCapsule, type ConfigValue, type EvalScope } from '../lib/config/evaluate.js';
 import { parseGoDuration } from '../lib/go/duration.js';
 import { ConfigError, ConfigErrors, FieldError, type Position } from '../lib/config/errors.js';
+import { positionInLiteral } from '../lib/config/literal.js';
 import { formatGoFloat } from '../lib/go/values.js';
 import { didYouMean } from '../lib/suggest.js';
 
@@ -137,7 +138,17 @@ export interface DecodedBlock {
   readonly values: Record<string, unknown>;
   /** Where each written attribute was, for placing validation errors. */
   readonly positions: ReadonlyMap<string, Position>;
+  /** Each written attribute's value, for placing errors inside a string literal. */
+  readonly valueExprs?: ReadonlyMap<string, Expr>;
+  /** Each decoded nested block, by its name, in the order written. */
+  readonly nested?: ReadonlyMap<string, readonly NestedDecoded[]>;
   readonly stageBlocks: readonly StageBlock[];
+}
+
+/** A decoded nested block and where it was written. */
+export interface NestedDecoded {
+  readonly block: Block;
+  readonly decoded: DecodedBlock;
 }
 
 /** The name a block is shown with in block paths: `logs.process "default"`, `stage.json`. */
@@ -153,6 +164,8 @@ export function decodeBlock(block: Block, spec: BlockSpec, scope: EvalScope, pat
   const errors: ConfigError[] = [];
   const values: Record<string, unknown> = {};
   const positions = new Map<string, Position>();
+  const valueExprs = new Map<string, Expr>();
+  const nestedDecoded = new Map<string, NestedDecoded[]>();
   const stageBlocks: StageBlock[] = [];
   const nestedSeen = new Map<string, unknown[]>();
 
@@ -179,7 +192,7 @@ export function decodeBlock(block: Block, spec: BlockSpec, scope: EvalScope, pat
     else if (seen) values[key] = seen[0];
   }
   if (errors.length > 0) throw new ConfigErrors(errors);
-  return { values, positions, stageBlocks };
+  return { values, positions, valueExprs, nested: nestedDecoded, stageBlocks };
 
   function decodeStatement(stmt: Statement): void {
     if (stmt.kind === 'attribute') {
@@ -192,6 +205,11 @@ export function decodeBlock(block: Block, spec: BlockSpec, scope: EvalScope, pat
         );
       if (positions.has(stmt.name)) throw new ConfigError(`attribute "${stmt.name}" may only be provided once`, stmt.pos, path);
       positions.set(stmt.name, stmt.pos);
+      valueExprs.set(stmt.name, stmt.value);
+      if (scope.unresolved?.(stmt.value)) {
+        values[stmt.name] = placeholder(field);
+        return;
+      }
       const evaluated = evaluate(stmt.value, scope);
       let value: unknown;
       try {
@@ -215,8 +233,8 @@ export function decodeBlock(block: Block, spec: BlockSpec, scope: EvalScope, pat
       stageBlocks.push({ block: stmt, path: childPath });
       return;
     }
-    const nested = spec.blocks?.[stmt.name];
-    if (!nested)
+    const nestedSpec = spec.blocks?.[stmt.name];
+    if (!nestedSpec)
       throw new ConfigError(
         `unrecognized block name "${stmt.name}"${didYouMean(stmt.name, Object.keys(spec.blocks ?? {}))}`,
         stmt.pos,
@@ -224,19 +242,67 @@ export function decodeBlock(block: Block, spec: BlockSpec, scope: EvalScope, pat
       );
     if (stmt.label !== undefined) throw new ConfigError(`block "${stmt.name}" does not support specifying labels`, stmt.pos, path);
     const seen = nestedSeen.get(stmt.name) ?? [];
-    if (!nested.multiple && seen.length > 0) throw new ConfigError(`block "${stmt.name}" may only be specified once`, stmt.pos, path);
-    const decoded = decodeBlock(stmt, nested, scope, childPath);
+    if (!nestedSpec.multiple && seen.length > 0) throw new ConfigError(`block "${stmt.name}" may only be specified once`, stmt.pos, path);
+    const decoded = decodeBlock(stmt, nestedSpec, scope, childPath);
+    const decodedList = nestedDecoded.get(stmt.name) ?? [];
+    decodedList.push({ block: stmt, decoded });
+    nestedDecoded.set(stmt.name, decodedList);
     if (decoded.stageBlocks.length > 0) decoded.values.stages = decoded.stageBlocks;
     seen.push(decoded.values);
     nestedSeen.set(stmt.name, seen);
   }
 }
 
-/** Places a validation error: a FieldError at its attribute, anything else at the block. */
+/**
+ * A stand-in for an attribute whose value is unknown (it refers to something missing): the
+ * default, or an empty value of the field's type.
+ */
+function placeholder(field: FieldSpec): unknown {
+  if (field.default !== undefined) return structuredClone(field.default);
+  switch (field.kind.type) {
+    case 'string':
+      return '';
+    case 'number':
+    case 'int':
+      return 0;
+    case 'bool':
+      return false;
+    case 'duration':
+      return 0n;
+    case 'list':
+      return [];
+    case 'map':
+      return {};
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * Places a validation error: a FieldError at its attribute (inside the nested block it names,
+ * at the character of a string literal it names when that can be found), anything else at the
+ * block.
+ */
 export function placeError(err: ConfigError, block: Block, decoded: DecodedBlock | undefined, path: readonly string[]): ConfigError {
   if (err.pos) return err.blockPath.length > 0 ? err : new ConfigError(err.reason, err.pos, path);
-  const pos = err instanceof FieldError ? (decoded?.positions.get(err.field) ?? block.pos) : block.pos;
-  return new ConfigError(err.reason, pos, path);
+  return new ConfigError(err.reason, err instanceof FieldError ? fieldPosition(err, block, decoded) : block.pos, path);
+}
+
+function fieldPosition(err: FieldError, block: Block, decoded: DecodedBlock | undefined): Position {
+  let owner = block;
+  let fields = decoded;
+  for (const step of err.place.nested ?? []) {
+    const inner = fields?.nested?.get(step.block)?.[step.index];
+    if (!inner) return owner.pos;
+    owner = inner.block;
+    fields = inner.decoded;
+  }
+  const attribute = fields?.positions.get(err.field);
+  if (!attribute) return owner.pos;
+  if (err.place.offset === undefined) return attribute;
+  const value = fields?.valueExprs?.get(err.field);
+  if (!value) return attribute;
+  return positionInLiteral(value, err.place.offset) ?? value.pos;
 }
 
 /** Applies a spec's defaults to a programmatic config object and checks required fields. */

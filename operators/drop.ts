@@ -12,7 +12,7 @@ import { Buffer } from 'node:buffer';
 import { ByteSizeError, parseBase2Bytes } from '../lib/go/bytesize.js';
 import type { Entry } from '../core/entry.js';
 import { ConfigError, FieldError } from '../lib/config/errors.js';
-import { compileRegex, type Regex } from '../lib/regex/index.js';
+import { compileRegex, regexErrorOffset, type Regex } from '../lib/regex/index.js';
 import { defineStage, type BuildContext, type StageImpl } from '../core/stage.js';
 import { t } from '../core/schema.js';
 import { stringify } from '../lib/go/values.js';
@@ -86,7 +86,8 @@ function compileExpression(pattern: string): Regex {
   try {
     return compileRegex(pattern);
   } catch (err) {
-    throw new FieldError('expression', `drop stage regex compilation error: ${(err as Error).message}`);
+    const message = (err as Error).message;
+    throw new FieldError('expression', `drop stage regex compilation error: ${message}`, { offset: regexErrorOffset(pattern, message) });
   }
 }
 

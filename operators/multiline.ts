@@ -29,7 +29,7 @@ import { MAX_TIMER_MS } from '../core/clock.js';
 import { Observable, type OperatorFunction, type SchedulerLike, type Subscription } from 'rxjs';
 import { cloneEntry, labelsKey, type Entry, type Labels } from '../core/entry.js';
 import { FieldError } from '../lib/config/errors.js';
-import { compileRegex, type Regex } from '../lib/regex/index.js';
+import { compileRegex, regexErrorOffset, type Regex } from '../lib/regex/index.js';
 import { defineStage, type BuildContext, type StageImpl } from '../core/stage.js';
 import { t } from '../core/schema.js';
 
@@ -75,7 +75,10 @@ function compileFirstline(config: MultilineConfig): Regex {
   try {
     return compileRegex(config.firstline);
   } catch (err) {
-    throw new FieldError('firstline', `multiline stage first line regex compilation error: ${(err as Error).message}`);
+    const message = (err as Error).message;
+    throw new FieldError('firstline', `multiline stage first line regex compilation error: ${message}`, {
+      offset: regexErrorOffset(config.firstline, message),
+    });
   }
 }
 

@@ -22,7 +22,7 @@
  */
 import { own, type Entry } from '../core/entry.js';
 import { FieldError } from '../lib/config/errors.js';
-import { compileRegex, type Regex, type RegexMatch } from '../lib/regex/index.js';
+import { compileRegex, regexErrorOffset, type Regex, type RegexMatch } from '../lib/regex/index.js';
 import { defineStage, type BuildContext, type StageImpl } from '../core/stage.js';
 import { rateLimitedDebug } from '../core/rate-limited-log.js';
 import { t } from '../core/schema.js';
@@ -65,7 +65,10 @@ function compileExpression(config: ReplaceConfig): Regex {
   try {
     return compileRegex(config.expression);
   } catch (err) {
-    throw new FieldError('expression', `could not compile regular expression: ${(err as Error).message}`);
+    const message = (err as Error).message;
+    throw new FieldError('expression', `could not compile regular expression: ${message}`, {
+      offset: regexErrorOffset(config.expression, message),
+    });
   }
 }
 

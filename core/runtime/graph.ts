@@ -25,7 +25,15 @@ interface Node {
   component?: Component;
   /** Set when the component's last update was rejected. */
   failure?: Health;
+  /** The arguments last decoded for it (without decoded stages), for the run server's page. */
+  values?: Record<string, unknown>;
 }
+
+/**
+ * Sees every exported value (`owner`'s) as it is resolved in another component's (`referrer`'s)
+ * arguments, and may stand another in for it: the run server's taps wrap receivers this way.
+ */
+export type ExportHook = (value: ConfigValue, owner: string, referrer: string) => ConfigValue;
 
 /** Namespaces of the config standard library, never component references. */
 const STDLIB_ROOTS = new Set([
@@ -55,23 +63,39 @@ export class ComponentGraph {
   private nodes = new Map<string, Node>();
   private order: string[] = [];
 
-  constructor(private readonly context: (id: string) => ComponentContext) {}
+  constructor(
+    private readonly context: (id: string) => ComponentContext,
+    private readonly exportHook?: ExportHook,
+  ) {}
 
-  /** Loads a config for the first time; throws ConfigErrors with every problem found. */
+  /**
+   * Loads a config for the first time; throws ConfigErrors with every problem found, in source
+   * order. Graph errors (unknown references, duplicates) do not stop the components from being
+   * decoded and built: an attribute that refers to a missing component is taken as unknown.
+   */
   load(text: string, file: string): void {
-    const plan = this.plan(text, file);
     const errors: ConfigError[] = [];
+    const plan = this.plan(text, file, errors);
+    const missing = new Set(plan.missing);
     for (const id of plan.order) {
       const node = plan.nodes.get(id)!;
+      let unknown = false;
       try {
-        node.component = node.def.build(this.args(node, plan.nodes), this.context(id));
+        const args = this.args(node, plan.nodes, (expr) => {
+          const found = unresolvedIn(expr, missing, plan.nodes);
+          unknown ||= found;
+          return found;
+        });
+        node.component = node.def.build(args, this.context(id));
       } catch (err) {
+        // Built from stand-in values, a component may fail in ways that mean nothing to the user.
+        if (unknown && !(err instanceof ConfigError || err instanceof ConfigErrors)) continue;
         errors.push(...configErrorsOf(err));
       }
     }
     if (errors.length > 0) {
       for (const id of plan.order) void plan.nodes.get(id)!.component?.stop();
-      throw new ConfigErrors(errors);
+      throw new ConfigErrors(inSourceOrder(errors));
     }
     this.nodes = plan.nodes;
     this.order = plan.order;
@@ -144,23 +168,36 @@ export class ComponentGraph {
     return this.nodes.get(id)?.component;
   }
 
+  /** The components it references and its last decoded arguments, as written (not redacted). */
+  details(id: string): { references: string[]; values: Record<string, unknown> } | undefined {
+    const node = this.nodes.get(id);
+    return node && { references: [...node.deps].sort(), values: node.values ?? {} };
+  }
+
   private nodesView(planned: Map<string, Node>): Map<string, Node> {
     const view = new Map(planned);
     for (const [id, node] of this.nodes) if (view.has(id)) view.set(id, node);
     return view;
   }
 
-  private args(node: Node, nodes: Map<string, Node>): ComponentArgs {
-    const scope = graphScope(nodes);
+  private args(node: Node, nodes: Map<string, Node>, unresolved?: (expr: Expr) => boolean): ComponentArgs {
+    const scope = { ...graphScope(nodes, node.id, this.exportHook), unresolved };
     const path = [blockTitle(node.block)];
     const decoded = decodeBlock(node.block, node.def, scope, path);
+    node.values = { ...decoded.values };
     if (node.def.stages) decoded.values.stages = decodeStageBlocks(decoded.stageBlocks, scope);
     return { values: decoded.values, block: node.block, decoded, scope, path };
   }
 
-  private plan(text: string, file: string): { nodes: Map<string, Node>; order: string[] } {
+  /**
+   * Resolves a config's components and their references. Throws ConfigErrors on any problem;
+   * with `collect`, adds the problems there instead (unless the file does not parse) and returns
+   * what could be planned, with the positions of references to missing components.
+   */
+  private plan(text: string, file: string, collect?: ConfigError[]): { nodes: Map<string, Node>; order: string[]; missing: number[] } {
     const ast = parseConfig(text, file);
     const errors: ConfigError[] = [];
+    const missing: number[] = [];
     const nodes = new Map<string, Node>();
     for (const stmt of ast.body) {
       if (stmt.kind === 'attribute') {
@@ -191,6 +228,7 @@ export class ComponentGraph {
         const target = longestComponentPrefix(ref.path, ids);
         if (target === undefined) {
           // Suggest a component written with the same export: `loki.write.x.receiver` → `logs.write.x.receiver`.
+          missing.push(ref.pos.offset);
           const exported = ref.path.at(-1)!;
           const suggestion = didYouMean(
             ref.path.join('.'),
@@ -208,9 +246,39 @@ export class ComponentGraph {
         }
       }
     }
-    if (errors.length > 0) throw new ConfigErrors(errors);
-    return { nodes, order: topologicalOrder(nodes) };
+    if (!collect) {
+      if (errors.length > 0) throw new ConfigErrors(errors);
+      return { nodes, order: topologicalOrder(nodes), missing };
+    }
+    collect.push(...errors);
+    let order: string[];
+    try {
+      order = topologicalOrder(nodes);
+    } catch (err) {
+      collect.push(...configErrorsOf(err));
+      order = [...nodes.keys()];
+    }
+    return { nodes, order, missing };
   }
+}
+
+/**
+ * Whether an expression refers to a missing component (one of the `missing` reference positions)
+ * or to one that could not be built: its value is unknown, its errors already reported.
+ */
+function unresolvedIn(expr: Expr, missing: ReadonlySet<number>, nodes: ReadonlyMap<string, Node>): boolean {
+  const ids = [...nodes.keys()];
+  return referencesIn([{ kind: 'attribute', name: '', value: expr, pos: expr.pos }]).some((ref) => {
+    if (missing.has(ref.pos.offset)) return true;
+    const id = longestComponentPrefix(ref.path, ids);
+    return id !== undefined && !nodes.get(id)!.component;
+  });
+}
+
+/** Errors sorted by where they are in the file (stable; errors without a position last). */
+function inSourceOrder(errors: readonly ConfigError[]): ConfigError[] {
+  const at = (e: ConfigError) => e.pos?.offset ?? Number.POSITIVE_INFINITY;
+  return [...errors].sort((a, b) => at(a) - at(b));
 }
 
 function longestComponentPrefix(path: readonly string[], ids: readonly string[]): string | undefined {
@@ -222,7 +290,7 @@ function longestComponentPrefix(path: readonly string[], ids: readonly string[])
 }
 
 /** Scope that resolves `<component id>.<export>[.<field>…]` to the built component's exports. */
-function graphScope(nodes: Map<string, Node>): EvalScope {
+function graphScope(nodes: Map<string, Node>, referrer: string, hook?: ExportHook): EvalScope {
   const ids = [...nodes.keys()];
   return {
     env: (name) => process.env[name],
@@ -236,7 +304,7 @@ function graphScope(nodes: Map<string, Node>): EvalScope {
         if (value === null || typeof value !== 'object' || Array.isArray(value) || !(part in (value as object))) return undefined;
         value = (value as Record<string, ConfigValue>)[part];
       }
-      return value;
+      return hook && value !== undefined ? hook(value, id, referrer) : value;
     },
   };
 }

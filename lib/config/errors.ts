@@ -54,14 +54,27 @@ export function configErrorsOf(err: unknown): ConfigError[] {
   throw err;
 }
 
+/** Where inside a block a FieldError's field is. */
+export interface FieldPlace {
+  /**
+   * The nested blocks, outermost first, that hold the field: `{ block: 'metric.counter', index: 1 }`
+   * is the second `metric.counter` block written.
+   */
+  readonly nested?: readonly { readonly block: string; readonly index: number }[];
+  /** An index into the field's string value where the problem is (a regex's unbalanced `(`). */
+  readonly offset?: number;
+}
+
 /**
  * A validation error about one field of a block, raised by a stage's pure validation. The decoder
- * places it at that attribute's position (or the block's, when the attribute was not written).
+ * places it at that attribute's position (or the block's, when the attribute was not written);
+ * `place` can name a nested block and a character inside a string literal.
  */
 export class FieldError extends ConfigError {
   constructor(
     readonly field: string,
     reason: string,
+    readonly place: FieldPlace = {},
   ) {
     super(reason);
     this.name = 'FieldError';

@@ -35,6 +35,11 @@ export interface EvalScope {
   resolve(path: readonly string[], pos: Position): ConfigValue | undefined;
   /** Environment variables for `sys.env`; when absent, the process environment is used. */
   env?: (name: string) => string | undefined;
+  /**
+   * Whether an expression refers to something known to be missing and already reported; a
+   * decoder then takes the attribute as written but of unknown value and skips its checks.
+   */
+  unresolved?: (expr: Expr) => boolean;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { ConfigError, ConfigErrors, type Position } from './errors.js';
 import type { Attribute, BinaryOp, Block, ConfigFile, Expr, ObjectField, Statement } from './ast.js';
+import { recordLiteralSource } from './literal.js';
 import {
   describeToken,
   escapeUnprintable,
@@ -160,6 +161,12 @@ class Parser {
 
   private leave(): void {
     this.nesting--;
+  }
+
+  private stringLiteral(value: string, source: string, pos: Expr['pos']): Expr {
+    const expr = this.node({ kind: 'string', value, pos });
+    recordLiteralSource(expr, source);
+    return expr;
   }
 
   private node<T extends Expr>(expr: T, children: readonly Expr[] = []): T {
@@ -398,7 +405,7 @@ class Parser {
         return this.node({ kind: 'ident', name: t.text, pos: t.pos });
       case 'string':
         this.next();
-        return this.node({ kind: 'string', value: t.value!, pos: t.pos });
+        return this.stringLiteral(t.value!, t.text, t.pos);
       case 'number':
       case 'float':
         this.next();

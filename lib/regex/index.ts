@@ -20,6 +20,7 @@ import type { CompileOptions, Regex } from './types.js';
 export type { CompileOptions, Regex, RegexMatch } from './types.js';
 export { RegexSyntaxError } from './types.js';
 export { ensureLinearTimeFallback, linearTimeFallbackEnabled } from './linear-time.js';
+export { regexErrorOffset } from './error-offset.js';
 
 /**
  * Compiles an RE2 pattern. Throws `RegexSyntaxError` (with RE2's message) when it is invalid.

@@ -23,7 +23,7 @@ import {
   type SeriesRef,
 } from './custom-metrics.js';
 import type { Entry } from '../../core/entry.js';
-import { ConfigError } from '../../lib/config/errors.js';
+import { FieldError } from '../../lib/config/errors.js';
 import { defineStage, type BuildContext, type StageImpl } from '../../core/stage.js';
 import { t, type FieldSpec } from '../../core/schema.js';
 import { stringify, toFloat } from '../../lib/go/values.js';
@@ -131,43 +131,48 @@ stage.metrics {
 });
 
 export function validateMetrics(config: MetricsConfig): void {
-  for (const counter of config['metric.counter']) validateCounter(counter);
-  for (const gauge of config['metric.gauge']) validateGauge(gauge);
-  for (const histogram of config['metric.histogram']) validateHistogram(histogram);
+  config['metric.counter'].forEach(validateCounter);
+  config['metric.gauge'].forEach(validateGauge);
+  config['metric.histogram'].forEach(validateHistogram);
 }
 
-function failure(kind: string, config: MetricCommonConfig) {
-  return (reason: string): never => {
-    throw new ConfigError(`metric.${kind} ${JSON.stringify(config.name)}: ${reason}`);
+/** Fails at an attribute of the `index`th `metric.<kind>` block (at the block when not written). */
+function failure(kind: string, config: MetricCommonConfig, index: number) {
+  return (field: string, reason: string): never => {
+    throw new FieldError(field, `metric.${kind} ${JSON.stringify(config.name)}: ${reason}`, {
+      nested: [{ block: `metric.${kind}`, index }],
+    });
   };
 }
 
-function validateCommon(config: MetricCommonConfig, fail: (reason: string) => never): void {
-  if (config.max_idle_duration < MIN_IDLE_NS) fail('max_idle_duration must be greater or equal than 1s');
+type Fail = (field: string, reason: string) => never;
+
+function validateCommon(config: MetricCommonConfig, fail: Fail): void {
+  if (config.max_idle_duration < MIN_IDLE_NS) fail('max_idle_duration', 'max_idle_duration must be greater or equal than 1s');
 }
 
-function validateCounter(config: CounterMetricConfig): void {
-  const fail = failure('counter', config);
+function validateCounter(config: CounterMetricConfig, index: number): void {
+  const fail = failure('counter', config, index);
   validateCommon(config, fail);
   if (!COUNTER_ACTIONS.includes(config.action))
-    fail(`the counter action must be either "inc" or "add", got ${JSON.stringify(config.action)}`);
-  if (config.match_all && config.value !== '') fail('a counter supports either match_all or a value, not both');
+    fail('action', `the counter action must be either "inc" or "add", got ${JSON.stringify(config.action)}`);
+  if (config.match_all && config.value !== '') fail('value', 'a counter supports either match_all or a value, not both');
   if (config.count_entry_bytes && (!config.match_all || config.action !== 'add'))
-    fail('count_entry_bytes needs match_all = true and action = "add"');
+    fail('count_entry_bytes', 'count_entry_bytes needs match_all = true and action = "add"');
 }
 
-function validateGauge(config: GaugeMetricConfig): void {
-  const fail = failure('gauge', config);
+function validateGauge(config: GaugeMetricConfig, index: number): void {
+  const fail = failure('gauge', config, index);
   validateCommon(config, fail);
   if (!GAUGE_ACTIONS.includes(config.action))
-    fail(`the gauge action must be one of "set", "inc", "dec", "add" or "sub", got ${JSON.stringify(config.action)}`);
+    fail('action', `the gauge action must be one of "set", "inc", "dec", "add" or "sub", got ${JSON.stringify(config.action)}`);
 }
 
-function validateHistogram(config: HistogramMetricConfig): void {
-  const fail = failure('histogram', config);
+function validateHistogram(config: HistogramMetricConfig, index: number): void {
+  const fail = failure('histogram', config, index);
   validateCommon(config, fail);
   const bounds = histogramBounds(config.buckets);
-  if (typeof bounds === 'string') fail(bounds);
+  if (typeof bounds === 'string') fail('buckets', bounds);
 }
 
 /** Updates one metric from one entry. */

@@ -320,7 +320,7 @@ describe('stage.match', () => {
 
     it('reports errors of nested stages at their own position', () => {
       expect(() => runConfig('stage.match {\n  selector = "{a=\\"b\\"}"\n  stage.drop {\n    expression = "("\n  }\n}', [])).toThrow(
-        /^test\.alloy:4:5: stage\.match > stage\.drop: drop stage regex compilation error/,
+        /^test\.alloy:4:19: stage\.match > stage\.drop: drop stage regex compilation error/,
       );
     });
   });

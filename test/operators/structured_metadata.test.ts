@@ -50,7 +50,7 @@ describe('stage.structured_metadata', () => {
 
   it('rejects an invalid regex with RE2’s reason', () => {
     expect(() => runConfig('stage.structured_metadata { regex = "(?=x)" }', [])).toThrow(
-      /^test\.alloy:1:29: stage\.structured_metadata: could not compile regular expression: /,
+      /^test\.alloy:1:38: stage\.structured_metadata: could not compile regular expression: /,
     );
   });
 

@@ -212,12 +212,12 @@ describe('runPlayground', () => {
     expect(result.traces).toEqual([]);
   });
 
-  it('reports a build error of a stage at its attribute', () => {
+  it('reports a build error of a stage at the unbalanced parenthesis in its attribute', () => {
     const config = 'logs.process "default" {\n  stage.multiline {\n    firstline = "("\n  }\n}\n';
     expect(checkConfig(config)).toEqual([
       {
         line: 3,
-        col: 5,
+        col: 18,
         message: 'logs.process "default" > stage.multiline: multiline stage first line regex compilation error: missing ): (',
       },
     ]);

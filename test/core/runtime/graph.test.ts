@@ -74,6 +74,29 @@ logs.echo "out" { }
     ]);
   });
 
+  it('still decodes and builds every component when the graph has errors, reporting all in source order', () => {
+    const { graph } = newGraph();
+    const config = [
+      'logs.echo "a" { }',
+      'logs.process "p" {',
+      '  stage.regex { expression = "a(b" }',
+      '  forward_to = [logs.echo.missing.receiver, logs.echo.a.receiver]',
+      '}',
+      'logs.echo "a" { }',
+      'logs.process "q" {',
+      '  stage.label_drop { values = [] }',
+      '  forward_to = [logs.process.p.receiver]',
+      '}',
+      '',
+    ].join('\n');
+    expect(errorsOf(() => graph.load(config, 'all.alloy'))).toEqual([
+      'all.alloy:3:32: logs.process "p" > stage.regex: could not compile regular expression: missing ): a(b',
+      'all.alloy:4:17: logs.process "p": component "logs.echo.missing.receiver" does not exist or is out of scope',
+      'all.alloy:6:1: component "logs.echo.a" already declared at all.alloy:1:1',
+      'all.alloy:8:22: logs.process "q" > stage.label_drop: labels list is empty',
+    ]);
+  });
+
   it('rejects cycles', () => {
     const { graph } = newGraph();
     const errors = errorsOf(() =>

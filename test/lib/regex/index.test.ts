@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compileRegex, linearTimeFallbackEnabled, RegexSyntaxError } from '../../../lib/regex/index.js';
+import { compileRegex, linearTimeFallbackEnabled, regexErrorOffset, RegexSyntaxError } from '../../../lib/regex/index.js';
 
 function thrownBy(fn: () => unknown): unknown {
   try {
@@ -329,5 +329,27 @@ describe('compileRegex', () => {
       compileRegex('a');
       expect(linearTimeFallbackEnabled()).toBe(true);
     });
+  });
+});
+
+describe('regexErrorOffset', () => {
+  const offsetOf = (pattern: string): number | undefined =>
+    regexErrorOffset(pattern, (thrownBy(() => compileRegex(pattern)) as Error).message);
+
+  it('finds the parenthesis left open or closing nothing, skipping escapes and classes', () => {
+    expect(offsetOf('(?P<a>x')).toBe(0);
+    expect(offsetOf('a(b(c)')).toBe(1);
+    expect(offsetOf('\\((x')).toBe(2);
+    expect(offsetOf('[(](x')).toBe(3);
+    expect(offsetOf('ab)c')).toBe(2);
+  });
+
+  it('finds the quoted part when it occurs once, and gives up otherwise', () => {
+    expect(offsetOf('x\\qy')).toBe(1);
+    expect(offsetOf('a[bc')).toBe(1);
+    expect(offsetOf('[z-a]')).toBe(1);
+    expect(offsetOf('a{2,1}')).toBe(1);
+    expect(offsetOf('\\q\\q')).toBeUndefined();
+    expect(regexErrorOffset('abc', 'something went wrong')).toBeUndefined();
   });
 });

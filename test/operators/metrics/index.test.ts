@@ -304,10 +304,38 @@ describe('stage.metrics', () => {
 
     it('rejects an unknown counter or gauge action', () => {
       expect(() => start(counter('action = "del"'))).toThrow(
-        'test.alloy:1:1: stage.metrics: metric.counter "c": the counter action must be either "inc" or "add", got "del"',
+        'test.alloy:4:1: stage.metrics: metric.counter "c": the counter action must be either "inc" or "add", got "del"',
       );
       expect(() => start(stage('metric.gauge {\n  name = "g"\n  action = "mul"\n}'))).toThrow(
         'metric.gauge "g": the gauge action must be one of "set", "inc", "dec", "add" or "sub", got "mul"',
+      );
+    });
+
+    it('points at the attribute inside the metric block that holds it', () => {
+      const config = [
+        'stage.metrics {',
+        '  metric.counter {',
+        '    name   = "ok"',
+        '    action = "inc"',
+        '  }',
+        '  metric.counter {',
+        '    name   = "bad"',
+        '    action = "del"',
+        '  }',
+        '  metric.histogram {',
+        '    name    = "h"',
+        '    buckets = [2, 1]',
+        '  }',
+        '}',
+      ];
+      expect(() => start(config.join('\n'))).toThrow(
+        'test.alloy:8:5: stage.metrics: metric.counter "bad": the counter action must be either "inc" or "add", got "del"',
+      );
+      config[7] = '    action = "inc"';
+      expect(() => start(config.join('\n'))).toThrow(/^test\.alloy:12:5: stage\.metrics: metric\.histogram "h": /);
+      // Not written (a default): at the nested block.
+      expect(() => start(stage('metric.counter {\n  name = "c"\n  action = "inc"\n  count_entry_bytes = true\n}'))).toThrow(
+        'test.alloy:5:3: stage.metrics: metric.counter "c": count_entry_bytes',
       );
     });
 
