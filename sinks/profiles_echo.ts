@@ -3,6 +3,8 @@
  * a SHA-256 of the bytes, content types and query for ingest, the caller's deadline when it has
  * one) to stdout or to the file named by `path`, and optionally writes each raw body into
  * `raw_dir`. Exports `receiver`. Nothing is forwarded; it is the end of a profile pipeline.
+ * Counts `profiles_echo_profiles_total{api}`, `profiles_echo_bytes_total` (profile bytes) and
+ * `profiles_echo_write_errors_total` by `component_id`.
  */
 import { createHash } from 'node:crypto';
 import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
@@ -16,8 +18,45 @@ import {
   type ProfilesReceiver,
   type PushSeries,
 } from '../core/profiles.js';
+import { Counter, type Registry } from 'prom-client';
 import { defineComponent, healthy, type ComponentContext } from '../core/runtime/component.js';
 import { t } from '../core/schema.js';
+
+interface EchoMetrics {
+  readonly profiles: Counter<'component_id' | 'api'>;
+  readonly bytes: Counter<'component_id'>;
+  readonly errors: Counter<'component_id'>;
+}
+
+const metricsByRegistry = new WeakMap<Registry, EchoMetrics>();
+
+function echoMetrics(registry: Registry): EchoMetrics {
+  let metrics = metricsByRegistry.get(registry);
+  if (!metrics) {
+    metrics = {
+      profiles: new Counter({
+        name: 'profiles_echo_profiles_total',
+        help: 'Profiles recorded, by API (ingest or push; a push series counts once per sample).',
+        labelNames: ['component_id', 'api'],
+        registers: [registry],
+      }),
+      bytes: new Counter({
+        name: 'profiles_echo_bytes_total',
+        help: 'Bytes of profiles recorded.',
+        labelNames: ['component_id'],
+        registers: [registry],
+      }),
+      errors: new Counter({
+        name: 'profiles_echo_write_errors_total',
+        help: 'Records that could not be written.',
+        labelNames: ['component_id'],
+        registers: [registry],
+      }),
+    };
+    metricsByRegistry.set(registry, metrics);
+  }
+  return metrics;
+}
 
 export const profilesEchoComponent = defineComponent({
   name: 'profiles.echo',
@@ -39,6 +78,8 @@ class ProfilesEcho {
   private readonly out: NodeJS.WritableStream;
   private readonly file: WriteStream | undefined;
   private sequence = 0;
+  private readonly metrics: EchoMetrics;
+  private readonly componentId: string;
   /** Keeps raw file names unique across runs that share a directory. */
   private readonly runId = Date.now().toString(36);
 
@@ -47,6 +88,8 @@ class ProfilesEcho {
     private readonly rawDir: string,
     ctx: ComponentContext,
   ) {
+    this.metrics = echoMetrics(ctx.registry);
+    this.componentId = ctx.id;
     this.file = path ? createWriteStream(path, { flags: 'a' }) : undefined;
     this.out = this.file ?? ctx.stdout;
     if (rawDir) mkdirSync(rawDir, { recursive: true });
@@ -84,6 +127,8 @@ class ProfilesEcho {
     };
     if (this.rawDir) record.raw_file = await this.keep(`ingest-${seq}`, profile.body);
     await this.write(record);
+    this.metrics.profiles.inc({ component_id: this.componentId, api: 'ingest' });
+    this.metrics.bytes.inc({ component_id: this.componentId }, profile.body.byteLength);
   }
 
   private async recordPush(series: PushSeries, signal: AbortSignal): Promise<void> {
@@ -96,6 +141,9 @@ class ProfilesEcho {
       }),
     );
     await this.write({ api: 'push', labels: labelsToObject(series.labels), samples, deadline: deadlineText(signal) });
+    this.metrics.profiles.inc({ component_id: this.componentId, api: 'push' }, series.samples.length);
+    const bytes = series.samples.reduce((sum, sample) => sum + sample.rawProfile.byteLength, 0);
+    this.metrics.bytes.inc({ component_id: this.componentId }, bytes);
   }
 
   private async keep(name: string, bytes: Uint8Array): Promise<string> {
@@ -107,7 +155,11 @@ class ProfilesEcho {
   /** Resolves once the stream has taken the line, so a slow disk slows the sender. */
   private write(record: Record<string, unknown>): Promise<void> {
     return new Promise((resolve, reject) => {
-      this.out.write(JSON.stringify(record) + '\n', (err) => (err ? reject(err) : resolve()));
+      this.out.write(JSON.stringify(record) + '\n', (err) => {
+        if (!err) return resolve();
+        this.metrics.errors.inc({ component_id: this.componentId });
+        reject(err);
+      });
     });
   }
 }

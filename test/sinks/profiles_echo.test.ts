@@ -49,6 +49,10 @@ describe('profiles.echo', () => {
       `{"api":"ingest","labels":{"__name__":"app","service_name":"app"},"content_type":["a","b"],"path":"/ingest","query":"name=app&from=1","size":3,"sha256":"${sha}","deadline":null}\n` +
         `{"api":"push","labels":{"service_name":"svc"},"samples":[{"id":"x","size":3,"sha256":"${sha}"}],"deadline":"2030-01-01T00:00:00.000Z"}\n`,
     );
+    const metrics = await ctx.registry.metrics();
+    expect(metrics).toContain('profiles_echo_profiles_total{component_id="profiles.echo.t",api="ingest"} 1');
+    expect(metrics).toContain('profiles_echo_profiles_total{component_id="profiles.echo.t",api="push"} 1');
+    expect(metrics).toContain('profiles_echo_bytes_total{component_id="profiles.echo.t"} 6');
   });
 
   it('appends to a file and keeps raw bodies in raw_dir', async () => {
