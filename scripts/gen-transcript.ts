@@ -8,13 +8,14 @@
  * default 12345, and durations become `<t>`.
  */
 import { EventEmitter } from 'node:events';
-import { createReadStream, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, createReadStream, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import type { Io } from '../cli/io.js';
 import { main } from '../cli/main.js';
 import { DEFAULT_LISTEN_ADDR, runCommand } from '../cli/run.js';
+import { tapCommand } from '../cli/tap.js';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const README = join(ROOT, 'README.md');
@@ -79,17 +80,39 @@ async function cli(args: readonly string[], stdinFile?: string): Promise<Shown> 
   return { command: typed, output: mask(out.text()), code };
 }
 
-/** `rivulet run` until its components have printed `lines` entries, then Ctrl-C. */
-async function runUntil(config: string, lines: number): Promise<Shown> {
+/**
+ * `rivulet run` until its components have printed `lines` entries; then, from a second terminal,
+ * `rivulet tap TAPPED` while `appended` is written to the end of the tailed `logFile` (put back
+ * as it was afterwards), until the tap has shown an entry; then Ctrl-C in both.
+ */
+async function runAndTap(config: string, lines: number, tapped: string, logFile: string, appended: string): Promise<[Shown, Shown]> {
   const out = capture();
   const signals = new EventEmitter();
   const running = runCommand([config, '--server.http.listen-addr', '127.0.0.1:0'], out.io, signals);
   await waitFor(() => out.text().includes('running; press Ctrl-C') && out.lines('stdout') >= lines, 10_000);
-  const port = /http:\/\/127\.0\.0\.1:(\d+)/.exec(out.text())?.[1];
+  const port = Number(/http:\/\/127\.0\.0\.1:(\d+)/.exec(out.text())?.[1]);
+  const original = readFileSync(join(ROOT, logFile), 'utf8');
+  const tapOut = capture();
+  const tapSignals = new EventEmitter();
+  const tapping = tapCommand([tapped, '--server.http.listen-addr', `127.0.0.1:${port}`], tapOut.io, tapSignals);
+  try {
+    // The tap answers once it is attached; give it a moment before the new line arrives.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    appendFileSync(join(ROOT, logFile), appended);
+    await waitFor(() => tapOut.lines('stdout') >= 1, 10_000);
+  } finally {
+    writeFileSync(join(ROOT, logFile), original);
+  }
+  tapOut.echo('^C\n');
+  tapSignals.emit('SIGINT');
+  const tapCode = await tapping;
   out.echo('^C\n');
   signals.emit('SIGINT');
   const code = await running;
-  return { command: `rivulet run ${config}`, output: mask(out.text(), port === undefined ? undefined : Number(port)), code };
+  return [
+    { command: `rivulet run ${config}`, output: mask(out.text(), port), code },
+    { command: `rivulet tap ${tapped}`, output: mask(tapOut.text(), port), code: tapCode },
+  ];
 }
 
 function block(shown: Shown): string {
@@ -110,7 +133,15 @@ export async function generateTranscript(): Promise<string> {
     ['process', '--config', `${DIR}/pipeline.alloy`, '--input', 'text', '--now', '2025-11-25T10:00:00Z', '--inspect'],
     `${DIR}/app.log`,
   );
-  const run = await runUntil(`${DIR}/app.alloy`, 2);
+  // Three entries: the last line of app.log comes out when stage.multiline's max_wait_time has
+  // passed, so the tap below sees only what the appended lines release.
+  const [run, tap] = await runAndTap(
+    `${DIR}/app.alloy`,
+    3,
+    'logs.echo.out',
+    `${DIR}/app.log`,
+    '2025-11-25T09:00:04Z WARN stock low\n2025-11-25T09:00:05Z INFO order placed\n',
+  );
   const tests = await cli(['test', 'examples/config-tests/pipeline.test.alloy']);
   return [
     'A first config, tailing a plain-text log, as first written:',
@@ -137,6 +168,12 @@ export async function generateTranscript(): Promise<string> {
     'Ctrl-C stops it (the multiline block still held is flushed on the way out):',
     '',
     block(run),
+    '',
+    'While it runs, `rivulet tap` in a second terminal shows the entries passing through a',
+    'component as they go by (here the echo sink, while two lines were appended to `app.log`; the',
+    'last one waits in `stage.multiline` for what follows it):',
+    '',
+    block(tap),
     '',
     'Pin the behaviour down with config tests (see [docs/config-tests.md](docs/config-tests.md)):',
     '',
