@@ -12,10 +12,9 @@ import { Registry } from 'prom-client';
 import { systemClock } from '../core/clock.js';
 import { ComponentGraph } from '../core/runtime/graph.js';
 import type { LogsSourceApi } from '../receivers/logs_source_api.js';
-import { snappyDecode, snappyEncode } from '../lib/loki/compression.js';
-import { decodePushRequest, encodePushRequest, type WireStream } from '../lib/loki/wire.js';
 import '../index.js';
 import { compared, peakRssMiB } from './harness.js';
+import { countingSink, pushWorkload, type PushWorkload } from './pushes.js';
 import type { BenchRow } from './types.js';
 import { forwarderConfig } from '../test/e2e/configs.js';
 
@@ -23,57 +22,25 @@ const ENTRIES = Number(process.env.BENCH_E2E_ENTRIES ?? 200_000);
 const PODS = 10;
 const PER_PUSH = 1000;
 const CLIENTS = 4;
-const BASE_NS = 1_714_557_600_000_000_000n;
-
-interface Workload {
-  readonly bodies: Buffer[];
-  readonly entries: number;
-  readonly lineBytes: number;
-}
 
 /** Pushes of PER_PUSH entries spread over the pods, each line a CRI record with a JSON body. */
-function workload(): Workload {
-  const bodies: Buffer[] = [];
-  let lineBytes = 0;
-  const perPodPerPush = PER_PUSH / PODS;
-  for (let from = 0; from < ENTRIES / PODS; from += perPodPerPush) {
-    const streams: WireStream[] = [];
-    for (let p = 0; p < PODS; p++) {
-      const entries = [];
-      for (let seq = from; seq < from + perPodPerPush; seq++) {
-        const level = seq % 10 === 0 ? 'warn' : 'info';
-        const body = JSON.stringify({
-          level,
-          msg: `GET /api/v1/items/${seq} 200`,
-          duration_ms: seq % 250,
-          trace_id: `t${seq % 97}`,
-          user: `u${seq % 13}`,
-        });
-        const line = `2024-05-01T10:00:00.${String(seq).padStart(9, '0')}Z stdout F ${body}`;
-        lineBytes += Buffer.byteLength(line);
-        entries.push({ timestampNs: BASE_NS + BigInt(seq), line, structuredMetadata: [] });
-      }
-      streams.push({ labels: `{namespace="prod", pod="web-${p}", container="app"}`, entries });
-    }
-    bodies.push(snappyEncode(encodePushRequest(streams)));
-  }
-  return { bodies, entries: ENTRIES, lineBytes };
-}
-
-/** A push endpoint that decodes every body and counts its entries. */
-async function countingSink(): Promise<{ server: Server; url: string; entries: () => number; reset: () => void }> {
-  let entries = 0;
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      for (const stream of decodePushRequest(snappyDecode(Buffer.concat(chunks), 1 << 30))) entries += stream.entries.length;
-      res.writeHead(204).end();
-    });
+function workload(): PushWorkload {
+  return pushWorkload({
+    entries: ENTRIES,
+    pods: PODS,
+    perPush: PER_PUSH,
+    labels: (p) => `{namespace="prod", pod="web-${p}", container="app"}`,
+    line: (seq) => {
+      const body = JSON.stringify({
+        level: seq % 10 === 0 ? 'warn' : 'info',
+        msg: `GET /api/v1/items/${seq} 200`,
+        duration_ms: seq % 250,
+        trace_id: `t${seq % 97}`,
+        user: `u${seq % 13}`,
+      });
+      return `2024-05-01T10:00:00.${String(seq).padStart(9, '0')}Z stdout F ${body}`;
+    },
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  return { server, url: `http://127.0.0.1:${port}/loki/api/v1/push`, entries: () => entries, reset: () => (entries = 0) };
 }
 
 /** Relays each body unchanged to `target` and answers once the target answered. */
@@ -94,7 +61,7 @@ async function rawForwarder(target: string): Promise<{ server: Server; url: stri
 }
 
 /** Sends every body with CLIENTS concurrent clients (retrying 429), then waits for the sink. */
-async function drive(url: string, load: Workload, delivered: () => number): Promise<number> {
+async function drive(url: string, load: PushWorkload, delivered: () => number): Promise<number> {
   let next = 0;
   const started = process.hrtime.bigint();
   const client = async () => {

@@ -9,15 +9,12 @@
  * otherwise. BENCH_JETSTREAM_ENTRIES sets the entry count (default 100,000).
  */
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { snappyDecode, snappyEncode } from '../lib/loki/compression.js';
-import { decodePushRequest, encodePushRequest, type WireStream } from '../lib/loki/wire.js';
 import { natsServerInstalled, startNatsServer } from '../test/support/nats-server.js';
 import { PROJECT_ROOT, spawnRun, type ChildRun } from '../test/e2e/support.js';
 import { compared } from './harness.js';
+import { countingSink, pushWorkload, type PushWorkload } from './pushes.js';
 import type { BenchRow } from './types.js';
 
 const ENTRIES = Number(process.env.BENCH_JETSTREAM_ENTRIES ?? 100_000);
@@ -25,57 +22,21 @@ const PODS = 100;
 const PER_PUSH = 1000;
 const CLIENTS = 4;
 const PARTITIONS = 12;
-const BASE_NS = 1_714_557_600_000_000_000n;
-
-interface Workload {
-  readonly bodies: Buffer[];
-  readonly lineBytes: number;
-}
 
 /** Pushes of PER_PUSH entries spread over the pods, each line a JSON access log record. */
-function workload(): Workload {
-  const bodies: Buffer[] = [];
-  let lineBytes = 0;
-  const perPod = PER_PUSH / PODS;
-  for (let from = 0; from < ENTRIES / PODS; from += perPod) {
-    const streams: WireStream[] = [];
-    for (let p = 0; p < PODS; p++) {
-      const entries = [];
-      for (let seq = from; seq < from + perPod; seq++) {
-        const line = JSON.stringify({
-          level: seq % 10 === 0 ? 'warn' : 'info',
-          msg: `GET /api/v1/items/${seq} 200`,
-          duration_ms: seq % 250,
-          pod: p,
-        });
-        lineBytes += Buffer.byteLength(line);
-        entries.push({ timestampNs: BASE_NS + BigInt(seq), line, structuredMetadata: [] });
-      }
-      streams.push({ labels: `{namespace="prod", pod="web-${p}"}`, entries });
-    }
-    bodies.push(snappyEncode(encodePushRequest(streams)));
-  }
-  return { bodies, lineBytes };
-}
-
-/** A push endpoint that decodes every body and counts its entries. */
-async function countingSink(): Promise<{ server: Server; url: string; entries: () => number; reset: () => void }> {
-  let entries = 0;
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      for (const stream of decodePushRequest(snappyDecode(Buffer.concat(chunks), 1 << 30))) entries += stream.entries.length;
-      res.writeHead(204).end();
-    });
+function workload(): PushWorkload {
+  return pushWorkload({
+    entries: ENTRIES,
+    pods: PODS,
+    perPush: PER_PUSH,
+    labels: (p) => `{namespace="prod", pod="web-${p}"}`,
+    line: (seq, p) =>
+      JSON.stringify({ level: seq % 10 === 0 ? 'warn' : 'info', msg: `GET /api/v1/items/${seq} 200`, duration_ms: seq % 250, pod: p }),
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  return { server, url: `http://127.0.0.1:${port}/loki/api/v1/push`, entries: () => entries, reset: () => (entries = 0) };
 }
 
 /** Sends every body with CLIENTS concurrent clients (retrying 429), then waits for the sink. */
-async function drive(url: string, load: Workload, delivered: () => number): Promise<number> {
+async function drive(url: string, load: PushWorkload, delivered: () => number): Promise<number> {
   let next = 0;
   const started = process.hrtime.bigint();
   const client = async () => {

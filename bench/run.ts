@@ -8,7 +8,7 @@ import type { BenchRow } from './types.js';
 // Set before any user pattern is compiled, as every Rivulet entry point does.
 ensureLinearTimeFallback();
 const here = dirname(fileURLToPath(import.meta.url));
-const support = new Set(['harness.ts', 'run.ts', 'types.ts']);
+const support = new Set(['harness.ts', 'pushes.ts', 'run.ts', 'types.ts']);
 
 /**
  * Runs every bench module in this folder (each exports `bench…(): Promise<BenchRow[]>`), or only
