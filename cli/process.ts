@@ -1,8 +1,8 @@
-import { createReadStream, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { Registry } from 'prom-client';
 import { ManualClock, systemClock, type Clock } from '../core/clock.js';
-import type { Entry } from '../core/entry.js';
-import { type EntryOutputFormat, formatEntry, parseInputEntry } from '../core/entry-json.js';
+import { type EntryOutputFormat, formatEntry } from '../core/entry-json.js';
+import { planPartitions } from '../core/partitioning.js';
 import { configErrorsOf } from '../lib/config/errors.js';
 import { loadStageList, startProcessRun } from '../core/process.js';
 import { parseRFC3339 } from '../lib/time/rfc3339.js';
@@ -11,7 +11,10 @@ import { TraceRecorder } from '../core/trace-recorder.js';
 import { describeTraces } from './inspect.js';
 import { parseArgs, UsageError } from './args.js';
 import type { Io } from './io.js';
-import { lineBatches } from './lines.js';
+import { workerCount } from './pipeline-workers.js';
+import { inputEntries } from './process-input.js';
+import { ProcessReport } from './process-report.js';
+import { processOnWorkers } from './process-workers.js';
 import { loadFlagStageModules, readConfigWithStageModules, STAGES_FLAG } from './stage-modules.js';
 
 /**
@@ -24,7 +27,7 @@ import { loadFlagStageModules, readConfigWithStageModules, STAGES_FLAG } from '.
 const OUTPUT_FORMATS: readonly EntryOutputFormat[] = ['json', 'entry', 'line'];
 
 export async function processCommand(argv: readonly string[], io: Io): Promise<number> {
-  const args = parseArgs(argv, ['inspect', 'quiet'], ['config', 'input', 'output', 'metrics', 'now'], [STAGES_FLAG]);
+  const args = parseArgs(argv, ['inspect', 'quiet'], ['config', 'input', 'output', 'metrics', 'now', 'workers'], [STAGES_FLAG]);
   const file = args.flags.get('config');
   if (typeof file !== 'string') throw new UsageError('process needs --config FILE');
   const input = (args.flags.get('input') as string | undefined) ?? 'jsonl';
@@ -34,6 +37,8 @@ export async function processCommand(argv: readonly string[], io: Io): Promise<n
     throw new UsageError(`--output must be json, entry or line, got ${JSON.stringify(output)}`);
   const format = output as EntryOutputFormat;
   const now = args.flags.get('now') as string | undefined;
+  const workers = workerCount(args.flags.get('workers'), 1);
+  if (workers > 1 && args.flags.has('inspect')) throw new UsageError('--inspect follows every entry on one thread; leave out --workers');
 
   if (!(await loadFlagStageModules(args, io))) return 2;
   const text = await readConfigWithStageModules(file, io);
@@ -64,20 +69,14 @@ export async function processCommand(argv: readonly string[], io: Io): Promise<n
   }
 
   const registry = new Registry();
-  let out = '';
-  const flushOut = () => {
-    if (out.length > 0) io.stdout.write(out);
-    out = '';
-  };
-  let entryNumber = 0;
-  let forwarded = 0;
-  let malformed = 0;
-  const startedAt = performance.now();
-  // On a terminal, progress on stderr once a second and a summary at the end (not with --quiet).
-  const terminal = (io.stderr as Partial<NodeJS.WriteStream>).isTTY === true && !args.flags.has('quiet');
-  const progress = terminal
-    ? setInterval(() => io.stderr.write(`\r\x1b[K${progressLine(entryNumber, forwarded, startedAt)}`), 1000).unref()
-    : undefined;
+  const report = new ProcessReport(io, args.flags.has('quiet'));
+  const metricsOut = args.flags.get('metrics') as string | undefined;
+  if (workers > 1) {
+    const plan = planPartitions(specs);
+    if (plan.kind !== 'single') return processOnWorkers({ io, text, file, plan, workers, format, input, clock, manual, registry, report, metricsOut });
+    io.stderr.write(`rivulet process: running on one thread: ${plan.reason}\n`);
+  }
+
   let finished!: () => void;
   const done = new Promise<void>((resolve) => (finished = resolve));
   // --inspect records every entry's story (the playground's traces) and prints them at the end.
@@ -94,10 +93,8 @@ export async function processCommand(argv: readonly string[], io: Io): Promise<n
       registry,
       trace: inspect?.recorder,
       onEntry: (entry) => {
-        inspect?.recorder.forwarded(entry, forwarded);
-        forwarded++;
-        out += `${formatEntry(entry, format)}\n`;
-        if (out.length > 1 << 16) flushOut();
+        inspect?.recorder.forwarded(entry, report.forwarded);
+        report.output(formatEntry(entry, format));
       },
       onComplete: () => finished(),
     });
@@ -105,25 +102,12 @@ export async function processCommand(argv: readonly string[], io: Io): Promise<n
     for (const e of configErrorsOf(err)) io.stderr.write(e.message + '\n');
     return 2;
   }
-  let lineNumber = 0;
-  for await (const lines of lineBatches(readable(io.stdin))) {
-    for (const line of lines) {
-      lineNumber++;
-      if (input === 'jsonl' && line.trim() === '') continue;
-      let entry: Entry;
-      try {
-        entry =
-          input === 'text'
-            ? { labels: {}, line, timestamp: clock.nowNs(), structuredMetadata: [], extracted: {} }
-            : parseInputEntry(line, clock);
-      } catch (err) {
-        io.stderr.write(`stdin:${lineNumber}: ${(err as Error).message}\n`);
-        malformed++;
-        continue;
-      }
-      entryNumber++;
-      inspect?.recorder.startTick({ kind: 'input', input: entryNumber - 1 });
-      inspect?.recorder.beginInput(entry, entryNumber - 1, lineNumber);
+  for await (const { entries, lineNumbers } of inputEntries(io.stdin, input, clock, report.malformedLine)) {
+    for (let i = 0; i < entries.length; i++) {
+      const entry = entries[i]!;
+      const index = report.read++;
+      inspect?.recorder.startTick({ kind: 'input', input: index });
+      inspect?.recorder.beginInput(entry, index, lineNumbers[i]!);
       run.push(entry);
       // Whatever happens before the next entry (on the real clock) is a timer's doing.
       inspect?.recorder.startTick({ kind: 'timer' });
@@ -135,52 +119,13 @@ export async function processCommand(argv: readonly string[], io: Io): Promise<n
   run.end();
   manual?.runAll();
   await done;
-  flushOut();
-  const metricsOut = args.flags.get('metrics');
-  if (typeof metricsOut === 'string') writeFileSync(metricsOut, await registry.metrics());
+  report.flush();
+  if (metricsOut !== undefined) writeFileSync(metricsOut, await registry.metrics());
   run.dispose();
-  clearInterval(progress);
   if (inspect) {
     const colour = (io.stderr as Partial<NodeJS.WriteStream>).isTTY === true && !process.env.NO_COLOR;
     const { traces } = inspect.recorder.finish();
-    io.stderr.write(`${terminal ? '\r\x1b[K' : ''}${describeTraces(traces, inspect.stages, { colour })}`);
+    io.stderr.write(`${report.terminal ? '\r\x1b[K' : ''}${describeTraces(traces, inspect.stages, { colour })}`);
   }
-  if (terminal) io.stderr.write(`\r\x1b[K${await summaryLine(entryNumber, forwarded, malformed, startedAt, registry)}\n`);
-  if (malformed > 0 && entryNumber === 0) {
-    const hint = input === 'jsonl' ? '; plain log lines need --input text' : '';
-    io.stderr.write(`rivulet process: every input line was malformed (${malformed})${hint}\n`);
-    return 1;
-  }
-  return 0;
-}
-
-/**
- * The process's own standard input is read straight from its descriptor in 1 MiB chunks (Node's
- * stdin stream reads 64 KiB at a time); other streams (tests) as they are.
- */
-function readable(stdin: NodeJS.ReadableStream): NodeJS.ReadableStream {
-  if (stdin !== process.stdin) return stdin;
-  return createReadStream('', { fd: 0, highWaterMark: 1 << 20, autoClose: false });
-}
-
-function rate(count: number, startedAt: number): string {
-  const seconds = (performance.now() - startedAt) / 1000;
-  return `${Math.round(count / Math.max(seconds, 1e-3)).toLocaleString('en-US')} entries/s`;
-}
-
-function progressLine(read: number, forwarded: number, startedAt: number): string {
-  return `rivulet process: ${read.toLocaleString('en-US')} in, ${forwarded.toLocaleString('en-US')} out, ${rate(read, startedAt)}`;
-}
-
-/** `N in, M out, D dropped (reason: n, …), K malformed, T s (R entries/s)`. */
-async function summaryLine(read: number, forwarded: number, malformed: number, startedAt: number, registry: Registry): Promise<string> {
-  const drops = (await registry.getSingleMetric('logs_process_dropped_lines_total')?.get())?.values.filter((v) => v.value > 0) ?? [];
-  const dropped = drops.reduce((sum, v) => sum + v.value, 0);
-  const reasons = drops.map((v) => `${v.labels.reason}: ${v.value.toLocaleString('en-US')}`).join(', ');
-  const seconds = ((performance.now() - startedAt) / 1000).toFixed(2);
-  return (
-    `rivulet process: ${read.toLocaleString('en-US')} in, ${forwarded.toLocaleString('en-US')} out, ` +
-    `${dropped.toLocaleString('en-US')} dropped${reasons ? ` (${reasons})` : ''}, ${malformed.toLocaleString('en-US')} malformed, ` +
-    `${seconds} s (${rate(read, startedAt)})`
-  );
+  return report.finish([await registry.getMetricsAsJSON()], input);
 }

@@ -7,6 +7,7 @@ import { startRunServer } from '../core/runtime/server.js';
 import { TapHub } from '../core/runtime/tap.js';
 import { loadConfigStageModules } from '../core/stage-modules.js';
 import { parseArgs, UsageError } from './args.js';
+import { coreCount, pipelineWorkerUrl, workerCount } from './pipeline-workers.js';
 import { loadFlagStageModules, readConfigWithStageModules, STAGES_FLAG } from './stage-modules.js';
 import type { Io } from './io.js';
 
@@ -22,16 +23,19 @@ export function parseListenAddr(value: string): { host: string; port: number } {
 }
 
 /**
- * `rivulet run CONFIG [--server.http.listen-addr HOST:PORT] [--stages PATH]...`: loads custom
+ * `rivulet run CONFIG [--server.http.listen-addr HOST:PORT] [--workers N] [--stages PATH]...`:
+ * runs each logs.process on N worker threads split by stream (default: one per core), loads custom
  * stage modules, builds every component, serves the run server, reloads on SIGHUP and POST
  * /-/reload (loading modules newly named in `stages.import` blocks), and on SIGINT/SIGTERM stops
  * components so stateful stages flush and pending output drains, then resolves 0.
  */
 export async function runCommand(argv: readonly string[], io: Io, signals: NodeJS.EventEmitter = process): Promise<number> {
-  const args = parseArgs(argv, [], ['server.http.listen-addr'], [STAGES_FLAG]);
+  const args = parseArgs(argv, [], ['server.http.listen-addr', 'workers'], [STAGES_FLAG]);
   const file = args.positional[0];
   if (!file || args.positional.length > 1) throw new UsageError('run needs exactly one CONFIG file');
   const { host, port } = parseListenAddr((args.flags.get('server.http.listen-addr') as string | undefined) ?? DEFAULT_LISTEN_ADDR);
+  const workers = workerCount(args.flags.get('workers'), coreCount());
+  const pipelineThreads = workers > 1 ? { workers, workerUrl: pipelineWorkerUrl() } : undefined;
   if (!(await loadFlagStageModules(args, io))) return 2;
   const initialText = await readConfigWithStageModules(file, io);
   if (initialText === undefined) return 2;
@@ -58,6 +62,7 @@ export async function runCommand(argv: readonly string[], io: Io, signals: NodeJ
       registry,
       stdout: io.stdout,
       log: (level, message, fields) => log(level, message, { component: id, ...fields }),
+      ...(pipelineThreads ? { pipelineThreads } : {}),
     }),
     taps.wrapExport,
   );

@@ -1,4 +1,4 @@
-import { Counter, Registry, collectDefaultMetrics } from 'prom-client';
+import { AggregatorRegistry, Counter, Registry, collectDefaultMetrics, type MetricObjectWithValues, type MetricValue } from 'prom-client';
 
 /**
  * The counters every logs pipeline shares. They are registered once per prom-client registry and
@@ -61,4 +61,38 @@ export function processRegistry(): Registry {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   return registry;
+}
+
+/** Metric families kept elsewhere (a worker thread's registry), as prom-client lists them. */
+export type MetricFamilies = MetricObjectWithValues<MetricValue<string>>[];
+type MetricsSource = () => Promise<MetricFamilies[]>;
+
+const sourcesByRegistry = new WeakMap<Registry, Set<MetricsSource>>();
+
+/**
+ * Adds families kept outside `registry` (pipelines on worker threads) to what `exposeMetrics`
+ * serves for it; returns the function that takes them away again.
+ */
+export function addMetricsSource(registry: Registry, source: MetricsSource): () => void {
+  let sources = sourcesByRegistry.get(registry);
+  if (!sources) sourcesByRegistry.set(registry, (sources = new Set()));
+  sources.add(source);
+  return () => sources.delete(source);
+}
+
+/**
+ * The exposition text of `registry` plus every added source. A family found in several places
+ * (one stage's counter on every thread, the shared pipeline counters) is summed, which is what one
+ * registry would have counted: every series is counted by one thread only or adds up.
+ */
+export async function exposeMetrics(registry: Registry): Promise<string> {
+  const sources = sourcesByRegistry.get(registry);
+  if (!sources || sources.size === 0) return registry.metrics();
+  const remote = (await Promise.all([...sources].map((source) => source()))).flat();
+  const remoteNames = new Set(remote.flatMap((families) => families.map((family) => family.name)));
+  const local = (await registry.getMetricsAsJSON()).map((family) =>
+    // A family only this registry has is served as it is, whatever its cluster aggregator says.
+    remoteNames.has(family.name) ? family : { ...family, aggregator: 'first' as const },
+  );
+  return AggregatorRegistry.aggregate([local, ...remote]).metrics();
 }

@@ -5,7 +5,7 @@ import type { Clock } from './clock.js';
 import type { Block, ConfigFile } from '../lib/config/ast.js';
 import { parseConfig } from '../lib/config/parser.js';
 import type { EvalScope } from '../lib/config/evaluate.js';
-import type { Entry } from './entry.js';
+import { seedLabels, type Entry } from './entry.js';
 import { ConfigError, ConfigErrors } from '../lib/config/errors.js';
 import { buildPipeline, ingress } from './pipeline.js';
 import { blockTitle } from './schema.js';
@@ -65,6 +65,10 @@ export function standaloneScope(): EvalScope {
 export interface ProcessRun {
   /** Sends one entry through the pipeline (copied and label-seeded first, like a component). */
   push(entry: Entry): void;
+  /** Sends an entry nobody else holds (a copy received from another thread): seeded, not copied. */
+  pushOwned(entry: Entry): void;
+  /** Settles once no stage holds entries back for timing reasons (a waiting limit). */
+  pending(): Promise<void>;
   /** Ends the input: stateful stages flush, then the run completes. */
   end(): void;
   dispose(): void;
@@ -95,6 +99,11 @@ export function startProcessRun(specs: readonly StageSpec[], options: ProcessRun
   });
   return {
     push: (entry) => input.next(ingress(entry)),
+    pushOwned: (entry) => {
+      seedLabels(entry);
+      input.next(entry);
+    },
+    pending: () => built.pending(),
     end: () => input.complete(),
     dispose: () => {
       subscription.unsubscribe();

@@ -9,6 +9,7 @@ import { applyDefaults, blockTitle, decodeBlock, placeError, type BlockSpec, typ
 import type { Sandbox } from './sandbox.js';
 import type { PipelineTracer, StageEffects } from './trace.js';
 import { didYouMean } from '../lib/suggest.js';
+import type { StagePartitioning } from './stage-partitioning.js';
 
 /**
  * What a built stage is. Per-entry stages (transforms and filters) expose their function so the
@@ -70,6 +71,12 @@ export interface StageDefinition<C = Record<string, unknown>> extends BlockSpec 
   readonly validate?: (config: C) => void;
   /** Precompiles everything expensive (regexes, templates, JMESPath) and returns the stage. */
   readonly build: (config: C, ctx: BuildContext) => StageImpl;
+  /**
+   * The stage's state and the labels it may change, so `rivulet run` can spread a stage list over
+   * threads by label. A stage that leaves it out is taken to keep one state for all entries (the
+   * list then runs on one thread).
+   */
+  readonly partitioning?: (config: C) => StagePartitioning;
   /** Marks stages that must never be dropped from a reload comparison (none yet). */
   readonly deprecated?: string;
 }

@@ -22,6 +22,7 @@ import { Observable } from 'rxjs';
 import { FieldError } from '../lib/config/errors.js';
 import { labelsKey, type Entry } from '../core/entry.js';
 import { defineStage, type BuildContext, type StageImpl } from '../core/stage.js';
+import { names } from '../core/stage-partitioning.js';
 import { t } from '../core/schema.js';
 import { parseRFC3339Strict } from '../lib/time/rfc3339-strict.js';
 
@@ -50,6 +51,7 @@ export const cri = defineStage<CriConfig>({
   },
   validate: validateCri,
   build: buildCri,
+  partitioning: () => ({ writes: names(['stream']), state: { by: 'stream' } }),
 });
 
 export function validateCri(config: CriConfig): void {

@@ -7,6 +7,7 @@
  * are untouched.
  */
 import { defineStage, type StageImpl } from '../core/stage.js';
+import { PER_ENTRY } from '../core/stage-partitioning.js';
 
 /** The stage has no arguments. */
 export type DecolorizeConfig = Readonly<Record<string, never>>;
@@ -17,6 +18,7 @@ export const decolorize = defineStage<DecolorizeConfig>({
   fields: {},
   validate: validateDecolorize,
   build: buildDecolorize,
+  partitioning: () => PER_ENTRY,
 });
 
 /** Nothing to check: the stage takes no arguments. */

@@ -11,6 +11,7 @@
  */
 import { parseRFC3339Strict } from '../lib/time/rfc3339-strict.js';
 import { defineStage, type StageImpl } from '../core/stage.js';
+import { names } from '../core/stage-partitioning.js';
 
 /** The stage has no arguments. */
 export type DockerConfig = Readonly<Record<string, never>>;
@@ -21,6 +22,7 @@ export const docker = defineStage<DockerConfig>({
   fields: {},
   validate: validateDocker,
   build: buildDocker,
+  partitioning: () => ({ writes: names(['stream']), state: { by: 'none' } }),
 });
 
 /** Nothing to check: the stage takes no arguments. */

@@ -14,6 +14,7 @@ import type { Entry } from '../core/entry.js';
 import { ConfigError, FieldError } from '../lib/config/errors.js';
 import { compileRegex, regexErrorOffset, type Regex } from '../lib/regex/index.js';
 import { defineStage, type BuildContext, type StageImpl } from '../core/stage.js';
+import { PER_ENTRY } from '../core/stage-partitioning.js';
 import { t } from '../core/schema.js';
 import { stringify } from '../lib/go/values.js';
 
@@ -57,6 +58,7 @@ stage.drop {
   },
   validate: validateDrop,
   build: buildDrop,
+  partitioning: () => PER_ENTRY,
 });
 
 export function validateDrop(config: DropConfig): void {

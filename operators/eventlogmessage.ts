@@ -10,6 +10,7 @@
 import { FieldError } from '../lib/config/errors.js';
 import { eventMessageStep, parseEventLogMessage } from '../lib/hostevent.js';
 import { defineStage, type StageImpl } from '../core/stage.js';
+import { PER_ENTRY } from '../core/stage-partitioning.js';
 import { t } from '../core/schema.js';
 import { isLegacyLabelName } from '../lib/go/values.js';
 
@@ -38,6 +39,7 @@ export const eventLogMessage = defineStage<EventLogMessageConfig>({
   },
   validate: validateEventLogMessage,
   build: buildEventLogMessage,
+  partitioning: () => PER_ENTRY,
 });
 
 export function validateEventLogMessage(config: EventLogMessageConfig): void {

@@ -11,6 +11,7 @@
 import { FieldError } from '../lib/config/errors.js';
 import { eventMessageStep, parseHostEvent } from '../lib/hostevent.js';
 import { defineStage, type StageImpl } from '../core/stage.js';
+import { PER_ENTRY } from '../core/stage-partitioning.js';
 import { t } from '../core/schema.js';
 import { isValidLabelName } from '../lib/go/values.js';
 
@@ -38,6 +39,7 @@ export const hostEvent = defineStage<HostEventConfig>({
   },
   validate: validateHostEvent,
   build: buildHostEvent,
+  partitioning: () => PER_ENTRY,
 });
 
 export function validateHostEvent(config: HostEventConfig): void {

@@ -27,6 +27,7 @@ import { compileFieldRegex } from '../core/field-regex.js';
 import { compileJmesPath, type JmesPath } from '../lib/jmespath.js';
 import { marshalJsoniter, parseJsonObject } from '../lib/go/jsoniter.js';
 import { defineStage, type BuildContext, type StageImpl } from '../core/stage.js';
+import { PER_ENTRY } from '../core/stage-partitioning.js';
 import { t } from '../core/schema.js';
 
 export interface JsonConfig {
@@ -57,6 +58,7 @@ export const json = defineStage<JsonConfig>({
   },
   validate: validateJson,
   build: buildJson,
+  partitioning: () => PER_ENTRY,
 });
 
 export function validateJson(config: JsonConfig): void {

@@ -5,6 +5,7 @@
 import { FieldError } from '../lib/config/errors.js';
 import { own, type Labels } from '../core/entry.js';
 import { defineStage, type StageImpl } from '../core/stage.js';
+import {  } from '../core/stage-partitioning.js';
 import { t } from '../core/schema.js';
 
 export interface LabelKeepConfig {
@@ -22,6 +23,8 @@ export const labelKeep = defineStage<LabelKeepConfig>({
   },
   validate: validateLabelKeep,
   build: buildLabelKeep,
+  // Every label but the kept ones is removed.
+  partitioning: (config) => ({ writes: { allBut: new Set(config.values) }, state: { by: 'none' } }),
 });
 
 export function validateLabelKeep(config: LabelKeepConfig): void {

@@ -7,6 +7,7 @@
 import { own } from '../core/entry.js';
 import { FieldError } from '../lib/config/errors.js';
 import { defineStage, type StageImpl } from '../core/stage.js';
+import { names } from '../core/stage-partitioning.js';
 import { t } from '../core/schema.js';
 import { isValidLabelName, stringify } from '../lib/go/values.js';
 
@@ -37,6 +38,7 @@ stage.labels {
   },
   validate: validateLabels,
   build: buildLabels,
+  partitioning: (config) => ({ writes: names(Object.keys(config.values)), state: { by: 'none' } }),
 });
 
 export function validateLabels(config: LabelsConfig): void {

@@ -38,6 +38,7 @@ import type { Entry } from '../core/entry.js';
 import { FieldError } from '../lib/config/errors.js';
 import { Fifo } from '../lib/fifo.js';
 import { defineStage, type BuildContext, type StageImpl } from '../core/stage.js';
+import { names, NO_NAMES, type StagePartitioning } from '../core/stage-partitioning.js';
 import { t } from '../core/schema.js';
 
 export interface LimitConfig {
@@ -87,6 +88,12 @@ export const limit = defineStage<LimitConfig>({
   },
   validate: validateLimit,
   build: buildLimit,
+  partitioning: (config): StagePartitioning => ({
+    writes: NO_NAMES,
+    state: config.by_label_name
+      ? { by: 'labels', names: [config.by_label_name] }
+      : { by: 'all', reason: 'stage.limit without by_label_name keeps one rate for all entries' },
+  }),
 });
 
 export function validateLimit(config: LimitConfig): void {

@@ -20,6 +20,7 @@ import { decodeLogfmt } from '../lib/logfmt.js';
 import { compileFieldRegex } from '../core/field-regex.js';
 import { setOwn } from '../core/entry.js';
 import { defineStage, type BuildContext, type StageImpl } from '../core/stage.js';
+import { PER_ENTRY } from '../core/stage-partitioning.js';
 import { t } from '../core/schema.js';
 import { stringify } from '../lib/go/values.js';
 
@@ -45,6 +46,7 @@ export const logfmt = defineStage<LogfmtConfig>({
   },
   validate: validateLogfmt,
   build: buildLogfmt,
+  partitioning: () => PER_ENTRY,
 });
 
 export function validateLogfmt(config: LogfmtConfig): void {

@@ -19,6 +19,7 @@ import { FieldError } from '../lib/config/errors.js';
 import { compileFieldRegex } from '../core/field-regex.js';
 import type { Regex } from '../lib/regex/index.js';
 import { defineStage, type StageImpl } from '../core/stage.js';
+import { PER_ENTRY } from '../core/stage-partitioning.js';
 import { t } from '../core/schema.js';
 
 export interface LuhnConfig {
@@ -47,6 +48,7 @@ export const luhn = defineStage<LuhnConfig>({
   },
   validate: validateLuhn,
   build: buildLuhn,
+  partitioning: () => PER_ENTRY,
 });
 
 export function validateLuhn(config: LuhnConfig): void {

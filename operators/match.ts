@@ -17,6 +17,7 @@ import { seedLabels, type Entry } from '../core/entry.js';
 import { ConfigError, FieldError } from '../lib/config/errors.js';
 import { compileSelector, parseSelector, SelectorError } from '../lib/logql/selector.js';
 import { defineStage, type BuildContext, type BuiltPipeline, type StageImpl, type StageSpec } from '../core/stage.js';
+import { NO_NAMES } from '../core/stage-partitioning.js';
 import { t } from '../core/schema.js';
 
 export interface MatchConfig {
@@ -61,6 +62,8 @@ stage.match {
   stages: true,
   validate: validateMatch,
   build: buildMatch,
+  // The selector only reads labels; nested stages run after whatever came before the match.
+  partitioning: (config) => ({ writes: NO_NAMES, state: { by: 'none' }, nested: config.stages ?? [] }),
 });
 
 export function validateMatch(config: MatchConfig): void {

@@ -31,6 +31,7 @@ import { cloneEntry, labelsKey, type Entry, type Labels } from '../core/entry.js
 import { FieldError } from '../lib/config/errors.js';
 import { compileRegex, regexErrorOffset, type Regex } from '../lib/regex/index.js';
 import { defineStage, type BuildContext, type StageImpl } from '../core/stage.js';
+import { NO_NAMES } from '../core/stage-partitioning.js';
 import { t } from '../core/schema.js';
 
 export interface MultilineConfig {
@@ -62,6 +63,7 @@ export const multiline = defineStage<MultilineConfig>({
   },
   validate: validateMultiline,
   build: buildMultiline,
+  partitioning: () => ({ writes: NO_NAMES, state: { by: 'stream' } }),
 });
 
 export function validateMultiline(config: MultilineConfig): void {

@@ -5,6 +5,7 @@
 import { own } from '../core/entry.js';
 import { FieldError } from '../lib/config/errors.js';
 import { defineStage, type StageImpl } from '../core/stage.js';
+import { PER_ENTRY } from '../core/stage-partitioning.js';
 import { t } from '../core/schema.js';
 import { stringify } from '../lib/go/values.js';
 
@@ -27,6 +28,7 @@ stage.output {
   },
   validate: validateOutput,
   build: buildOutput,
+  partitioning: () => PER_ENTRY,
 });
 
 export function validateOutput(config: OutputConfig): void {

@@ -16,6 +16,7 @@ import { FieldError } from '../lib/config/errors.js';
 import { goJsonQuote } from '../lib/go/gojson.js';
 import { compareUtf8 } from '../lib/go/gostring.js';
 import { defineStage, type BuildContext, type StageImpl } from '../core/stage.js';
+import { names } from '../core/stage-partitioning.js';
 import { t } from '../core/schema.js';
 import { stringify } from '../lib/go/values.js';
 
@@ -40,6 +41,7 @@ export const pack = defineStage<PackConfig>({
   },
   validate: validatePack,
   build: buildPack,
+  partitioning: (config) => ({ writes: names(config.labels), state: { by: 'none' } }),
 });
 
 export function validatePack(config: PackConfig): void {

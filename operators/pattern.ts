@@ -10,6 +10,7 @@
 import { FieldError } from '../lib/config/errors.js';
 import { parsePattern, type LogqlPattern } from '../lib/logql/pattern.js';
 import { defineStage, type StageImpl } from '../core/stage.js';
+import { names, ALL_NAMES, NO_NAMES } from '../core/stage-partitioning.js';
 import { t } from '../core/schema.js';
 import { isValidUtf8String } from '../lib/go/values.js';
 import { sourceText } from '../core/entry.js';
@@ -38,6 +39,8 @@ export const pattern = defineStage<PatternConfig>({
   },
   validate: validatePattern,
   build: buildPattern,
+  // Group names become labels when labels_from_groups is set.
+  partitioning: (config) => ({ writes: config.labels_from_groups ? ALL_NAMES : NO_NAMES, state: { by: 'none' } }),
 });
 
 export function validatePattern(config: PatternConfig): void {

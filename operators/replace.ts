@@ -24,6 +24,7 @@ import { own, type Entry } from '../core/entry.js';
 import { FieldError } from '../lib/config/errors.js';
 import { compileRegex, regexErrorOffset, type Regex, type RegexMatch } from '../lib/regex/index.js';
 import { defineStage, type BuildContext, type StageImpl } from '../core/stage.js';
+import { PER_ENTRY } from '../core/stage-partitioning.js';
 import { rateLimitedDebug } from '../core/rate-limited-log.js';
 import { t } from '../core/schema.js';
 import { hostlessReferenceFuncs, parseTemplate, referenceFuncs, type FuncMap, type Template } from '../lib/template/index.js';
@@ -53,6 +54,7 @@ export const replace = defineStage<ReplaceConfig>({
   },
   validate: validateReplace,
   build: buildReplace,
+  partitioning: () => PER_ENTRY,
 });
 
 export function validateReplace(config: ReplaceConfig): void {

@@ -8,6 +8,7 @@
  */
 import { FieldError } from '../lib/config/errors.js';
 import { defineStage, type BuildContext, type StageImpl } from '../core/stage.js';
+import { PER_ENTRY } from '../core/stage-partitioning.js';
 import { t } from '../core/schema.js';
 
 export interface SamplingConfig {
@@ -31,6 +32,8 @@ export const sampling = defineStage<SamplingConfig>({
   },
   validate: validateSampling,
   build: buildSampling,
+  // Each entry's coin is its own: no state to keep together.
+  partitioning: () => PER_ENTRY,
 });
 
 export function validateSampling(config: SamplingConfig): void {

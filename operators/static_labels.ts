@@ -5,6 +5,7 @@
  */
 import { FieldError } from '../lib/config/errors.js';
 import { defineStage, type StageImpl } from '../core/stage.js';
+import { names } from '../core/stage-partitioning.js';
 import { t } from '../core/schema.js';
 import { isValidLabelName } from '../lib/go/values.js';
 
@@ -23,6 +24,7 @@ export const staticLabels = defineStage<StaticLabelsConfig>({
   },
   validate: validateStaticLabels,
   build: buildStaticLabels,
+  partitioning: (config) => ({ writes: names(Object.keys(config.values)), state: { by: 'none' } }),
 });
 
 export function validateStaticLabels(config: StaticLabelsConfig): void {

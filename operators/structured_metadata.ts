@@ -9,6 +9,7 @@ import { FieldError } from '../lib/config/errors.js';
 import { own, setMetadata } from '../core/entry.js';
 import { compileFieldRegex } from '../core/field-regex.js';
 import { defineStage, type StageImpl } from '../core/stage.js';
+import { names, ALL_NAMES } from '../core/stage-partitioning.js';
 import { t } from '../core/schema.js';
 import { isValidLabelName, stringify } from '../lib/go/values.js';
 
@@ -34,6 +35,8 @@ stage.structured_metadata {
   },
   validate: validateStructuredMetadata,
   build: buildStructuredMetadata,
+  // Labels it names (or its regex matches) move to metadata.
+  partitioning: (config) => ({ writes: config.regex ? ALL_NAMES : names(Object.keys(config.values)), state: { by: 'none' } }),
 });
 
 export function validateStructuredMetadata(config: StructuredMetadataConfig): void {

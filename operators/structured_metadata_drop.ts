@@ -4,6 +4,7 @@
  */
 import { FieldError } from '../lib/config/errors.js';
 import { defineStage, type StageImpl } from '../core/stage.js';
+import { PER_ENTRY } from '../core/stage-partitioning.js';
 import { t } from '../core/schema.js';
 
 export interface StructuredMetadataDropConfig {
@@ -21,6 +22,7 @@ export const structuredMetadataDrop = defineStage<StructuredMetadataDropConfig>(
   },
   validate: validateStructuredMetadataDrop,
   build: buildStructuredMetadataDrop,
+  partitioning: () => PER_ENTRY,
 });
 
 export function validateStructuredMetadataDrop(config: StructuredMetadataDropConfig): void {

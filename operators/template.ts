@@ -19,6 +19,7 @@
 import { own } from '../core/entry.js';
 import { FieldError } from '../lib/config/errors.js';
 import { defineStage, type BuildContext, type StageImpl } from '../core/stage.js';
+import { PER_ENTRY } from '../core/stage-partitioning.js';
 import { rateLimitedDebug } from '../core/rate-limited-log.js';
 import { t } from '../core/schema.js';
 import { hostlessReferenceFuncs, parseTemplate, referenceFuncs, type FuncMap, type Template } from '../lib/template/index.js';
@@ -48,6 +49,7 @@ stage.template {
   },
   validate: validateTemplate,
   build: buildTemplate,
+  partitioning: () => PER_ENTRY,
 });
 
 export function validateTemplate(config: TemplateConfig): void {

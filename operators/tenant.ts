@@ -5,6 +5,7 @@
 import { ConfigError } from '../lib/config/errors.js';
 import { own, TENANT_LABEL } from '../core/entry.js';
 import { defineStage, type StageImpl } from '../core/stage.js';
+import { names } from '../core/stage-partitioning.js';
 import { t } from '../core/schema.js';
 import { stringify } from '../lib/go/values.js';
 
@@ -31,6 +32,7 @@ stage.tenant {
   },
   validate: validateTenant,
   build: buildTenant,
+  partitioning: () => ({ writes: names([TENANT_LABEL]), state: { by: 'none' } }),
 });
 
 export function validateTenant(config: TenantConfig): void {

@@ -19,6 +19,7 @@
 import { labelsKey, own } from '../core/entry.js';
 import { FieldError } from '../lib/config/errors.js';
 import { defineStage, type BuildContext, type StageImpl } from '../core/stage.js';
+import { NO_NAMES } from '../core/stage-partitioning.js';
 import { t } from '../core/schema.js';
 import { compileTimestampFormat, validateLocation, type TimestampParser } from '../lib/time/index.js';
 import { stringify } from '../lib/go/values.js';
@@ -76,6 +77,11 @@ stage.timestamp {
   },
   validate: validateTimestamp,
   build: buildTimestamp,
+  // The last timestamps it fudges from are kept per stream.
+  partitioning: (config) => ({
+    writes: NO_NAMES,
+    state: config.action_on_failure === 'skip' && config.action_on_duplicate_timestamp === 'keep' ? { by: 'none' } : { by: 'stream' },
+  }),
 });
 
 const FAILURE_ACTIONS: readonly string[] = ['skip', 'fudge'];

@@ -18,6 +18,7 @@ import { ByteSizeError, parseBase2Bytes } from '../lib/go/bytesize.js';
 import type { Entry } from '../core/entry.js';
 import { ConfigError } from '../lib/config/errors.js';
 import { defineStage, type BuildContext, type StageImpl } from '../core/stage.js';
+import { names, ALL_NAMES, NO_NAMES, type NameSet } from '../core/stage-partitioning.js';
 import { t } from '../core/schema.js';
 
 export type TruncateSourceType = 'line' | 'label' | 'structured_metadata' | 'extracted';
@@ -69,6 +70,7 @@ export const truncate = defineStage<TruncateConfig>({
   },
   validate: validateTruncate,
   build: buildTruncate,
+  partitioning: (config) => ({ writes: truncatedLabels(config), state: { by: 'none' } }),
 });
 
 export function validateTruncate(config: TruncateConfig): void {
@@ -110,6 +112,13 @@ const KIND_LISTS: readonly string[] = Array.from({ length: 1 << FIELD_KINDS.leng
 interface Rule {
   readonly kind: number;
   readonly apply: (entry: Entry) => number;
+}
+
+/** The labels a truncate config may shorten: those its label rules name, or every label for a rule naming none. */
+function truncatedLabels(config: TruncateConfig): NameSet {
+  const rules = config.rule.filter((rule) => rule.source_type === 'label');
+  if (rules.some((rule) => rule.sources.length === 0)) return ALL_NAMES;
+  return rules.length === 0 ? NO_NAMES : names(rules.flatMap((rule) => rule.sources));
 }
 
 function buildTruncate(config: TruncateConfig, ctx: BuildContext): StageImpl {

@@ -3,7 +3,7 @@
  * `npm run build`: the installable package in dist/.
  *
  * - JavaScript: esbuild bundles the entry points (the library face, `rivulet/testing`, the
- *   `rivulet` bin, and the playground's run worker, which the server starts as a thread) with code
+ *   `rivulet` bin, the playground's run worker and the pipeline worker, which are started as threads) with code
  *   splitting, so the library and the bin share one copy of every module (one stage registry for
  *   built-in and custom stages). Pure-JavaScript dependencies are bundled:
  *   loading one file instead of a few hundred CommonJS modules is what makes the CLI start fast.
@@ -27,6 +27,7 @@ await build({
     'testing/index': 'testing/index.ts',
     'bin/rivulet': 'bin/rivulet.ts',
     'playground/run-worker': 'playground/run-worker.ts',
+    'pipeline-worker': 'cli/pipeline-worker.ts',
   },
   outdir: 'dist',
   chunkNames: 'chunks/[name]-[hash]',

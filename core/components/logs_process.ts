@@ -10,6 +10,12 @@ import { formatConfig } from '../../lib/config/format.js';
 import type { Entry } from '../entry.js';
 import { configErrorsOf } from '../../lib/config/errors.js';
 import { buildPipeline, ingress } from '../pipeline.js';
+import { addMetricsSource } from '../metrics.js';
+import { PartitionedPipeline } from '../partitioned-pipeline.js';
+import { planPartitions, type PartitionPlan } from '../partitioning.js';
+import { loadStageList } from '../process.js';
+import { loadedStageModuleFiles } from '../stage-modules.js';
+import { linearTimeFallbackEnabled } from '../../lib/regex/linear-time.js';
 import { fanOut, LOGS_RECEIVER, logsReceiverCapsule, type LogsReceiver } from '../receiver.js';
 import { t } from '../schema.js';
 import type { BuiltPipeline, StageSpec } from '../stage.js';
@@ -20,7 +26,9 @@ export interface LogsProcessArgs {
   readonly stages: readonly StageSpec[];
 }
 
-interface RunningPipeline {
+/** The stages running on this thread. */
+interface LocalPipeline {
+  readonly kind: 'local';
   readonly built: BuiltPipeline;
   readonly input: Subject<Entry>;
   readonly subscription: Subscription;
@@ -29,10 +37,21 @@ interface RunningPipeline {
   readonly completed: Promise<void>;
 }
 
+/** The stages running on worker threads, split by stream. */
+interface ThreadedPipeline {
+  readonly kind: 'threads';
+  readonly pool: PartitionedPipeline;
+  readonly fingerprint: string;
+  /** Takes the threads' metric families off the registry's exposition again. */
+  readonly removeMetrics: () => void;
+}
+
+type RunningPipeline = LocalPipeline | ThreadedPipeline;
+
 /** How long a stopping pipeline may keep flushing (held entries, pending blocks), as the reference allows. */
 const SHUTDOWN_GRACE_MS = 2 * 60 * 1000;
 
-/** Structural identity of a stage list: its canonical config text. */
+/** Structural identity of a stage list: its canonical config text (also what worker threads read). */
 function stagesFingerprint(args: ComponentArgs): string {
   const stageBlocks = args.block.body.filter((s) => s.kind === 'block');
   return formatConfig({ file: '', body: stageBlocks });
@@ -143,8 +162,17 @@ class LogsProcess {
    * acknowledgement means nothing is left in flight here.
    */
   private async send(entries: readonly Entry[]): Promise<void> {
-    const outputs: Entry[] = [];
     const running = this.running;
+    if (running.kind === 'threads') {
+      const { outputs, settled } = running.pool.process(entries);
+      const handedOn = this.forward(outputs as Promise<Entry[]>);
+      handedOn.catch(() => {});
+      await settled;
+      await handedOn;
+      await this.forwarding;
+      return;
+    }
+    const outputs: Entry[] = [];
     this.collecting = outputs;
     try {
       for (const entry of entries) running.input.next(ingress(entry));
@@ -164,19 +192,34 @@ class LogsProcess {
    * not be handed on, so the sender that is waiting for it learns of the loss; the chain itself
    * never fails, so later batches still go out.
    */
-  private forward(entries: Entry[]): Promise<void> {
-    if (entries.length === 0) return this.forwarding;
-    for (const entry of entries) entry.extracted = {};
+  private forward(batch: Entry[] | Promise<Entry[]>): Promise<void> {
+    if (Array.isArray(batch) && batch.length === 0) return this.forwarding;
     const receivers = this.forwardTo;
-    this.handingOn += entries.length;
-    const handedOn = this.forwarding.then(() => fanOut(receivers, entries)).finally(() => (this.handingOn -= entries.length));
+    let counted = 0;
+    const handOn = (entries: Entry[]) => {
+      if (entries.length === 0) return;
+      for (const entry of entries) entry.extracted = {};
+      counted = entries.length;
+      this.handingOn += counted;
+      return fanOut(receivers, entries);
+    };
+    // Entries from threads arrive later, but keep the place in line their batch took now.
+    const handedOn = (Array.isArray(batch) ? this.forwarding.then(() => handOn(batch)) : this.forwarding.then(() => batch).then(handOn)).finally(
+      () => (this.handingOn -= counted),
+    );
     this.forwarding = handedOn.catch((err) => {
-      this.ctx.log('error', 'forwarding entries failed', { error: String(err), entries: entries.length });
+      this.ctx.log('error', 'forwarding entries failed', { error: String(err), entries: counted });
     });
     return handedOn;
   }
 
   private startPipeline(stages: readonly StageSpec[], fingerprint: string): RunningPipeline {
+    const threads = this.ctx.pipelineThreads;
+    if (threads && threads.workers > 1) {
+      const plan = threadPlan(stages, fingerprint);
+      if (plan.kind !== 'single') return this.startThreads(plan, fingerprint, threads);
+      this.ctx.log('info', 'stages run on one thread', { reason: plan.reason });
+    }
     const built = buildPipeline(stages, {
       clock: this.ctx.clock,
       registry: this.ctx.registry,
@@ -198,7 +241,31 @@ class LogsProcess {
       },
       complete: () => settle(),
     });
-    return { built, input, subscription, fingerprint, completed };
+    return { kind: 'local', built, input, subscription, fingerprint, completed };
+  }
+
+  private startThreads(plan: PartitionPlan, fingerprint: string, threads: { workers: number; workerUrl: URL }): ThreadedPipeline {
+    const pool = new PartitionedPipeline({
+      workerUrl: threads.workerUrl,
+      workers: threads.workers,
+      plan,
+      setup: {
+        stagesText: fingerprint,
+        file: `${this.ctx.id} stages`,
+        output: 'entries',
+        stageModules: loadedStageModuleFiles(),
+        linearTimeRegex: linearTimeFallbackEnabled(),
+      },
+      // Nobody waits on a timer flush; a failure is logged by forward().
+      onEmit: (items) => void this.forward(items as Entry[]).catch(() => {}),
+      onFailure: (err) => {
+        this.state = unhealthy(`pipeline threads failed: ${err.message}`);
+        this.ctx.log('error', 'pipeline threads failed', { error: err.message });
+      },
+    });
+    pool.ready().catch(() => {});
+    const removeMetrics = addMetricsSource(this.ctx.registry, () => pool.metrics());
+    return { kind: 'threads', pool, fingerprint, removeMetrics };
   }
 
   /**
@@ -207,6 +274,7 @@ class LogsProcess {
    * clock, then releases its resources.
    */
   private async stopPipeline(running: RunningPipeline): Promise<void> {
+    if (running.kind === 'threads') return this.stopThreads(running);
     running.input.complete();
     let timer: Subscription | undefined;
     const grace = new Promise<void>((resolve) => {
@@ -217,4 +285,32 @@ class LogsProcess {
     running.subscription.unsubscribe();
     running.built.dispose();
   }
+
+  /** The same for threads: their stages flush, what they forward is handed on, then they end. */
+  private async stopThreads(running: ThreadedPipeline): Promise<void> {
+    let timer: Subscription | undefined;
+    const grace = new Promise<undefined>((resolve) => {
+      timer = this.ctx.clock.scheduler.schedule(() => resolve(undefined), SHUTDOWN_GRACE_MS);
+    });
+    const flushed = await Promise.race([running.pool.end().catch(() => undefined), grace]);
+    timer?.unsubscribe();
+    if (flushed) await this.forward(flushed as Entry[]).catch(() => {});
+    running.removeMetrics();
+    await running.pool.terminate();
+  }
+}
+
+/**
+ * How a stage list spreads over threads: by its partition plan, provided worker threads can read
+ * it on their own (arguments that refer to other components cannot cross).
+ */
+function threadPlan(stages: readonly StageSpec[], stagesText: string): PartitionPlan {
+  const plan = planPartitions(stages);
+  if (plan.kind === 'single') return plan;
+  try {
+    loadStageList(stagesText, 'stages');
+  } catch {
+    return { kind: 'single', reason: 'stage arguments refer to other components' };
+  }
+  return plan;
 }

@@ -28,6 +28,11 @@ export interface ComponentContext {
   readonly log: Log;
   /** Where components that print (logs.echo) write by default. */
   readonly stdout: NodeJS.WritableStream;
+  /**
+   * Set by `rivulet run`: logs.process spreads its stages over this many worker threads (started
+   * from `workerUrl`), split by stream. Without it, or with one worker, pipelines run in place.
+   */
+  readonly pipelineThreads?: { readonly workers: number; readonly workerUrl: URL };
 }
 
 /** The arguments a component receives: decoded attribute values plus its original block. */

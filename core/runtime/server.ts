@@ -7,6 +7,7 @@ import type { ServerResponse } from 'node:http';
 import { isCapsule } from '../../lib/config/evaluate.js';
 import { LOGS_RECEIVER } from '../receiver.js';
 import { redactedArguments } from './arguments.js';
+import { exposeMetrics } from '../metrics.js';
 import type { ComponentGraph } from './graph.js';
 import type { TapHub } from './tap.js';
 import { UI_HTML, UI_JS } from './ui.js';
@@ -55,7 +56,7 @@ export async function startRunServer(options: RunServerOptions): Promise<{ serve
 
   router.get('/metrics', async (ctx) => {
     ctx.type = options.registry.contentType;
-    ctx.body = await options.registry.metrics();
+    ctx.body = await exposeMetrics(options.registry);
   });
   router.get('/-/healthy', (ctx) => {
     const unhealthy = options.graph.health().filter((c) => c.health.state !== 'healthy');

@@ -14,6 +14,7 @@ import { ConfigError, FieldError } from '../../lib/config/errors.js';
 import { GeoipDatabase, geoipFields, parseGoIP, type GeoipDbType } from './lookup.js';
 import { assertReadable } from '../../core/sandbox.js';
 import { defineStage, type BuildContext, type StageImpl } from '../../core/stage.js';
+import { PER_ENTRY } from '../../core/stage-partitioning.js';
 import { t } from '../../core/schema.js';
 import { stringify } from '../../lib/go/values.js';
 
@@ -53,6 +54,7 @@ stage.geoip {
   },
   validate: validateGeoip,
   build: buildGeoip,
+  partitioning: () => PER_ENTRY,
 });
 
 export function validateGeoip(config: GeoipConfig): void {

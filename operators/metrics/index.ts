@@ -25,6 +25,7 @@ import {
 import type { Entry } from '../../core/entry.js';
 import { FieldError } from '../../lib/config/errors.js';
 import { defineStage, type BuildContext, type StageImpl } from '../../core/stage.js';
+import { NO_NAMES } from '../../core/stage-partitioning.js';
 import { t, type FieldSpec } from '../../core/schema.js';
 import { stringify, toFloat } from '../../lib/go/values.js';
 
@@ -128,6 +129,8 @@ stage.metrics {
   },
   validate: validateMetrics,
   build: buildMetrics,
+  // Series are kept per label set, and set gauges and idle expiry need one owner per series.
+  partitioning: () => ({ writes: NO_NAMES, state: { by: 'stream' } }),
 });
 
 export function validateMetrics(config: MetricsConfig): void {

@@ -1,0 +1,55 @@
+import { createReadStream } from 'node:fs';
+import type { Clock } from '../core/clock.js';
+import type { Entry } from '../core/entry.js';
+import { parseInputEntry } from '../core/entry-json.js';
+import { lineBatches } from './lines.js';
+
+/** `--input`: JSON lines of entries, or plain log lines (no labels, read at the clock's now). */
+export type InputFormat = 'jsonl' | 'text';
+
+/** A chunk's worth of entries and the input line each came from. */
+export interface InputBatch {
+  readonly entries: Entry[];
+  readonly lineNumbers: number[];
+}
+
+/**
+ * The entries of `rivulet process`'s input, a chunk at a time. A malformed line is reported
+ * (`stdin:LINE: reason`) and skipped; blank lines of JSON-lines input are skipped silently.
+ */
+export async function* inputEntries(
+  stdin: NodeJS.ReadableStream,
+  input: InputFormat,
+  clock: Clock,
+  malformed: (lineNumber: number, reason: string) => void,
+): AsyncGenerator<InputBatch> {
+  let lineNumber = 0;
+  for await (const lines of lineBatches(readable(stdin))) {
+    const entries: Entry[] = [];
+    const lineNumbers: number[] = [];
+    for (const line of lines) {
+      lineNumber++;
+      if (input === 'jsonl' && line.trim() === '') continue;
+      try {
+        entries.push(
+          input === 'text'
+            ? { labels: {}, line, timestamp: clock.nowNs(), structuredMetadata: [], extracted: {} }
+            : parseInputEntry(line, clock),
+        );
+        lineNumbers.push(lineNumber);
+      } catch (err) {
+        malformed(lineNumber, (err as Error).message);
+      }
+    }
+    if (entries.length > 0) yield { entries, lineNumbers };
+  }
+}
+
+/**
+ * The process's own standard input is read straight from its descriptor in 1 MiB chunks (Node's
+ * stdin stream reads 64 KiB at a time); other streams (tests) as they are.
+ */
+function readable(stdin: NodeJS.ReadableStream): NodeJS.ReadableStream {
+  if (stdin !== process.stdin) return stdin;
+  return createReadStream('', { fd: 0, highWaterMark: 1 << 20, autoClose: false });
+}
