@@ -73,7 +73,8 @@ export async function processCommand(argv: readonly string[], io: Io): Promise<n
   const metricsOut = args.flags.get('metrics') as string | undefined;
   if (workers > 1) {
     const plan = planPartitions(specs);
-    if (plan.kind !== 'single') return processOnWorkers({ io, text, file, plan, workers, format, input, clock, manual, registry, report, metricsOut });
+    if (plan.kind !== 'single')
+      return processOnWorkers({ io, text, file, plan, workers, format, input, clock, manual, registry, report, metricsOut });
     io.stderr.write(`rivulet process: running on one thread: ${plan.reason}\n`);
   }
 

@@ -96,8 +96,9 @@ export function servePartition(port: MessagePort, setup: PartitionWorkerSetup): 
     await completed;
     const items = emitted;
     emitted = [];
+    // Not disposed: disposing stages takes their metric series away, and the main thread still
+    // reads them before it ends the thread.
     post({ kind: 'ended', items: pack(items) });
-    run.dispose();
   }
 
   port.on('message', (message: ToPartitionWorker) => {

@@ -14,7 +14,18 @@
  * one key and the stage list runs on one thread.
  */
 import type { Labels } from './entry.js';
-import { ALL_NAMES, complement, intersect, isEmpty, names, NO_NAMES, union, type NameSet, type PartitionedStage, type StagePartitioning } from './stage-partitioning.js';
+import {
+  ALL_NAMES,
+  complement,
+  intersect,
+  isEmpty,
+  names,
+  NO_NAMES,
+  union,
+  type NameSet,
+  type PartitionedStage,
+  type StagePartitioning,
+} from './stage-partitioning.js';
 
 /** What a stage that says nothing is taken to do: anything to any label, with shared state. */
 function undeclared(spec: PartitionedStage): StagePartitioning {

@@ -16,7 +16,8 @@ export function names(list: Iterable<string>): NameSet {
 export function union(a: NameSet, b: NameSet): NameSet {
   if ('only' in a && 'only' in b) return { only: new Set([...a.only, ...b.only]) };
   if ('allBut' in a && 'allBut' in b) return { allBut: new Set([...a.allBut].filter((n) => b.allBut.has(n))) };
-  const [finite, cofinite] = 'only' in a ? [a.only, (b as { allBut: ReadonlySet<string> }).allBut] : [(b as { only: ReadonlySet<string> }).only, a.allBut];
+  const [finite, cofinite] =
+    'only' in a ? [a.only, (b as { allBut: ReadonlySet<string> }).allBut] : [(b as { only: ReadonlySet<string> }).only, a.allBut];
   return { allBut: new Set([...cofinite].filter((n) => !finite.has(n))) };
 }
 
@@ -56,5 +57,3 @@ export interface PartitionedStage {
   readonly def: { readonly name: string; readonly partitioning?: (config: any) => StagePartitioning };
   readonly config: Record<string, unknown>;
 }
-
-

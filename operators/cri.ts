@@ -112,6 +112,57 @@ function firstWhitespace(s: string): number {
 }
 
 /**
+ * Reads CRI times as `parseRFC3339Strict` does, keeping the second of the last UTC time read:
+ * a container writes many lines a second, so most times differ from the last one only in their
+ * fraction, which is all that is parsed then. The date and time before the fraction decide
+ * alone whether they are valid, so a time starting with the kept second is valid exactly when
+ * its fraction and `Z` are.
+ */
+export class CriTimes {
+  /** `YYYY-MM-DDTHH:MM:SS` of the last UTC time read, and that second in nanoseconds. */
+  private second = '';
+  private secondNs = 0n;
+
+  parse(time: string): bigint | undefined {
+    if (this.second !== '' && time.startsWith(this.second)) {
+      const nanos = utcFraction(time);
+      if (nanos !== undefined) return nanos === 0 ? this.secondNs : this.secondNs + BigInt(nanos);
+    }
+    const ns = parseRFC3339Strict(time);
+    if (ns === undefined) return undefined;
+    const nanos = utcFraction(time);
+    if (nanos !== undefined) {
+      this.second = time.slice(0, SECOND_LENGTH);
+      this.secondNs = ns - BigInt(nanos);
+    }
+    return ns;
+  }
+}
+
+/** Length of `YYYY-MM-DDTHH:MM:SS`. */
+const SECOND_LENGTH = 19;
+// Scale factors for 1–9 fraction digits.
+const FRACTION_SCALE = [0, 100_000_000, 10_000_000, 1_000_000, 100_000, 10_000, 1_000, 100, 10, 1];
+
+/**
+ * The nanoseconds of what follows the second when it is `Z` or `.` and one to nine digits then
+ * `Z` (the strict grammar's UTC forms); undefined for anything else.
+ */
+function utcFraction(time: string): number | undefined {
+  if (time.length === SECOND_LENGTH + 1) return time.charCodeAt(SECOND_LENGTH) === 0x5a /* Z */ ? 0 : undefined;
+  if (time.charCodeAt(SECOND_LENGTH) !== 0x2e /* . */ || time.charCodeAt(time.length - 1) !== 0x5a) return undefined;
+  const digits = time.length - SECOND_LENGTH - 2;
+  if (digits < 1 || digits > 9) return undefined;
+  let nanos = 0;
+  for (let i = SECOND_LENGTH + 1; i < time.length - 1; i++) {
+    const c = time.charCodeAt(i);
+    if (c < 0x30 || c > 0x39) return undefined;
+    nanos = nanos * 10 + (c - 0x30);
+  }
+  return nanos * FRACTION_SCALE[digits]!;
+}
+
+/**
  * A buffered partial entry. With truncation on, the joined line is kept as UTF-8 bytes, because a
  * cut may fall inside a character and later fragments are appended to those exact bytes.
  */
@@ -131,6 +182,7 @@ function buildCri(config: CriConfig, ctx: BuildContext): StageImpl {
   const maxHeld = config.max_partial_lines;
   const truncate = config.max_partial_line_size_truncate;
   const maxBytes = config.max_partial_line_size;
+  const times = new CriTimes();
 
   /** Applies the size limit to a held line (as bytes), counting each cut. */
   const limit = (bytes: Uint8Array): Uint8Array => {
@@ -171,7 +223,7 @@ function buildCri(config: CriConfig, ctx: BuildContext): StageImpl {
             extracted.content = parsed.content;
             extracted.time = parsed.time;
             entry.line = parsed.content;
-            const timestamp = parseRFC3339Strict(parsed.time);
+            const timestamp = times.parse(parsed.time);
             if (timestamp !== undefined) entry.timestamp = timestamp;
             entry.labels.stream = parsed.stream;
             // Nothing can merge into a full line while no partial is held: skip the key.

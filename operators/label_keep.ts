@@ -5,7 +5,6 @@
 import { FieldError } from '../lib/config/errors.js';
 import { own, type Labels } from '../core/entry.js';
 import { defineStage, type StageImpl } from '../core/stage.js';
-import {  } from '../core/stage-partitioning.js';
 import { t } from '../core/schema.js';
 
 export interface LabelKeepConfig {

@@ -38,7 +38,7 @@ import type { Entry } from '../core/entry.js';
 import { FieldError } from '../lib/config/errors.js';
 import { Fifo } from '../lib/fifo.js';
 import { defineStage, type BuildContext, type StageImpl } from '../core/stage.js';
-import { names, NO_NAMES, type StagePartitioning } from '../core/stage-partitioning.js';
+import { NO_NAMES, type StagePartitioning } from '../core/stage-partitioning.js';
 import { t } from '../core/schema.js';
 
 export interface LimitConfig {

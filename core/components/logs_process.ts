@@ -204,9 +204,9 @@ class LogsProcess {
       return fanOut(receivers, entries);
     };
     // Entries from threads arrive later, but keep the place in line their batch took now.
-    const handedOn = (Array.isArray(batch) ? this.forwarding.then(() => handOn(batch)) : this.forwarding.then(() => batch).then(handOn)).finally(
-      () => (this.handingOn -= counted),
-    );
+    const handedOn = (
+      Array.isArray(batch) ? this.forwarding.then(() => handOn(batch)) : this.forwarding.then(() => batch).then(handOn)
+    ).finally(() => (this.handingOn -= counted));
     this.forwarding = handedOn.catch((err) => {
       this.ctx.log('error', 'forwarding entries failed', { error: String(err), entries: counted });
     });

@@ -5,7 +5,11 @@ import { decodeEntries, encodeEntries } from '../../core/entry-batch-codec.js';
 
 const numRuns = Number(process.env.FC_NUM_RUNS ?? 200);
 // Separators, digits and commas in every text, and characters outside the BMP.
-const textArb = fc.oneof(fc.string({ maxLength: 12 }), fc.string({ unit: 'binary', maxLength: 6 }), fc.constantFrom('', ',', '12,', '0,,', '\u0000'));
+const textArb = fc.oneof(
+  fc.string({ maxLength: 12 }),
+  fc.string({ unit: 'binary', maxLength: 6 }),
+  fc.constantFrom('', ',', '12,', '0,,', '\u0000'),
+);
 const entryArb: fc.Arbitrary<Entry> = fc.record({
   labels: fc.dictionary(textArb, textArb, { maxKeys: 4 }),
   line: textArb,

@@ -19,7 +19,9 @@ function describePlan(p: PartitionPlan): string {
 
 describe('planPartitions', () => {
   it('splits a list with no stateful stage anyhow', () => {
-    expect(describePlan(plan('stage.json {\n  expressions = { level = "" }\n}\nstage.labels {\n  values = { level = "" }\n}\n'))).toBe('stateless');
+    expect(describePlan(plan('stage.json {\n  expressions = { level = "" }\n}\nstage.labels {\n  values = { level = "" }\n}\n'))).toBe(
+      'stateless',
+    );
   });
 
   it('keys stream state on every label no earlier stage touches', () => {
@@ -40,21 +42,31 @@ describe('planPartitions', () => {
   });
 
   it('keeps only the kept labels after label_keep, and runs nested stages of match after what came before', () => {
-    expect(describePlan(plan('stage.label_keep {\n  values = ["pod", "ns"]\n}\nstage.metrics {\n  metric.counter {\n    name = "c"\n    description = "c"\n    match_all = true\n    action = "inc"\n  }\n}\n'))).toBe(
-      'only [ns,pod]',
-    );
     expect(
       describePlan(
-        plan('stage.label_drop {\n  values = ["pod"]\n}\nstage.match {\n  selector = "{app=\\"a\\"}"\n  stage.multiline {\n    firstline = "^x"\n  }\n}\n'),
+        plan(
+          'stage.label_keep {\n  values = ["pod", "ns"]\n}\nstage.metrics {\n  metric.counter {\n    name = "c"\n    description = "c"\n    match_all = true\n    action = "inc"\n  }\n}\n',
+        ),
+      ),
+    ).toBe('only [ns,pod]');
+    expect(
+      describePlan(
+        plan(
+          'stage.label_drop {\n  values = ["pod"]\n}\nstage.match {\n  selector = "{app=\\"a\\"}"\n  stage.multiline {\n    firstline = "^x"\n  }\n}\n',
+        ),
       ),
     ).toBe('all but [pod]');
   });
 
   it('runs a list with one state for all entries on one thread, and says why', () => {
-    expect(describePlan(plan('stage.limit {\n  rate = 10\n  burst = 10\n}\n'))).toBe('single: stage.limit without by_label_name keeps one rate for all entries');
-    expect(describePlan(plan('stage.regex {\n  expression = "(?P<a>.)"\n  labels_from_groups = true\n}\nstage.multiline {\n  firstline = "^x"\n}\n'))).toBe(
-      'single: stage.multiline keys its state on labels that earlier stages may change',
+    expect(describePlan(plan('stage.limit {\n  rate = 10\n  burst = 10\n}\n'))).toBe(
+      'single: stage.limit without by_label_name keeps one rate for all entries',
     );
+    expect(
+      describePlan(
+        plan('stage.regex {\n  expression = "(?P<a>.)"\n  labels_from_groups = true\n}\nstage.multiline {\n  firstline = "^x"\n}\n'),
+      ),
+    ).toBe('single: stage.multiline keys its state on labels that earlier stages may change');
   });
 });
 
