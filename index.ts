@@ -17,6 +17,16 @@ export {
   type StageOperator,
 } from './core/stage.js';
 export { loadStageModules, loadConfigStageModules } from './core/stage-modules.js';
+export {
+  ALL_NAMES,
+  NO_NAMES,
+  names,
+  PER_ENTRY,
+  type NameSet,
+  type StagePartitioning,
+  type StageState,
+} from './core/stage-partitioning.js';
+export { planPartitions, type PartitionPlan } from './core/partitioning.js';
 export { assertReadable, type Sandbox } from './core/sandbox.js';
 export { pipeline, buildPipeline, type PipelineOptions } from './core/pipeline.js';
 export { loadStageList, startProcessRun } from './core/process.js';

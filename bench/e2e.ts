@@ -10,11 +10,12 @@ import type { AddressInfo } from 'node:net';
 import { PassThrough } from 'node:stream';
 import { Registry } from 'prom-client';
 import { systemClock } from '../core/clock.js';
+import type { ComponentContext } from '../core/runtime/component.js';
 import { ComponentGraph } from '../core/runtime/graph.js';
 import type { LogsSourceApi } from '../receivers/logs_source_api.js';
 import '../index.js';
 import { compared, peakRssMiB } from './harness.js';
-import { countingSink, pushWorkload, type PushWorkload } from './pushes.js';
+import { countingSink, pushWorkload, type CountingSink, type PushWorkload } from './pushes.js';
 import type { BenchRow } from './types.js';
 import { forwarderConfig } from '../test/e2e/configs.js';
 
@@ -24,7 +25,7 @@ const PER_PUSH = 1000;
 const CLIENTS = 4;
 
 /** Pushes of PER_PUSH entries spread over the pods, each line a CRI record with a JSON body. */
-function workload(): PushWorkload {
+export function workload(): PushWorkload {
   return pushWorkload({
     entries: ENTRIES,
     pods: PODS,
@@ -84,6 +85,29 @@ async function drive(url: string, load: PushWorkload, delivered: () => number): 
   return Number(process.hrtime.bigint() - started) / 1e9;
 }
 
+/**
+ * Seconds for `load` through logs.source.api → logs.process → logs.write into `sink`: the same
+ * Kubernetes-logs instance the end-to-end tests run, its stages in place or on `threads`.
+ */
+export async function throughPipeline(load: PushWorkload, sink: CountingSink, threads?: ComponentContext['pipelineThreads']): Promise<number> {
+  sink.reset();
+  const registry = new Registry();
+  const graph = new ComponentGraph((id) => ({
+    id,
+    clock: systemClock(),
+    registry,
+    stdout: new PassThrough(),
+    log: () => {},
+    ...(threads ? { pipelineThreads: threads } : {}),
+  }));
+  graph.load(forwarderConfig(sink.url, { write: { batch_wait: '"20ms"' } }), 'bench.alloy');
+  await graph.start();
+  const apiUrl = (graph.component('logs.source.api.in') as unknown as LogsSourceApi).url()!;
+  const seconds = await drive(apiUrl, load, sink.entries);
+  await graph.stop();
+  return seconds;
+}
+
 /** Push → process → write on loopback, beside a raw forward of the same bodies. */
 export async function benchE2e(): Promise<BenchRow[]> {
   const load = workload();
@@ -94,15 +118,7 @@ export async function benchE2e(): Promise<BenchRow[]> {
   const rawSeconds = await drive(forwarder.url, load, sink.entries);
   forwarder.server.close();
 
-  sink.reset();
-  const registry = new Registry();
-  const graph = new ComponentGraph((id) => ({ id, clock: systemClock(), registry, stdout: new PassThrough(), log: () => {} }));
-  // The same Kubernetes-logs instance the end-to-end tests run.
-  graph.load(forwarderConfig(sink.url, { write: { batch_wait: '"20ms"' } }), 'bench.alloy');
-  await graph.start();
-  const apiUrl = (graph.component('logs.source.api.in') as unknown as LogsSourceApi).url()!;
-  const pipelineSeconds = await drive(apiUrl, load, sink.entries);
-  await graph.stop();
+  const pipelineSeconds = await throughPipeline(load, sink);
   sink.server.close();
 
   return [

@@ -47,7 +47,15 @@ export function pushWorkload(options: {
 }
 
 /** A push endpoint that decodes every body and counts its entries. */
-export async function countingSink(): Promise<{ server: Server; url: string; entries: () => number; reset: () => void }> {
+export interface CountingSink {
+  readonly server: Server;
+  readonly url: string;
+  entries(): number;
+  reset(): void;
+}
+
+/** Starts a CountingSink on loopback. */
+export async function countingSink(): Promise<CountingSink> {
   let entries = 0;
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];

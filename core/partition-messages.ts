@@ -25,12 +25,15 @@ export interface PartitionWorkerSetup {
 /** One output: an entry (its extracted map emptied) or a formatted line. */
 export type PartitionItem = Entry | string;
 
-/** Outputs as they cross: entries packed into one string (entry-batch-codec.ts), or formatted lines. */
-export type PackedItems = { readonly packed: string } | { readonly lines: string[] };
+/**
+ * Outputs as they cross: entries packed into one string (entry-batch-codec.ts), or formatted lines
+ * joined into one string with their lengths (one copy instead of one per line).
+ */
+export type PackedItems = { readonly packed: string } | { readonly text: string; readonly lengths: Int32Array };
 
 export type ToPartitionWorker =
   /** Entries to process; `seqs[i]` is entry i's place in the whole batch, returned with its outputs. */
-  | { readonly kind: 'batch'; readonly id: number; readonly packed: string; readonly seqs: number[] }
+  | { readonly kind: 'batch'; readonly id: number; readonly packed: string; readonly seqs: Int32Array }
   | { readonly kind: 'end' }
   | { readonly kind: 'metrics'; readonly id: number };
 
@@ -38,7 +41,7 @@ export type FromPartitionWorker =
   | { readonly kind: 'ready' }
   | { readonly kind: 'failed'; readonly errors: string[] }
   /** What processing batch `id` forwarded at once, each output with the seq of the entry that caused it. */
-  | { readonly kind: 'outputs'; readonly id: number; readonly items: PackedItems; readonly seqs: number[] }
+  | { readonly kind: 'outputs'; readonly id: number; readonly items: PackedItems; readonly seqs: Int32Array }
   /** Batch `id` holds nothing back any more. */
   | { readonly kind: 'settled'; readonly id: number }
   /** Outputs forwarded by a timer (a multiline block's wait ran out, a limit released an entry). */

@@ -15,7 +15,8 @@ import type { FromPartitionWorker, PackedItems, PartitionItem, PartitionWorkerSe
 import { loadStageList, startProcessRun, type ProcessRun } from './process.js';
 
 export function servePartition(port: MessagePort, setup: PartitionWorkerSetup): void {
-  const post = (message: FromPartitionWorker) => port.postMessage(message);
+  // Typed arrays are handed over, not copied.
+  const post = (message: FromPartitionWorker) => port.postMessage(message, transferablesOf(message));
   const registry = new Registry();
   const manual = setup.virtualStartNs === undefined ? undefined : new ManualClock(BigInt(setup.virtualStartNs));
   const clock = manual ?? systemClock();
@@ -26,7 +27,7 @@ export function servePartition(port: MessagePort, setup: PartitionWorkerSetup): 
     return entry;
   };
   const pack = (items: PartitionItem[]): PackedItems =>
-    setup.output === 'entries' ? { packed: encodeEntries(items as Entry[]) } : { lines: items as string[] };
+    setup.output === 'entries' ? { packed: encodeEntries(items as Entry[]) } : joinLines(items as string[]);
 
   // Where forwarded outputs go: the current batch's answer, or the next timer emission.
   let batch: { items: PartitionItem[]; seqs: number[]; seq: number } | undefined;
@@ -68,7 +69,7 @@ export function servePartition(port: MessagePort, setup: PartitionWorkerSetup): 
     emitted = [];
   }
 
-  function processBatch(id: number, packed: string, seqs: number[]): void {
+  function processBatch(id: number, packed: string, seqs: Int32Array): void {
     const entries = decodeEntries(packed);
     // Timer outputs not yet sent came before this batch.
     flushEmitted();
@@ -81,7 +82,7 @@ export function servePartition(port: MessagePort, setup: PartitionWorkerSetup): 
     } finally {
       const answer = batch;
       batch = undefined;
-      post({ kind: 'outputs', id, items: pack(answer.items), seqs: answer.seqs });
+      post({ kind: 'outputs', id, items: pack(answer.items), seqs: Int32Array.from(answer.seqs) });
     }
     void run.pending().then(() => {
       flushEmitted();
@@ -107,4 +108,17 @@ export function servePartition(port: MessagePort, setup: PartitionWorkerSetup): 
     else void registry.getMetricsAsJSON().then((families) => post({ kind: 'metrics', id: message.id, families }));
   });
   post({ kind: 'ready' });
+}
+
+function joinLines(lines: readonly string[]): PackedItems {
+  const lengths = new Int32Array(lines.length);
+  for (let i = 0; i < lines.length; i++) lengths[i] = lines[i]!.length;
+  return { text: lines.join(''), lengths };
+}
+
+function transferablesOf(message: FromPartitionWorker): ArrayBuffer[] {
+  const buffers: ArrayBuffer[] = [];
+  if (message.kind === 'outputs') buffers.push(message.seqs.buffer as ArrayBuffer);
+  if ('items' in message && 'lengths' in message.items) buffers.push(message.items.lengths.buffer as ArrayBuffer);
+  return buffers;
 }

@@ -29,7 +29,7 @@ export interface PartitionedPipelineOptions {
 /** A batch in flight: what each thread answered, and who still has to answer or settle. */
 interface BatchInFlight {
   readonly id: number;
-  readonly answers: Map<number, { items: PartitionItem[]; seqs: number[] }>;
+  readonly answers: Map<number, { items: PartitionItem[]; seqs: Int32Array }>;
   /** Timer outputs a thread sent before it answered this batch: they come first. */
   readonly before: PartitionItem[][];
   awaitingAnswers: number;
@@ -68,8 +68,8 @@ class PartitionThread {
     this.worker = new Worker(options.workerUrl, { workerData: options.setup, execArgv: [] });
   }
 
-  post(message: ToPartitionWorker): void {
-    this.worker.postMessage(message);
+  post(message: ToPartitionWorker, transfer: ArrayBuffer[] = []): void {
+    this.worker.postMessage(message, transfer);
   }
 }
 
@@ -121,7 +121,8 @@ export class PartitionedPipeline {
       batch.awaitingAnswers++;
       batch.awaitingSettled++;
       thread.unanswered.push(batch);
-      thread.post({ kind: 'batch', id: batch.id, packed: encodeEntries(part.entries), seqs: part.seqs });
+      const seqs = Int32Array.from(part.seqs);
+      thread.post({ kind: 'batch', id: batch.id, packed: encodeEntries(part.entries), seqs }, [seqs.buffer]);
     });
     if (batch.awaitingAnswers === 0) {
       batch.answered.resolve([]);
@@ -267,5 +268,13 @@ function merge(batch: BatchInFlight): PartitionItem[] {
 }
 
 function unpack(items: PackedItems): PartitionItem[] {
-  return 'packed' in items ? decodeEntries(items.packed) : items.lines;
+  if ('packed' in items) return decodeEntries(items.packed);
+  const lines: string[] = new Array(items.lengths.length);
+  let at = 0;
+  for (let i = 0; i < lines.length; i++) {
+    const end = at + items.lengths[i]!;
+    lines[i] = items.text.slice(at, end);
+    at = end;
+  }
+  return lines;
 }

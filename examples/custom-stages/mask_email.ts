@@ -9,7 +9,7 @@
  * turns into a new one. test/testing/mask-email-example.test.ts checks that property and the
  * others with the testing kit.
  */
-import { defineStage, FieldError, t, type StageImpl } from 'rivulet';
+import { defineStage, FieldError, PER_ENTRY, t, type StageImpl } from 'rivulet';
 
 export interface MaskEmailConfig {
   /** Extracted name whose text is masked; unset means the line. */
@@ -28,6 +28,8 @@ export const maskEmail = defineStage<MaskEmailConfig>({
   },
   validate: validateMaskEmail,
   build: buildMaskEmail,
+  // Keeps nothing between entries and changes no label: threads may split its entries anyhow.
+  partitioning: () => PER_ENTRY,
 });
 
 export function validateMaskEmail(config: MaskEmailConfig): void {
