@@ -1,4 +1,4 @@
-import type { Entry, Labels, MetadataPair } from './entry.js';
+import type { Entry, Extracted, Labels, MetadataPair } from './entry.js';
 import { formatRFC3339Nano, parseRFC3339 } from '../lib/time/rfc3339.js';
 import type { Clock } from './clock.js';
 
@@ -8,21 +8,15 @@ import type { Clock } from './clock.js';
  * plus `extracted` when asked (values as JSON; bigint as a number). Labels are sorted by name.
  *
  * Written by hand rather than through `JSON.stringify` of a view object (the same bytes: strings
- * go through `JSON.stringify`, and keys keep the order an object would give them), because it is
- * the hot end of `rivulet process`: no view objects, no replacer call per value.
+ * go through `JSON.stringify` unless they need no escape, and keys keep the order an object would
+ * give them), because it is the hot end of `rivulet process`: no view objects, no replacer call
+ * per value.
  */
 export function entryToJson(entry: Entry, withExtracted: boolean): string {
-  let json = `{"labels":${labelsJson(entry.labels)},"line":${JSON.stringify(entry.line)},"timestamp":"${formatRFC3339Nano(entry.timestamp)}","structured_metadata":${metadataJson(entry.structuredMetadata)}`;
-  if (withExtracted) json += `,"extracted":${valueJson(entry.extracted)}`;
-  return `${json}}`;
-}
-
-/** Characters JSON.stringify writes as escapes: quote, backslash, controls and lone surrogates. */
-const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
-
-/** A string as JSON.stringify writes it; most label values and keys need no escape at all. */
-function quote(text: string): string {
-  return NEEDS_ESCAPE.test(text) ? JSON.stringify(text) : `"${text}"`;
+  const line = JSON.stringify(entry.line);
+  const json = `{"labels":${labelsJson(entry.labels)},"line":${line},"timestamp":"${formatRFC3339Nano(entry.timestamp)}","structured_metadata":${metadataJson(entry.structuredMetadata)}`;
+  if (!withExtracted) return `${json}}`;
+  return `${json},"extracted":${extractedJson(entry.extracted, entry.line, line)}}`;
 }
 
 /** What `--output` prints per entry: the full JSON form, the entry without extracted values, or the line alone. */
@@ -34,30 +28,84 @@ export function formatEntry(entry: Entry, format: EntryOutputFormat): string {
   return entryToJson(entry, format === 'json');
 }
 
+/**
+ * Strings longer than this go straight to JSON.stringify: its native scan beats a JavaScript one
+ * on long text, while on short names and values the call costs more than the scan.
+ */
+const SHORT_STRING = 48;
+
+/** A string as JSON.stringify writes it; most label values, keys and short values need no escape. */
+function quote(text: string): string {
+  return text.length <= SHORT_STRING && !needsEscape(text) ? `"${text}"` : JSON.stringify(text);
+}
+
+/** Whether JSON.stringify writes an escape in `text`: a quote, a backslash, a control or a surrogate. */
+function needsEscape(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x20 || code === 0x22 || code === 0x5c || (code >= 0xd800 && code <= 0xdfff)) return true;
+  }
+  return false;
+}
+
 function labelsJson(labels: Labels): string {
   const names = Object.keys(labels);
   if (names.length === 0) return '{}';
-  if (names.some(isArrayIndex)) return JSON.stringify(sortedObject(labels));
-  sortNames(names);
-  let json = '';
-  for (let i = 0; i < names.length; i++) {
-    const name = names[i]!;
-    json += `${i === 0 ? '{' : ','}${quote(name)}:${quote(labels[name]!)}`;
+  if (lastLabelsLayout === undefined || !sameNames(lastLabelsLayout.names, names)) {
+    // An object lists array-index names first, so the view object's order is not the sorted one.
+    if (names.some(isArrayIndex)) return JSON.stringify(sortedObject(labels));
+    lastLabelsLayout = objectLayout(names, sortedNames(names));
   }
+  const { order, firstPrefixes, nextPrefixes } = lastLabelsLayout;
+  let json = firstPrefixes[0]! + quote(labels[order[0]!]!);
+  for (let i = 1; i < order.length; i++) json += nextPrefixes[i]! + quote(labels[order[i]!]!);
   return `${json}}`;
 }
 
 /**
- * Sorts a few names in place in the order Array.prototype.sort gives (UTF-16 code units), by
- * insertion: label sets are small, and the default sort costs several times more on them.
+ * How an object with these keys (as Object.keys lists them) is written: the keys in the order
+ * written, and the text before each value, `{"key":` when it comes first and `,"key":` after
+ * another.
  */
-function sortNames(names: string[]): void {
+interface ObjectLayout {
+  readonly names: readonly string[];
+  readonly order: readonly string[];
+  readonly firstPrefixes: readonly string[];
+  readonly nextPrefixes: readonly string[];
+}
+
+/**
+ * The last layouts built: consecutive entries of a pipeline mostly carry the same label names and
+ * extracted keys in the same order, so sorting and quoting names happen once per change of names.
+ */
+let lastLabelsLayout: ObjectLayout | undefined;
+let lastExtractedLayout: ObjectLayout | undefined;
+
+function objectLayout(names: readonly string[], order: readonly string[]): ObjectLayout {
+  const firstPrefixes = order.map((name) => `{${quote(name)}:`);
+  const nextPrefixes = order.map((name) => `,${quote(name)}:`);
+  return { names, order, firstPrefixes, nextPrefixes };
+}
+
+function sameNames(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/**
+ * Names in the order Array.prototype.sort gives (UTF-16 code units), sorted by insertion: label
+ * sets are small, and the default sort costs several times more on them.
+ */
+function sortedNames(unsorted: readonly string[]): string[] {
+  const names = unsorted.slice();
   for (let i = 1; i < names.length; i++) {
     const name = names[i]!;
     let j = i - 1;
     for (; j >= 0 && names[j]! > name; j--) names[j + 1] = names[j]!;
     names[j + 1] = name;
   }
+  return names;
 }
 
 function metadataJson(pairs: readonly MetadataPair[]): string {
@@ -65,6 +113,40 @@ function metadataJson(pairs: readonly MetadataPair[]): string {
   // A later pair of the same name wins, at the position of the first, as Object.fromEntries does.
   if (pairs.length > 1 || isArrayIndex(pairs[0]!.name)) return JSON.stringify(Object.fromEntries(pairs.map((p) => [p.name, p.value])));
   return `{${quote(pairs[0]!.name)}:${quote(pairs[0]!.value)}}`;
+}
+
+/**
+ * The extracted map as JSON.stringify (with bigint as numbers) writes it. Flat maps of text,
+ * numbers, booleans and null, the usual case, are written here; anything else (nested values,
+ * other prototypes, functions that could be a `toJSON`) goes to JSON.stringify whole. Keys come in
+ * Object.keys order, which is JSON.stringify's own (array indices first). A value that is the
+ * entry's line (`content` after stage.cri, `output` after a copy) reuses the line's JSON.
+ */
+function extractedJson(extracted: Extracted, line: string, lineJson: string): string {
+  const prototype = Object.getPrototypeOf(extracted);
+  if (prototype !== Object.prototype && prototype !== null) return valueJson(extracted);
+  const keys = Object.keys(extracted);
+  if (lastExtractedLayout === undefined || !sameNames(lastExtractedLayout.names, keys)) lastExtractedLayout = objectLayout(keys, keys);
+  const { firstPrefixes, nextPrefixes } = lastExtractedLayout;
+  let json = '';
+  for (let i = 0; i < keys.length; i++) {
+    const value = extracted[keys[i]!];
+    let valueText: string;
+    if (typeof value === 'string') valueText = value === line ? lineJson : quote(value);
+    else if (typeof value === 'number') valueText = numberJson(value);
+    else if (typeof value === 'boolean') valueText = value ? 'true' : 'false';
+    else if (value === null) valueText = 'null';
+    else if (value === undefined) continue;
+    else if (typeof value === 'bigint') valueText = numberJson(Number(value));
+    else return valueJson(extracted);
+    json += (json.length === 0 ? firstPrefixes[i]! : nextPrefixes[i]!) + valueText;
+  }
+  return json.length === 0 ? '{}' : `${json}}`;
+}
+
+/** A number as JSON writes it: NaN and the infinities as null, -0 as 0 (as String gives it). */
+function numberJson(value: number): string {
+  return Number.isFinite(value) ? String(value) : 'null';
 }
 
 function valueJson(value: unknown): string {

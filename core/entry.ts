@@ -47,12 +47,24 @@ export function makeEntry(parts: Partial<Entry> & { line: string; timestamp: big
  */
 export function cloneEntry(entry: Entry): Entry {
   return {
-    labels: { ...entry.labels },
+    labels: copyMap(entry.labels),
     line: entry.line,
     timestamp: entry.timestamp,
     structuredMetadata: entry.structuredMetadata.map((p) => ({ name: p.name, value: p.value })),
-    extracted: { ...entry.extracted },
+    extracted: copyMap(entry.extracted),
   };
+}
+
+/**
+ * A shallow copy of a label set or extracted map, own symbol keys included (a trace tag rides on
+ * the extracted map). Not a spread: V8 gives an object made by `{ ...map }` a shape that turns
+ * every property added to it later (stages add labels and extracted values to every entry) into
+ * a new shape, measured at about a microsecond a property; a copy made by `Object.assign` takes
+ * the ordinary shared transitions.
+ */
+export function copyMap<T>(map: Record<string, T>): Record<string, T> {
+  // Object.assign writes with [[Set]], which would take an own `__proto__` key for the prototype.
+  return Object.hasOwn(map, '__proto__') ? { ...map } : Object.assign({}, map);
 }
 
 /**

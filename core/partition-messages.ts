@@ -33,7 +33,7 @@ export type PackedItems = { readonly packed: string } | { readonly text: string;
 
 export type ToPartitionWorker =
   /** Entries to process; `seqs[i]` is entry i's place in the whole batch, returned with its outputs. */
-  | { readonly kind: 'batch'; readonly id: number; readonly packed: string; readonly seqs: Int32Array }
+  | { readonly kind: 'batch'; readonly id: number; readonly packed: string; readonly seqs: Int32Array; readonly untilSentOn: boolean }
   | { readonly kind: 'end' }
   | { readonly kind: 'metrics'; readonly id: number };
 

@@ -69,7 +69,7 @@ export function servePartition(port: MessagePort, setup: PartitionWorkerSetup): 
     emitted = [];
   }
 
-  function processBatch(id: number, packed: string, seqs: Int32Array): void {
+  function processBatch(id: number, packed: string, seqs: Int32Array, untilSentOn: boolean): void {
     const entries = decodeEntries(packed);
     // Timer outputs not yet sent came before this batch.
     flushEmitted();
@@ -84,7 +84,7 @@ export function servePartition(port: MessagePort, setup: PartitionWorkerSetup): 
       batch = undefined;
       post({ kind: 'outputs', id, items: pack(answer.items), seqs: Int32Array.from(answer.seqs) });
     }
-    void run.pending().then(() => {
+    void Promise.all([run.pending(), untilSentOn ? run.held() : undefined]).then(() => {
       flushEmitted();
       post({ kind: 'settled', id });
     });
@@ -103,7 +103,7 @@ export function servePartition(port: MessagePort, setup: PartitionWorkerSetup): 
   }
 
   port.on('message', (message: ToPartitionWorker) => {
-    if (message.kind === 'batch') processBatch(message.id, message.packed, message.seqs);
+    if (message.kind === 'batch') processBatch(message.id, message.packed, message.seqs, message.untilSentOn);
     else if (message.kind === 'end') void end();
     else void registry.getMetricsAsJSON().then((families) => post({ kind: 'metrics', id: message.id, families }));
   });

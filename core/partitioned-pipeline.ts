@@ -97,9 +97,10 @@ export class PartitionedPipeline {
 
   /**
    * Sends a batch through the threads. `outputs` settles with what the stages forwarded while it
-   * was pushed, in one thread's order; `settled` once no stage holds any of it back.
+   * was pushed, in one thread's order; `settled` once no stage holds any of it back for timing
+   * reasons, and with `untilSentOn` once every entry held in a block has been sent on too.
    */
-  process(entries: readonly Entry[]): { outputs: Promise<PartitionItem[]>; settled: Promise<void> } {
+  process(entries: readonly Entry[], untilSentOn = false): { outputs: Promise<PartitionItem[]>; settled: Promise<void> } {
     const batch: BatchInFlight = {
       id: this.nextId++,
       answers: new Map(),
@@ -122,7 +123,7 @@ export class PartitionedPipeline {
       batch.awaitingSettled++;
       thread.unanswered.push(batch);
       const seqs = Int32Array.from(part.seqs);
-      thread.post({ kind: 'batch', id: batch.id, packed: encodeEntries(part.entries), seqs }, [seqs.buffer]);
+      thread.post({ kind: 'batch', id: batch.id, packed: encodeEntries(part.entries), seqs, untilSentOn }, [seqs.buffer]);
     });
     if (batch.awaitingAnswers === 0) {
       batch.answered.resolve([]);

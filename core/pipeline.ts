@@ -82,10 +82,12 @@ export function buildStages(specs: readonly StageSpec[], ctx: BuildContext): Bui
   const operator: OperatorFunction<Entry, Entry> = (source) => segments.reduce((acc, seg) => seg(acc), source);
   const process = entryFns.every((fn) => fn !== undefined) ? composeFns(entryFns as EntryFn[]) : undefined;
   const holding = built.flatMap((s) => (s.kind === 'operator' && s.pending ? [s.pending] : []));
+  const keeping = built.flatMap((s) => (s.kind === 'operator' && s.held ? [s.held] : []));
   return {
     operator,
     process,
-    pending: () => (holding.length === 0 ? Promise.resolve() : Promise.all(holding.map((p) => p())).then(() => undefined)),
+    pending: () => allSettled(holding),
+    held: () => allSettled(keeping),
     dispose: () => {
       for (const stage of built) stage.dispose?.();
     },
@@ -102,6 +104,10 @@ function buildOne(spec: StageSpec, ctx: BuildContext): StageImpl {
       throw new ConfigError(err.reason, undefined, err.blockPath.length > 0 ? err.blockPath : spec.path);
     throw err;
   }
+}
+
+function allSettled(waits: ReadonlyArray<() => Promise<void>>): Promise<void> {
+  return waits.length === 0 ? Promise.resolve() : Promise.all(waits.map((wait) => wait())).then(() => undefined);
 }
 
 function composeFns(fns: readonly EntryFn[]): EntryFn {

@@ -69,6 +69,8 @@ export interface ProcessRun {
   pushOwned(entry: Entry): void;
   /** Settles once no stage holds entries back for timing reasons (a waiting limit). */
   pending(): Promise<void>;
+  /** Settles once every entry held when called (an open multiline block) has been sent on. */
+  held(): Promise<void>;
   /** Ends the input: stateful stages flush, then the run completes. */
   end(): void;
   dispose(): void;
@@ -104,6 +106,7 @@ export function startProcessRun(specs: readonly StageSpec[], options: ProcessRun
       input.next(entry);
     },
     pending: () => built.pending(),
+    held: () => built.held(),
     end: () => input.complete(),
     dispose: () => {
       subscription.unsubscribe();

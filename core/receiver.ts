@@ -7,7 +7,17 @@ import { makeCapsule, type Capsule } from '../lib/config/evaluate.js';
  * sources answer their clients only after nothing can be lost in between.
  */
 export interface LogsReceiver {
-  send(entries: readonly Entry[]): Promise<void>;
+  /** Resolves once the receiver has taken the entries over (see `SendOptions` for how far). */
+  send(entries: readonly Entry[], options?: SendOptions): Promise<void>;
+}
+
+export interface SendOptions {
+  /**
+   * Resolve only once every entry of this batch that a stage held back (a multiline block still
+   * open) has been sent on, for a source that acknowledges its input upstream only then. Such a
+   * send may take as long as the longest hold (a block's `max_wait_time`).
+   */
+  readonly untilSentOn?: boolean;
 }
 
 export const LOGS_RECEIVER = 'logs.receiver';

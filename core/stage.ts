@@ -32,6 +32,12 @@ export type StageImpl =
        * have been released, so a component can acknowledge a batch only then.
        */
       readonly pending?: () => Promise<void>;
+      /**
+       * Settles once every entry the stage held back when called (a multiline block still open)
+       * has been sent on. Unlike `pending` it may take as long as the stage's own wait (a
+       * block's `max_wait_time`), so only senders that ask wait for it (see `SendOptions`).
+       */
+      readonly held?: () => Promise<void>;
     };
 
 /** What a stage may use while it is built: its clock, the shared counters, randomness, nesting. */
@@ -97,6 +103,8 @@ export interface BuiltPipeline {
   readonly process?: (entry: Entry) => Entry | null;
   /** Settles when no stage holds entries back any more (see StageImpl `pending`). */
   pending(): Promise<void>;
+  /** Settles once every entry held when called has been sent on (see StageImpl `held`). */
+  held(): Promise<void>;
   dispose(): void;
 }
 

@@ -121,6 +121,7 @@ function buildMatch(config: MatchConfig, ctx: BuildContext): StageImpl {
     operator: (source) => routeThrough(source, matches, nested),
     dispose: () => nested.dispose(),
     pending: () => nested.pending(),
+    held: () => nested.held(),
   };
 }
 

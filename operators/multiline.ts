@@ -86,9 +86,12 @@ function compileFirstline(config: MultilineConfig): Regex {
 
 function buildMultiline(config: MultilineConfig, ctx: BuildContext): StageImpl {
   const firstline = compileFirstline(config);
+  const held = new HeldLines();
   return {
     kind: 'operator',
+    held: () => held.whenSentOn(),
     operator: multilineBlocks({
+      held,
       isFirstLine: (line) => firstline.test(line),
       maxLines: config.max_lines,
       maxWaitMs: Number(config.max_wait_time) / 1e6,
@@ -107,6 +110,39 @@ export interface MultilineOptions {
   readonly trimNewlines: boolean;
   /** Drives the idle timer and tells the time (`now()`). */
   readonly scheduler: SchedulerLike;
+  /** Told of every line taken into a block and of every block sent on. */
+  readonly held?: HeldLines;
+}
+
+/**
+ * Lets a sender wait until the lines held in blocks so far have been sent on, so it can
+ * acknowledge its input only then (`logs.source.jetstream` does). Lines are numbered as blocks
+ * take them; a wait for line N ends once no open block holds a line numbered N or below.
+ */
+export class HeldLines {
+  private taken = 0;
+  private waiters: Array<{ readonly upTo: number; readonly resolve: () => void }> = [];
+  /** The number of the oldest line an open block holds (Infinity for none); set by the running operator. */
+  oldestHeld: () => number = () => Number.POSITIVE_INFINITY;
+
+  take(): number {
+    return ++this.taken;
+  }
+
+  whenSentOn(): Promise<void> {
+    const upTo = this.taken;
+    if (this.oldestHeld() > upTo) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.push({ upTo, resolve }));
+  }
+
+  /** A block was sent on (or dropped with the operator's state): wake whoever no longer waits. */
+  sentOn(): void {
+    if (this.waiters.length === 0) return;
+    const oldest = this.oldestHeld();
+    const still = this.waiters.filter((w) => w.upTo >= oldest);
+    for (const waiter of this.waiters) if (waiter.upTo < oldest) waiter.resolve();
+    this.waiters = still;
+  }
 }
 
 /** One stream's block in progress. */
@@ -117,6 +153,8 @@ interface StreamBlock {
   text: string;
   lines: number;
   lastActivityMs: number;
+  /** The number (HeldLines) of the block's first line. */
+  firstHeld: number;
 }
 
 /**
@@ -125,12 +163,18 @@ interface StreamBlock {
  * releases the timer and all state.
  */
 export function multilineBlocks(options: MultilineOptions): OperatorFunction<Entry, Entry> {
-  const { isFirstLine, maxLines, maxWaitMs, trimNewlines, scheduler } = options;
+  const { isFirstLine, maxLines, maxWaitMs, trimNewlines, scheduler, held } = options;
   return (source) =>
     new Observable<Entry>((subscriber) => {
       // Insertion order is activity order: a stream is moved to the end on each of its lines.
       const streams = new Map<string, StreamBlock>();
       let timer: Subscription | undefined;
+      if (held)
+        held.oldestHeld = () => {
+          let oldest = Number.POSITIVE_INFINITY;
+          for (const stream of streams.values()) if (stream.text.length > 0 && stream.firstHeld < oldest) oldest = stream.firstHeld;
+          return oldest;
+        };
       // Consecutive lines usually come from the same stream: comparing with the previous label set
       // is much cheaper than rendering the canonical key again.
       let previousLabels: Labels | undefined;
@@ -156,6 +200,7 @@ export function multilineBlocks(options: MultilineOptions): OperatorFunction<Ent
         stream.text = '';
         stream.lines = 0;
         subscriber.next(out);
+        held?.sentOn();
       };
 
       const armTimer = () => {
@@ -203,7 +248,7 @@ export function multilineBlocks(options: MultilineOptions): OperatorFunction<Ent
               subscriber.next(entry);
               return;
             }
-            stream = { start: entry, text: '', lines: 0, lastActivityMs: nowMs };
+            stream = { start: entry, text: '', lines: 0, lastActivityMs: nowMs, firstHeld: 0 };
           } else {
             if (starts) {
               flush(stream, true);
@@ -215,6 +260,8 @@ export function multilineBlocks(options: MultilineOptions): OperatorFunction<Ent
           }
           streams.set(key, stream);
           const line = trimNewlines ? trimTrailingNewlines(entry.line) : entry.line;
+          const number = held?.take() ?? 0;
+          if (stream.text.length === 0) stream.firstHeld = number;
           stream.text = stream.text.length > 0 ? stream.text + '\n' + line : line;
           stream.lines++;
           if (stream.lines === maxLines) {
@@ -237,6 +284,8 @@ export function multilineBlocks(options: MultilineOptions): OperatorFunction<Ent
         timer?.unsubscribe();
         timer = undefined;
         streams.clear();
+        // Nothing is held any more: nobody may wait for it.
+        held?.sentOn();
       };
     });
 }

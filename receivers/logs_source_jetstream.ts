@@ -12,7 +12,7 @@
  * consumer `<group>-<partition>` (see jetstream/partition_reader.ts).
  *
  * Delivery is at least once: a message is acknowledged only after every receiver took its
- * entries over (plus `ack_delay`); what an instance had not acknowledged when it died or lost its
+ * entries over, lines held in open multiline blocks included (plus `ack_delay`); what an instance had not acknowledged when it died or lost its
  * lease is delivered again to the next owner, in order, and processed again — never skipped. A
  * message that does not decode is counted, logged and terminated.
  *
@@ -81,7 +81,7 @@ logs.echo "out" { }`,
     ack_delay: {
       kind: t.duration,
       default: 0n,
-      doc: 'Extra wait after the receivers took a batch over before it is acknowledged; set it above stage.multiline’s max_wait_time plus the writer’s batch_wait so entries still held downstream are delivered again after a crash.',
+      doc: 'Extra wait after the receivers took a batch over before it is acknowledged; set it above the writer’s batch_wait (plus a request’s time) when logs.write keeps batches only in memory, so entries still batched are delivered again after a crash.',
     },
     ack_wait: {
       kind: t.duration,
@@ -358,6 +358,8 @@ export class LogsSourceJetStream {
   private async forward(entries: Entry[]): Promise<void> {
     const receivers = this.settings.forwardTo;
     const last = receivers.length - 1;
-    await Promise.all(receivers.map((r, i) => r.send(i === last ? entries : entries.map(cloneEntry))));
+    // Acknowledged upstream once this resolves: wait for lines a stage still holds (an open
+    // multiline block), or a lost instance would lose them with their messages acknowledged.
+    await Promise.all(receivers.map((r, i) => r.send(i === last ? entries : entries.map(cloneEntry), { untilSentOn: true })));
   }
 }

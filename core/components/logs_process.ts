@@ -103,7 +103,7 @@ class LogsProcess {
   ) {
     this.forwardTo = args.values.forward_to as LogsReceiver[];
     this.running = this.startPipeline(args.values.stages as StageSpec[], stagesFingerprint(args));
-    const receiver: LogsReceiver = { send: (entries) => this.send(entries) };
+    const receiver: LogsReceiver = { send: (entries, options) => this.send(entries, options?.untilSentOn === true) };
     this.exports = { receiver: logsReceiverCapsule(receiver) };
   }
 
@@ -161,10 +161,10 @@ class LogsProcess {
    * over by the receivers — including entries a waiting limit released later — so the sender's
    * acknowledgement means nothing is left in flight here.
    */
-  private async send(entries: readonly Entry[]): Promise<void> {
+  private async send(entries: readonly Entry[], untilSentOn: boolean): Promise<void> {
     const running = this.running;
     if (running.kind === 'threads') {
-      const { outputs, settled } = running.pool.process(entries);
+      const { outputs, settled } = running.pool.process(entries, untilSentOn);
       const handedOn = this.forward(outputs as Promise<Entry[]>);
       handedOn.catch(() => {});
       await settled;
@@ -179,10 +179,13 @@ class LogsProcess {
     } finally {
       this.collecting = undefined;
     }
+    // Asked now: what this batch left in open blocks, not what later batches add.
+    const sentOn = untilSentOn ? running.built.held() : undefined;
     const handedOn = this.forward(outputs);
     // Keep a failure of this batch for the sender, but wait for held entries first.
     handedOn.catch(() => {});
     await running.built.pending();
+    await sentOn;
     await handedOn;
     await this.forwarding;
   }

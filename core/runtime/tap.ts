@@ -110,12 +110,12 @@ export class TapHub {
       const inKey = `in ${owner}`;
       const outKey = `out ${referrer}`;
       const receiver: LogsReceiver = {
-        send: (entries) => {
+        send: (entries, options) => {
           if (this.subscribers.size > 0) {
             this.publish(inKey, entries);
             this.publish(outKey, entries);
           }
-          return inner.send(entries);
+          return inner.send(entries, options);
         },
       };
       wrapped = makeCapsule(LOGS_RECEIVER, receiver);

@@ -48,7 +48,7 @@ function contextFor(clock: Clock, registry: Registry): BuildContext {
     clock,
     metrics: processMetrics(registry),
     random: Math.random,
-    buildNested: () => ({ operator: (s) => s, pending: async () => {}, dispose: () => {} }),
+    buildNested: () => ({ operator: (s) => s, pending: async () => {}, held: async () => {}, dispose: () => {} }),
     debug: () => {},
   };
 }

@@ -68,6 +68,28 @@ describe('logs.process component', () => {
     await graph.stop();
   });
 
+  it('acknowledges a send that asks for it only once the lines an open multiline block holds were sent on', async () => {
+    received.length = 0;
+    const clock = new ManualClock(0n);
+    const graph = graphWith('  stage.multiline {\n    firstline     = "^start"\n    max_wait_time = "2s"\n  }', clock);
+    const receiver = receiverOf(graph);
+    // A plain send is acknowledged with its block still open, as the reference does.
+    await receiver.send([entry('start 1'), entry(' one')]);
+    let first = false;
+    const waiting = receiver.send([entry(' more')], { untilSentOn: true }).then(() => (first = true));
+    let second = false;
+    const waitingLonger = receiver.send([entry('start 2')], { untilSentOn: true }).then(() => (second = true));
+    await waiting;
+    // `start 2` closed the block holding ` more`; its own block stays open.
+    expect(received).toEqual(['start 1\n one\n more']);
+    await new Promise((r) => setImmediate(r));
+    expect([first, second]).toEqual([true, false]);
+    clock.advanceBy(2000);
+    await waitingLonger;
+    expect(received).toEqual(['start 1\n one\n more', 'start 2']);
+    await graph.stop();
+  });
+
   it('flushes a pending multiline block into the receivers on stop', async () => {
     received.length = 0;
     const clock = new ManualClock(0n);
