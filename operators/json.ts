@@ -79,12 +79,18 @@ function compileExpression(name: string, expression: string): JmesPath {
   }
 }
 
-/** How a JMESPath result is stored: scalars as they are, null as null, the rest as JSON text. */
-function storedValue(result: unknown): { ok: true; value: unknown } | { ok: false } {
-  if (result === null || result === undefined) return { ok: true, value: null };
-  if (typeof result === 'string' || typeof result === 'number' || typeof result === 'boolean') return { ok: true, value: result };
-  const text = marshalJsoniter(result);
-  return text === undefined ? { ok: false } : { ok: true, value: text };
+/** What `storedValue` returns for a result that cannot be stored (it leaves the key unset). */
+const UNSTORABLE: unique symbol = Symbol('unstorable');
+
+/**
+ * How a JMESPath result is stored: scalars as they are, null as null, the rest as JSON text;
+ * UNSTORABLE when it has no JSON text (a sentinel, not a result object, as this runs for every
+ * expression of every entry).
+ */
+function storedValue(result: unknown): unknown {
+  if (result === null || result === undefined) return null;
+  if (typeof result === 'string' || typeof result === 'number' || typeof result === 'boolean') return result;
+  return marshalJsoniter(result) ?? UNSTORABLE;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -114,13 +120,13 @@ function buildJson(config: JsonConfig, ctx: BuildContext): StageImpl {
           continue;
         }
         const stored = storedValue(result);
-        if (stored.ok) setOwn(extracted, name, stored.value);
+        if (stored !== UNSTORABLE) setOwn(extracted, name, stored);
       }
       if (keyRegex) {
         for (const key of Object.keys(data)) {
           if (!keyRegex.test(key)) continue;
           const stored = storedValue(data[key]);
-          if (stored.ok) setOwn(extracted, key, stored.value);
+          if (stored !== UNSTORABLE) setOwn(extracted, key, stored);
         }
       }
       return entry;

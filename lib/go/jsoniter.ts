@@ -21,8 +21,24 @@ export function parseJsonObject(text: string): Record<string, unknown> | undefin
   if (typeof doc !== 'object' || Array.isArray(doc)) return undefined;
   // Every level needs an opening and a closing bracket, so only long texts can be too deep.
   if (text.length > 2 * MAX_NESTING && nestingDepth(text) > MAX_NESTING) return undefined;
-  if (mayOverflow(text) && hasNonFinite(doc)) return undefined;
+  if (overflowed(doc as Record<string, unknown>, text)) return undefined;
   return doc as Record<string, unknown>;
+}
+
+/**
+ * Whether JSON.parse turned a number out of float64 range into ±Infinity somewhere in `doc`. A
+ * flat object (the usual log line) is checked value by value, which costs less than scanning its
+ * text; one holding containers is walked only when its text can hold such a number at all.
+ */
+function overflowed(doc: Record<string, unknown>, text: string): boolean {
+  for (const key in doc) {
+    if (!Object.hasOwn(doc, key)) continue;
+    const value = doc[key];
+    if (typeof value === 'number') {
+      if (!Number.isFinite(value)) return true;
+    } else if (value !== null && typeof value === 'object') return mayOverflow(text) && hasNonFinite(doc);
+  }
+  return false;
 }
 
 /** The deepest bracket nesting of valid JSON text (brackets inside strings do not count). */

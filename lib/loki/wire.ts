@@ -52,13 +52,17 @@ const FIXED32 = 5;
 // ---------------------------------------------------------------------------------------------
 // Decoding
 
+/** Varints of at most this many bytes hold less than 2^49: a JS number holds them exactly. */
+const NUMBER_VARINT_BYTES = 7;
+
 class Reader {
   pos: number;
 
   constructor(
     readonly buf: Buffer,
     start: number,
-    readonly end: number,
+    /** Where the message being read ends; set to a nested message's end while that is read. */
+    public end: number,
   ) {
     this.pos = start;
   }
@@ -81,6 +85,27 @@ class Reader {
     throw new WireError(`varint longer than 10 bytes at offset ${this.pos}`);
   }
 
+  /**
+   * A varint read as a signed 64-bit integer: a number when it is short enough to be a small
+   * non-negative value (timestamps are), else a bigint, so the usual case allocates nothing.
+   */
+  int64Small(): number | bigint {
+    const buf = this.buf;
+    const start = this.pos;
+    let result = 0;
+    let multiplier = 1;
+    for (let i = 0; i < NUMBER_VARINT_BYTES && start + i < this.end; i++) {
+      const byte = buf[start + i]!;
+      result += (byte & 0x7f) * multiplier;
+      if (byte < 0x80) {
+        this.pos = start + i + 1;
+        return result;
+      }
+      multiplier *= 128;
+    }
+    return this.int64();
+  }
+
   /** A varint read as a signed 64-bit integer (int64 and negative int32 use ten bytes). */
   int64(): bigint {
     const buf = this.buf;
@@ -100,26 +125,34 @@ class Reader {
     throw new WireError(`varint longer than 10 bytes at offset ${this.pos}`);
   }
 
-  /** The bounds of a length-delimited field's payload; advances past it. */
-  span(): [number, number] {
+  /**
+   * Reads a length-delimited field's length and returns where its payload ends; `pos` is then at
+   * the payload's start, and the caller moves it to the end once it has read the payload.
+   */
+  payloadEnd(): number {
     const length = this.varint();
     const start = this.pos;
     if (length > this.end - start) throw new WireError(`field length ${length} runs past the end of its message at offset ${start}`);
-    this.pos = start + length;
-    return [start, start + length];
+    return start + length;
   }
 
   string(field: string): string {
-    const [start, end] = this.span();
+    const end = this.payloadEnd();
+    const start = this.pos;
+    this.pos = end;
     return this.text(start, end, field);
   }
 
-  /** The UTF-8 text between `start` and `end`. */
+  /**
+   * The UTF-8 text between `start` and `end`. Decoding turns every invalid sequence into U+FFFD,
+   * so only a text holding one needs the exact check (checking every field first needed a Buffer
+   * view per string, which cost more than decoding it).
+   */
   text(start: number, end: number, field: string): string {
     if (start === end) return '';
-    const view = this.buf.subarray(start, end);
-    if (!isUtf8(view)) throw new WireError(`${field} is not valid UTF-8`, true);
-    return this.buf.toString('utf8', start, end);
+    const text = this.buf.toString('utf8', start, end);
+    if (text.includes('\uFFFD') && !isUtf8(this.buf.subarray(start, end))) throw new WireError(`${field} is not valid UTF-8`, true);
+    return text;
   }
 
   skip(wireType: number, fieldNumber: number): void {
@@ -131,7 +164,7 @@ class Reader {
         this.advance(8);
         return;
       case LENGTH_DELIMITED:
-        this.span();
+        this.pos = this.payloadEnd();
         return;
       case FIXED32:
         this.advance(4);
@@ -154,13 +187,20 @@ class Reader {
     this.pos += n;
   }
 
-  /** The next field's number and wire type. */
-  tag(): [number, number] {
+  /** The next field's tag: field number × 8 + wire type (read them with `fieldOf`, `wireTypeOf`). */
+  tag(): number {
     const tag = this.varint();
-    const fieldNumber = Math.floor(tag / 8);
-    if (fieldNumber === 0) throw new WireError(`invalid field number 0 at offset ${this.pos}`);
-    return [fieldNumber, tag & 7];
+    if (tag < 8) throw new WireError(`invalid field number 0 at offset ${this.pos}`);
+    return tag;
   }
+}
+
+function fieldOf(tag: number): number {
+  return Math.floor(tag / 8);
+}
+
+function wireTypeOf(tag: number): number {
+  return tag & 7;
 }
 
 function expectWireType(actual: number, expected: number, message: string, field: string): void {
@@ -215,10 +255,14 @@ export function* decodePushRequestSteps(bytes: Uint8Array, budget = new SliceBud
   const reader = new Reader(buf, 0, buf.length);
   const streams: WireStream[] = [];
   while (reader.pos < reader.end) {
-    const [field, wireType] = reader.tag();
+    const tag = reader.tag();
+    const field = fieldOf(tag);
+    const wireType = wireTypeOf(tag);
     if (field === 1) {
       expectWireType(wireType, LENGTH_DELIMITED, 'PushRequest', 'streams');
-      const [start, end] = reader.span();
+      const end = reader.payloadEnd();
+      const start = reader.pos;
+      reader.pos = end;
       streams.push(yield* decodeStream(new Reader(buf, start, end), budget));
     } else if (field === 2) {
       expectWireType(wireType, LENGTH_DELIMITED, 'PushRequest', 'format');
@@ -283,45 +327,55 @@ export class SliceBudget {
 
 /**
  * One stream, its entries decoded in place (not by a helper per entry) so that a slice may end
- * between two metadata pairs of one entry: an entry of a million empty pairs is a slice like any other.
+ * between two metadata pairs of one entry: an entry of a million empty pairs is a slice like any
+ * other. Nested messages are read with the stream's reader, its `end` narrowed to theirs.
  */
 function* decodeStream(reader: Reader, budget: SliceBudget): Generator<DecodeProgress, WireStream, void> {
   let labels = '';
   const entries: WireEntry[] = [];
+  const streamEnd = reader.end;
+  // One for all entries: each is read into it, then turned into its timestamp.
+  const time: EntryTime = { seconds: 0, nanos: 0 };
   budget.stream();
-  while (reader.pos < reader.end) {
-    const [field, wireType] = reader.tag();
+  while (reader.pos < streamEnd) {
+    const tag = reader.tag();
+    const field = fieldOf(tag);
+    const wireType = wireTypeOf(tag);
     if (field === 1) {
       expectWireType(wireType, LENGTH_DELIMITED, 'StreamAdapter', 'labels');
-      const [start, end] = reader.span();
+      const end = reader.payloadEnd();
+      const start = reader.pos;
+      reader.pos = end;
       labels = reader.text(start, end, 'StreamAdapter.labels');
       budget.text(end - start);
     } else if (field === 2) {
       expectWireType(wireType, LENGTH_DELIMITED, 'StreamAdapter', 'entries');
-      const [start, end] = reader.span();
-      budget.entry(end - start);
-      const entry = new Reader(reader.buf, start, end);
-      const time = { seconds: 0n, nanos: 0n };
+      const entryEnd = reader.payloadEnd();
+      budget.entry(entryEnd - reader.pos);
+      reader.end = entryEnd;
+      time.seconds = 0;
+      time.nanos = 0;
       let line = '';
       const structuredMetadata: MetadataPair[] = [];
-      while (entry.pos < entry.end) {
-        const [entryField, entryWire] = entry.tag();
+      while (reader.pos < entryEnd) {
+        const entryTag = reader.tag();
+        const entryField = fieldOf(entryTag);
+        const entryWire = wireTypeOf(entryTag);
         if (entryField === 1) {
           expectWireType(entryWire, LENGTH_DELIMITED, 'EntryAdapter', 'timestamp');
-          const [tsStart, tsEnd] = entry.span();
-          decodeTimestamp(new Reader(entry.buf, tsStart, tsEnd), time);
+          decodeTimestamp(reader, time);
         } else if (entryField === 2) {
           expectWireType(entryWire, LENGTH_DELIMITED, 'EntryAdapter', 'line');
-          line = entry.string('EntryAdapter.line');
+          line = reader.string('EntryAdapter.line');
         } else if (entryField === 3) {
           expectWireType(entryWire, LENGTH_DELIMITED, 'EntryAdapter', 'structuredMetadata');
-          const [pairStart, pairEnd] = entry.span();
           budget.pair();
-          structuredMetadata.push(decodePair(new Reader(entry.buf, pairStart, pairEnd)));
+          structuredMetadata.push(decodePair(reader));
           if (budget.sliceFull()) yield budget.progress;
-        } else entry.skip(entryWire, entryField);
+        } else reader.skip(entryWire, entryField);
       }
-      entries.push({ timestampNs: time.seconds * NS_PER_SECOND + time.nanos, line, structuredMetadata });
+      reader.end = streamEnd;
+      entries.push({ timestampNs: timestampNs(time), line, structuredMetadata });
       if (budget.sliceFull()) yield budget.progress;
     } else reader.skip(wireType, field);
   }
@@ -329,25 +383,62 @@ function* decodeStream(reader: Reader, budget: SliceBudget): Generator<DecodePro
   return { labels, entries };
 }
 
-/** Reads a Timestamp into `time`: a message field written twice merges, each scalar seen later wins. */
-function decodeTimestamp(ts: Reader, time: { seconds: bigint; nanos: bigint }): void {
-  while (ts.pos < ts.end) {
-    const [field, wireType] = ts.tag();
-    if (field === 1) {
-      expectWireType(wireType, VARINT, 'Timestamp', 'seconds');
-      time.seconds = ts.int64();
-    } else if (field === 2) {
-      expectWireType(wireType, VARINT, 'Timestamp', 'nanos');
-      time.nanos = BigInt(BigInt.asIntN(32, ts.int64()));
-    } else ts.skip(wireType, field);
-  }
+/** A Timestamp as read so far: numbers while they are small (the usual case), else bigints. */
+interface EntryTime {
+  seconds: number | bigint;
+  nanos: number;
 }
 
+/**
+ * Reads a Timestamp message (its length first) into `time`: a message field written twice
+ * merges, each scalar seen later wins. Leaves the reader after it.
+ */
+function decodeTimestamp(reader: Reader, time: EntryTime): void {
+  const end = reader.payloadEnd();
+  const outer = reader.end;
+  reader.end = end;
+  while (reader.pos < end) {
+    const tag = reader.tag();
+    const field = fieldOf(tag);
+    const wireType = wireTypeOf(tag);
+    if (field === 1) {
+      expectWireType(wireType, VARINT, 'Timestamp', 'seconds');
+      time.seconds = reader.int64Small();
+    } else if (field === 2) {
+      expectWireType(wireType, VARINT, 'Timestamp', 'nanos');
+      const nanos = reader.int64Small();
+      // int32: the low 32 bits, signed.
+      time.nanos = typeof nanos === 'number' ? nanos | 0 : Number(BigInt.asIntN(32, nanos));
+    } else reader.skip(wireType, field);
+  }
+  reader.end = outer;
+}
+
+/** The second last converted to nanoseconds: the entries of a push mostly share their seconds. */
+let cachedSeconds = 0;
+let cachedSecondsNs = 0n;
+
+function timestampNs(time: EntryTime): bigint {
+  const { seconds, nanos } = time;
+  if (typeof seconds === 'bigint') return seconds * NS_PER_SECOND + BigInt(nanos);
+  if (seconds !== cachedSeconds) {
+    cachedSecondsNs = BigInt(seconds) * NS_PER_SECOND;
+    cachedSeconds = seconds;
+  }
+  return nanos === 0 ? cachedSecondsNs : cachedSecondsNs + BigInt(nanos);
+}
+
+/** Reads a LabelPairAdapter message (its length first); leaves the reader after it. */
 function decodePair(reader: Reader): MetadataPair {
+  const end = reader.payloadEnd();
+  const outer = reader.end;
+  reader.end = end;
   let name = '';
   let value = '';
-  while (reader.pos < reader.end) {
-    const [field, wireType] = reader.tag();
+  while (reader.pos < end) {
+    const tag = reader.tag();
+    const field = fieldOf(tag);
+    const wireType = wireTypeOf(tag);
     if (field === 1) {
       expectWireType(wireType, LENGTH_DELIMITED, 'LabelPairAdapter', 'name');
       name = reader.string('LabelPairAdapter.name');
@@ -356,6 +447,7 @@ function decodePair(reader: Reader): MetadataPair {
       value = reader.string('LabelPairAdapter.value');
     } else reader.skip(wireType, field);
   }
+  reader.end = outer;
   return { name, value };
 }
 
@@ -371,20 +463,58 @@ function varintSize(value: number): number {
   return size;
 }
 
-/** Seconds and non-negative nanos of a timestamp, as google.protobuf.Timestamp normalises them. */
-function splitTimestamp(ns: bigint): [bigint, number] {
-  let seconds = ns / NS_PER_SECOND;
-  let nanos = ns - seconds * NS_PER_SECOND;
-  if (nanos < 0n) {
-    nanos += NS_PER_SECOND;
-    seconds -= 1n;
+/**
+ * The second a run of timestamps falls in, split the way google.protobuf.Timestamp normalises a
+ * time (non-negative nanos): entries of a batch mostly share their second, so the bigint division
+ * is done once per second instead of once per entry, and `nanosOf` is a subtraction.
+ */
+class TimestampSplit {
+  /** The second's first nanosecond, and the first of the next one. */
+  private from = 0n;
+  private to = NS_PER_SECOND;
+  seconds = 0n;
+  /** `seconds` as a number when it is one exactly, else undefined (written as a bigint). */
+  secondsNumber: number | undefined = 0;
+  /** Bytes of the seconds field (tag and varint; 0 when seconds is 0 and left out). */
+  secondsFieldSize = 0;
+
+  /** Moves to the second of `ns` and returns its nanos. */
+  nanosOf(ns: bigint): number {
+    this.at(ns);
+    return Number(ns - this.from);
   }
-  return [seconds, Number(nanos)];
+
+  /** Moves to the second of `ns`. */
+  at(ns: bigint): void {
+    if (ns < this.from || ns >= this.to) this.moveTo(ns);
+  }
+
+  private moveTo(ns: bigint): void {
+    let seconds = ns / NS_PER_SECOND;
+    if (ns - seconds * NS_PER_SECOND < 0n) seconds -= 1n;
+    this.seconds = seconds;
+    this.from = seconds * NS_PER_SECOND;
+    this.to = this.from + NS_PER_SECOND;
+    this.secondsNumber = seconds >= 0n && seconds <= MAX_SAFE_BIGINT ? Number(seconds) : undefined;
+    this.secondsFieldSize = seconds === 0n ? 0 : 1 + int64Size(seconds);
+  }
+}
+
+const MAX_SAFE_BIGINT = BigInt(Number.MAX_SAFE_INTEGER);
+
+/** Strings up to this many UTF-16 units are measured and copied in JS: a native call costs more. */
+const SHORT_STRING = 32;
+
+/** The UTF-8 length of `value`, without a native call for a short ASCII string. */
+export function utf8Length(value: string): number {
+  if (value.length > SHORT_STRING) return Buffer.byteLength(value, 'utf8');
+  for (let i = 0; i < value.length; i++) if (value.charCodeAt(i) >= 0x80) return Buffer.byteLength(value, 'utf8');
+  return value.length;
 }
 
 function int64Size(value: bigint): number {
   if (value < 0n) return 10;
-  if (value <= BigInt(Number.MAX_SAFE_INTEGER)) return varintSize(Number(value));
+  if (value <= MAX_SAFE_BIGINT) return varintSize(Number(value));
   let size = 1;
   while (value >= 128n) {
     value >>= 7n;
@@ -409,7 +539,7 @@ class Writer {
 
   int64(value: bigint): void {
     let v = BigInt.asUintN(64, value);
-    if (v <= BigInt(Number.MAX_SAFE_INTEGER)) {
+    if (v <= MAX_SAFE_BIGINT) {
       this.varint(Number(v));
       return;
     }
@@ -421,9 +551,14 @@ class Writer {
   }
 
   string(tag: number, value: string, byteLength: number): void {
-    this.buf[this.pos++] = tag;
+    const buf = this.buf;
+    buf[this.pos++] = tag;
     this.varint(byteLength);
-    this.pos += this.buf.write(value, this.pos, byteLength, 'utf8');
+    // As many bytes as units: ASCII, which a short string copies faster by hand.
+    if (byteLength <= SHORT_STRING && byteLength === value.length) {
+      for (let i = 0; i < byteLength; i++) buf[this.pos + i] = value.charCodeAt(i);
+      this.pos += byteLength;
+    } else this.pos += buf.write(value, this.pos, byteLength, 'utf8');
   }
 }
 
@@ -432,36 +567,79 @@ function stringFieldSize(byteLength: number): number {
   return byteLength === 0 ? 0 : 1 + varintSize(byteLength) + byteLength;
 }
 
+/** Slots of the size list kept between encodes (8 bytes each); a larger batch gets its own. */
+const KEPT_SIZE_SLOTS = 1 << 16;
+let keptSizes = new Float64Array(1024);
+
+/**
+ * The sizes the first pass of an encode computes, for the second to replay: a growable list over
+ * a scratch array kept between encodes (encoding is synchronous, so one at a time uses it), so a
+ * batch does not allocate and grow an array of its own.
+ */
+class SizeList {
+  private slots = keptSizes;
+  private count = 0;
+
+  get length(): number {
+    return this.count;
+  }
+
+  push(value: number): void {
+    if (this.count === this.slots.length) this.grow();
+    this.slots[this.count++] = value;
+  }
+
+  set(index: number, value: number): void {
+    this.slots[index] = value;
+  }
+
+  at(index: number): number {
+    return this.slots[index]!;
+  }
+
+  private grow(): void {
+    const grown = new Float64Array(this.slots.length * 2);
+    grown.set(this.slots);
+    this.slots = grown;
+    if (grown.length <= KEPT_SIZE_SLOTS) keptSizes = grown;
+  }
+}
+
 /** Encodes a PushRequest (uncompressed protobuf). */
 export function encodePushRequest(streams: readonly WireStream[]): Buffer {
-  // Sizes are computed once and replayed in the same order while writing.
-  const sizes: number[] = [];
+  // Sizes (and each entry's nanos) are computed once and replayed in the same order while writing.
+  const sizes = new SizeList();
+  const split = new TimestampSplit();
   let total = 0;
   for (const stream of streams) {
     const streamSizeAt = sizes.length;
     sizes.push(0);
-    const labelsBytes = Buffer.byteLength(stream.labels, 'utf8');
+    const labelsBytes = utf8Length(stream.labels);
     sizes.push(labelsBytes);
     let streamSize = stringFieldSize(labelsBytes);
     for (const entry of stream.entries) {
       const entrySizeAt = sizes.length;
       sizes.push(0);
-      const [seconds, nanos] = splitTimestamp(entry.timestampNs);
-      const tsSize = (seconds === 0n ? 0 : 1 + int64Size(seconds)) + (nanos === 0 ? 0 : 1 + varintSize(nanos));
-      const lineBytes = Buffer.byteLength(entry.line, 'utf8');
-      sizes.push(tsSize, lineBytes);
+      const nanos = split.nanosOf(entry.timestampNs);
+      const tsSize = split.secondsFieldSize + (nanos === 0 ? 0 : 1 + varintSize(nanos));
+      const lineBytes = utf8Length(entry.line);
+      sizes.push(tsSize);
+      sizes.push(nanos);
+      sizes.push(lineBytes);
       let entrySize = 1 + varintSize(tsSize) + tsSize + stringFieldSize(lineBytes);
       for (const pair of entry.structuredMetadata) {
-        const nameBytes = Buffer.byteLength(pair.name, 'utf8');
-        const valueBytes = Buffer.byteLength(pair.value, 'utf8');
+        const nameBytes = utf8Length(pair.name);
+        const valueBytes = utf8Length(pair.value);
         const pairSize = stringFieldSize(nameBytes) + stringFieldSize(valueBytes);
-        sizes.push(pairSize, nameBytes, valueBytes);
+        sizes.push(pairSize);
+        sizes.push(nameBytes);
+        sizes.push(valueBytes);
         entrySize += 1 + varintSize(pairSize) + pairSize;
       }
-      sizes[entrySizeAt] = entrySize;
+      sizes.set(entrySizeAt, entrySize);
       streamSize += 1 + varintSize(entrySize) + entrySize;
     }
-    sizes[streamSizeAt] = streamSize;
+    sizes.set(streamSizeAt, streamSize);
     total += 1 + varintSize(streamSize) + streamSize;
   }
 
@@ -469,20 +647,22 @@ export function encodePushRequest(streams: readonly WireStream[]): Buffer {
   let s = 0;
   for (const stream of streams) {
     w.buf[w.pos++] = 0x0a; // streams = 1
-    w.varint(sizes[s++]!);
-    const labelsBytes = sizes[s++]!;
+    w.varint(sizes.at(s++));
+    const labelsBytes = sizes.at(s++);
     if (labelsBytes > 0) w.string(0x0a, stream.labels, labelsBytes);
     for (const entry of stream.entries) {
       w.buf[w.pos++] = 0x12; // entries = 2
-      w.varint(sizes[s++]!);
-      const tsSize = sizes[s++]!;
-      const lineBytes = sizes[s++]!;
-      const [seconds, nanos] = splitTimestamp(entry.timestampNs);
+      w.varint(sizes.at(s++));
+      const tsSize = sizes.at(s++);
+      const nanos = sizes.at(s++);
+      const lineBytes = sizes.at(s++);
+      split.at(entry.timestampNs);
       w.buf[w.pos++] = 0x0a; // timestamp = 1
       w.varint(tsSize);
-      if (seconds !== 0n) {
+      if (split.secondsFieldSize > 0) {
         w.buf[w.pos++] = 0x08;
-        w.int64(seconds);
+        if (split.secondsNumber !== undefined) w.varint(split.secondsNumber);
+        else w.int64(split.seconds);
       }
       if (nanos !== 0) {
         w.buf[w.pos++] = 0x10;
@@ -491,9 +671,9 @@ export function encodePushRequest(streams: readonly WireStream[]): Buffer {
       if (lineBytes > 0) w.string(0x12, entry.line, lineBytes);
       for (const pair of entry.structuredMetadata) {
         w.buf[w.pos++] = 0x1a; // structuredMetadata = 3
-        w.varint(sizes[s++]!);
-        const nameBytes = sizes[s++]!;
-        const valueBytes = sizes[s++]!;
+        w.varint(sizes.at(s++));
+        const nameBytes = sizes.at(s++);
+        const valueBytes = sizes.at(s++);
         if (nameBytes > 0) w.string(0x0a, pair.name, nameBytes);
         if (valueBytes > 0) w.string(0x12, pair.value, valueBytes);
       }

@@ -22,7 +22,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import Koa, { type Context } from 'koa';
 import { Router } from '@koa/router';
 import type { Entry, Labels, MetadataPair } from '../../core/entry.js';
-import { TENANT_LABEL } from '../../core/entry.js';
+import { copyMap, TENANT_LABEL } from '../../core/entry.js';
 import type { Log } from '../../lib/log.js';
 import { formatLabelText } from '../../lib/loki/label_text.js';
 import type { WireEntry } from '../../lib/loki/wire.js';
@@ -234,7 +234,7 @@ export function createPushApp(options: PushAppOptions): Koa {
 
   function toEntry(entry: WireEntry, labels: Labels, useIncoming: boolean): Entry {
     return {
-      labels: { ...labels },
+      labels: copyMap(labels),
       line: entry.line,
       timestamp: useIncoming ? entry.timestampNs : options.nowNs(),
       // Decoding built these pairs for this entry alone, so the entry may own them.

@@ -59,12 +59,12 @@ export interface EndpointQueueOptions {
 }
 
 interface Queued extends QueuedEntry {
-  /** Scheduler time (ms) when it was queued. */
-  readonly at: number;
+  /** Scheduler time (ms) when it entered the queue; set then. */
+  at: number;
 }
 
 interface Waiter {
-  readonly items: QueuedEntry[];
+  readonly items: Queued[];
   readonly bytes: number;
   readonly resolve: () => void;
 }
@@ -107,12 +107,13 @@ export class EndpointQueue {
   enqueue(entries: readonly Entry[]): Promise<void> {
     if (this.state !== 'running') return Promise.reject(new Error(`logs.write endpoint ${this.options.config.url} is stopping`));
     const tenantDefault = this.options.config.tenantId;
-    const items: QueuedEntry[] = new Array(entries.length);
+    // Built as queue items at once (their time is set when they enter), not copied into them later.
+    const items: Queued[] = new Array(entries.length);
     let bytes = 0;
     for (let i = 0; i < entries.length; i++) {
       const entry = entries[i]!;
       const size = entryBytes(entry);
-      items[i] = { entry, tenant: tenantOf(entry, tenantDefault), bytes: size };
+      items[i] = { entry, tenant: tenantOf(entry, tenantDefault), bytes: size, at: 0, seq: undefined };
       bytes += size;
     }
     if (this.options.wal) return this.enqueueDurably(this.options.wal, items);
@@ -163,9 +164,12 @@ export class EndpointQueue {
     return this.heldBytes === 0 || this.heldBytes + bytes <= this.options.config.capacityBytes;
   }
 
-  private push(items: readonly QueuedEntry[], bytes: number): void {
+  private push(items: readonly Queued[], bytes: number): void {
     const at = this.scheduler.now();
-    for (const item of items) this.items.push({ entry: item.entry, tenant: item.tenant, bytes: item.bytes, at, seq: item.seq });
+    for (const item of items) {
+      item.at = at;
+      this.items.push(item);
+    }
     this.queuedBytes += bytes;
     this.heldBytes += bytes;
     this.options.metrics.queuedBytes.set(this.labels, this.heldBytes);
@@ -345,7 +349,10 @@ export class EndpointQueue {
       return;
     }
     const bytes = items.reduce((sum, item) => sum + item.bytes, 0);
-    this.push(items, bytes);
+    this.push(
+      items.map((item) => ({ entry: item.entry, tenant: item.tenant, bytes: item.bytes, at: 0, seq: item.seq })),
+      bytes,
+    );
     this.options.metrics.walBytes.set(this.labels, wal.bytes);
   }
 

@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../core/clock.js';
 import type { Entry } from '../../core/entry.js';
 import { buildPipeline } from '../../core/pipeline.js';
-import { cri, parseCriLine } from '../../operators/cri.js';
+import { cri, CriTimes, parseCriLine } from '../../operators/cri.js';
+import { parseRFC3339Strict } from '../../lib/time/rfc3339-strict.js';
 import { entry, runConfig } from '../support/run-stages.js';
 
 const NUM_RUNS = Number(process.env.FC_NUM_RUNS ?? 100);
@@ -326,5 +327,28 @@ describe('stage.cri', () => {
         { numRuns: NUM_RUNS },
       );
     });
+  });
+});
+
+describe('stage.cri times', () => {
+  it('reads every time as parseRFC3339Strict does, whatever second it kept from the last one', () => {
+    const second = fc.constantFrom(
+      '2024-05-01T10:00:00',
+      '2024-05-01T10:00:01',
+      '2024-02-30T10:00:00',
+      '1969-12-31T23:59:59',
+      '2024-05-01t10:00:00',
+    );
+    const rest = fc.oneof(
+      fc.constantFrom('Z', '.Z', '.1Z', '.123456789Z', '.1234567890Z', '+01:00', '.5+01:00', 'z', '.12a4Z', '', '0Z'),
+      fc.stringMatching(/^\.[0-9]{1,10}Z$/),
+      fc.string({ maxLength: 12 }),
+    );
+    fc.assert(
+      fc.property(fc.array(fc.tuple(second, rest), { minLength: 1, maxLength: 20 }), (times) => {
+        const reader = new CriTimes();
+        for (const [s, r] of times) expect(reader.parse(s + r)).toBe(parseRFC3339Strict(s + r));
+      }),
+    );
   });
 });

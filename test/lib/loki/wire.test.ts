@@ -139,6 +139,11 @@ describe('push request wire codec', () => {
     expect((caught as WireError).invalidUtf8).toBe(true);
   });
 
+  it('keeps a line that holds U+FFFD itself, which is valid UTF-8', () => {
+    const streams: WireStream[] = [{ labels: '{a="\uFFFD"}', entries: [{ timestampNs: 1n, line: 'a \uFFFD b', structuredMetadata: [] }] }];
+    expect(decodePushRequest(encodePushRequest(streams))).toEqual(streams);
+  });
+
   it('skips unknown fields and the hash and format fields', () => {
     const known = generatedEncode([{ labels: '{a="1"}', entries: [{ timestampNs: 1n, line: 'x', structuredMetadata: [] }] }]);
     // format = "json" (field 2), then an unknown fixed32 field 9.
