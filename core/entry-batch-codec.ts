@@ -8,7 +8,7 @@
  * `<set>,<timestamp>,` its line, `<pairs>,` its metadata names and values, and its extracted map
  * as JSON (empty text for an empty map). A text is `<length>,<text>`.
  */
-import type { Entry, Labels, MetadataPair } from './entry.js';
+import { copyMap, setOwn, type Entry, type Labels, type MetadataPair } from './entry.js';
 
 export function encodeEntries(entries: readonly Entry[]): string {
   const sets = new Map<string, number>();
@@ -36,14 +36,14 @@ export function decodeEntries(packed: string): Entry[] {
     const labels: Labels = {};
     for (let p = reader.number(); p > 0; p--) {
       const name = reader.text();
-      labels[name] = reader.text();
+      setOwn(labels, name, reader.text());
     }
     sets.push(labels);
   }
   const count = reader.number();
   const entries: Entry[] = new Array(count);
   for (let i = 0; i < count; i++) {
-    const labels = { ...sets[reader.number()]! };
+    const labels = copyMap(sets[reader.number()]!);
     const timestamp = BigInt(reader.until(','));
     const line = reader.text();
     const structuredMetadata: MetadataPair[] = [];

@@ -8,7 +8,7 @@ const numRuns = Number(process.env.FC_NUM_RUNS ?? 200);
 const textArb = fc.oneof(
   fc.string({ maxLength: 12 }),
   fc.string({ unit: 'binary', maxLength: 6 }),
-  fc.constantFrom('', ',', '12,', '0,,', '\u0000'),
+  fc.constantFrom('', ',', '12,', '0,,', '\u0000', '__proto__'),
 );
 const entryArb: fc.Arbitrary<Entry> = fc.record({
   labels: fc.dictionary(textArb, textArb, { maxKeys: 4 }),
