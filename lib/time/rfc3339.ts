@@ -20,23 +20,32 @@ function pad(n: number, width: number): string {
  * years 0000–9999). This is the CLI's output format.
  */
 export function formatRFC3339Nano(epochNs: bigint): string {
-  const { seconds, nanos } = splitEpochNs(epochNs);
   // Log entries arrive in runs within the same second: the date and time of day are formatted
-  // once per second, only the fraction per call.
-  if (seconds !== lastSecond) {
-    const days = Math.floor(seconds / SECONDS_PER_DAY);
-    const secondOfDay = seconds - days * SECONDS_PER_DAY;
-    const { year, month, day } = civilFromDays(days);
-    lastPrefix =
-      `${pad(year, 4)}-${pad(month, 2)}-${pad(day, 2)}T` +
-      `${pad(Math.floor(secondOfDay / 3600), 2)}:${pad(Math.floor(secondOfDay / 60) % 60, 2)}:${pad(secondOfDay % 60, 2)}.`;
-    lastSecond = seconds;
-  }
-  return `${lastPrefix}${pad(nanos, 9)}Z`;
+  // once per second, and within it only the fraction is, from one bigint subtraction rather than
+  // a division. The fraction and `Z` are joined first: short enough to make one flat string, they
+  // then add one piece, not two, to the output this is part of.
+  if (epochNs < lastSecondStartNs || epochNs >= lastSecondEndNs) formatSecondOf(epochNs);
+  return lastSecondPrefix + `${pad(Number(epochNs - lastSecondStartNs), 9)}Z`;
 }
 
-let lastSecond = Number.NaN;
-let lastPrefix = '';
+/** The whole second [start, end) formatted last, as `YYYY-MM-DDThh:mm:ss.`; empty at first. */
+let lastSecondStartNs = 0n;
+let lastSecondEndNs = 0n;
+let lastSecondPrefix = '';
+
+function formatSecondOf(epochNs: bigint): void {
+  const { seconds, nanos } = splitEpochNs(epochNs);
+  const days = Math.floor(seconds / SECONDS_PER_DAY);
+  const secondOfDay = seconds - days * SECONDS_PER_DAY;
+  const { year, month, day } = civilFromDays(days);
+  lastSecondPrefix =
+    `${pad(year, 4)}-${pad(month, 2)}-${pad(day, 2)}T` +
+    `${pad(Math.floor(secondOfDay / 3600), 2)}:${pad(Math.floor(secondOfDay / 60) % 60, 2)}:${pad(secondOfDay % 60, 2)}.`;
+  lastSecondStartNs = epochNs - BigInt(nanos);
+  lastSecondEndNs = lastSecondStartNs + ONE_SECOND_NS;
+}
+
+const ONE_SECOND_NS = 1_000_000_000n;
 
 /**
  * Parses an RFC 3339 timestamp as Go's `time.Parse(time.RFC3339, value)` does: `T` and `Z` are

@@ -19,9 +19,18 @@ function viewJson(entry: Entry, withExtracted: boolean): string {
   return JSON.stringify(view, (_key, value) => (typeof value === 'bigint' ? Number(value) : value));
 }
 
+/** Plain text around one character at the edge of what JSON.stringify escapes. */
+const edgeString = fc
+  .tuple(
+    fc.string({ maxLength: 8 }),
+    fc.constantFrom('\u001f', ' ', '\u007f', '\ud7ff', '\ud800', '\udbff', '\udc00', '\udfff', '\ue000', '"', '\\', '\u2028'),
+    fc.string({ maxLength: 8 }),
+  )
+  .map(([before, edge, after]) => before + edge + after);
+
 const awkwardKey = fc.constantFrom('0', '10', '2', 'a"b', 'é', '\u2028', '__proto__x', 'z');
 const awkwardEntry: fc.Arbitrary<Entry> = fc.record({
-  labels: fc.dictionary(awkwardKey, fc.string()),
+  labels: fc.dictionary(awkwardKey, fc.oneof(fc.string(), edgeString)),
   line: fc.string({ unit: 'binary' }),
   timestamp: fc.bigInt({ min: -62135596800000000000n, max: 253402300799999999999n }),
   structuredMetadata: fc.array(fc.record({ name: awkwardKey, value: fc.string() }), { maxLength: 4 }),
@@ -31,6 +40,70 @@ const awkwardEntry: fc.Arbitrary<Entry> = fc.record({
   ),
 });
 
+/** Keys an object orders or reads unlike the rest: array indices (and near misses), `__proto__`, `toJSON`. */
+const awkwardExtractedKey = fc.oneof(
+  awkwardKey,
+  fc.constantFrom('', '1', '01', '-1', '4294967294', '4294967295', '__proto__', 'constructor', 'toJSON', 'content'),
+  fc.string({ unit: 'binary', maxLength: 6 }),
+);
+
+/** Every kind of value JSON.stringify treats its own way, flat or nested. */
+const awkwardExtractedValue: fc.Arbitrary<unknown> = fc.oneof(
+  fc.string({ unit: 'binary' }),
+  fc.string({ unit: 'binary', minLength: 40, maxLength: 80 }),
+  fc.string({ unit: fc.constantFrom('"', '\\', '\n', '\u0000', '\u001f', '\u007f', '\u2028', '\ud800', '\udc00', 'é', '😀', 'a') }),
+  fc.double(),
+  fc.constantFrom(Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, -0, 0, 1e21, 1e-7, Number.MAX_VALUE, Number.MIN_VALUE),
+  fc.integer(),
+  fc.bigInt(),
+  fc.constantFrom(10n ** 400n, -(10n ** 400n), 2n ** 53n + 1n),
+  fc.boolean(),
+  fc.constant(null),
+  fc.constant(undefined),
+  fc.constant(Symbol('s')),
+  fc.constant(() => 'from toJSON'),
+  fc.date(),
+  fc.jsonValue({ maxDepth: 2 }),
+  fc.array(fc.oneof(fc.bigInt(), fc.string(), fc.constant(undefined))),
+  fc.dictionary(awkwardExtractedKey, fc.oneof(fc.string(), fc.bigInt(), fc.constant(undefined)), { maxKeys: 3 }),
+);
+
+const awkwardExtracted = fc.oneof(
+  fc.dictionary(awkwardExtractedKey, awkwardExtractedValue, { maxKeys: 8 }),
+  // Flat maps, the fast path, are the common case: give them most runs.
+  fc.dictionary(
+    awkwardExtractedKey,
+    fc.oneof(fc.string({ unit: 'binary' }), edgeString, fc.double(), fc.bigInt(), fc.boolean(), fc.constant(null), fc.constant(undefined)),
+    { maxKeys: 8 },
+  ),
+);
+
+/** Entries whose extracted map may carry the line itself, as stage.cri's `content` does. */
+const extractedEntry: fc.Arbitrary<Entry> = fc
+  .record({ entry: awkwardEntry, extracted: awkwardExtracted, lineAs: fc.constantFrom('none', 'same', 'copy') })
+  .map(({ entry, extracted, lineAs }) => {
+    if (lineAs === 'same') extracted.content = entry.line;
+    // An equal string that is another object, as a stage that rebuilt it would hold.
+    if (lineAs === 'copy') extracted.content = ` ${entry.line}`.slice(1);
+    return { ...entry, extracted };
+  });
+
+/**
+ * Runs of entries drawing label names and extracted keys from a few, in varying orders, so the
+ * layouts the writer keeps between entries are reused, changed and reused again.
+ */
+const poolKey = fc.constantFrom('app', 'job', 'pod', '0', '7', 'a"b', 'é');
+const entryRun: fc.Arbitrary<Entry[]> = fc.array(
+  fc.record({
+    labels: fc.dictionary(poolKey, fc.string({ unit: 'binary' }), { maxKeys: 4 }),
+    line: fc.string({ unit: 'binary' }),
+    timestamp: fc.bigInt({ min: 1_700_000_000_000_000_000n, max: 1_700_000_003_000_000_000n }),
+    structuredMetadata: fc.array(fc.record({ name: poolKey, value: fc.string() }), { maxLength: 2 }),
+    extracted: fc.dictionary(poolKey, fc.oneof(fc.string(), fc.integer(), fc.constant(undefined), fc.array(fc.nat())), { maxKeys: 4 }),
+  }),
+  { maxLength: 30 },
+);
+
 describe('entryToJson', () => {
   it('writes the same bytes as JSON.stringify of the view object', () => {
     fc.assert(
@@ -38,6 +111,41 @@ describe('entryToJson', () => {
         expect(entryToJson(entry, withExtracted)).toBe(viewJson(entry, withExtracted));
       }),
     );
+  });
+
+  it('writes extracted values of every kind as JSON.stringify does', () => {
+    fc.assert(
+      fc.property(extractedEntry, (entry) => {
+        expect(entryToJson(entry, true)).toBe(viewJson(entry, true));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('writes each entry of a run alike whatever the entries before it', () => {
+    fc.assert(
+      fc.property(entryRun, fc.boolean(), (entries, withExtracted) => {
+        expect(entries.map((e) => entryToJson(e, withExtracted))).toEqual(entries.map((e) => viewJson(e, withExtracted)));
+      }),
+    );
+  });
+
+  it('writes an extracted map that is not a plain object as JSON.stringify does', () => {
+    class Fields {
+      constructor(readonly a: string) {}
+      toJSON() {
+        return { wrapped: this.a };
+      }
+    }
+    const base: Entry = { labels: {}, line: 'x', timestamp: 0n, structuredMetadata: [], extracted: {} };
+    for (const extracted of [
+      Object.assign(Object.create(null), { b: 1, a: 'x' }),
+      new Fields('v'),
+      ['a', 1n] as unknown as Record<string, unknown>,
+    ]) {
+      const entry = { ...base, extracted };
+      expect(entryToJson(entry, true)).toBe(viewJson(entry, true));
+    }
   });
 
   it('sorts labels and writes bigint extracted values as numbers', () => {
