@@ -34,6 +34,8 @@ export function servePartition(port: MessagePort, setup: PartitionWorkerSetup): 
   let emitted: PartitionItem[] = [];
   let emitScheduled = false;
   let ending = false;
+  /** Batches not settled yet: the end waits for them, so none is left waiting when the thread ends. */
+  const unsettled = new Set<Promise<void>>();
   let finished!: () => void;
   const completed = new Promise<void>((resolve) => (finished = resolve));
 
@@ -84,10 +86,12 @@ export function servePartition(port: MessagePort, setup: PartitionWorkerSetup): 
       batch = undefined;
       post({ kind: 'outputs', id, items: pack(answer.items), seqs: Int32Array.from(answer.seqs) });
     }
-    void Promise.all([run.pending(), untilSentOn ? run.held() : undefined]).then(() => {
+    const settling = Promise.all([run.pending(), untilSentOn ? run.held() : undefined]).then(() => {
       flushEmitted();
       post({ kind: 'settled', id });
     });
+    unsettled.add(settling);
+    void settling.finally(() => unsettled.delete(settling));
   }
 
   async function end(): Promise<void> {
@@ -95,6 +99,8 @@ export function servePartition(port: MessagePort, setup: PartitionWorkerSetup): 
     run.end();
     manual?.runAll();
     await completed;
+    // Ending released every hold; the batches waiting on one settle before the thread says it ended.
+    await Promise.all(unsettled);
     const items = emitted;
     emitted = [];
     // Not disposed: disposing stages takes their metric series away, and the main thread still

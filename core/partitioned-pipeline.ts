@@ -158,8 +158,15 @@ export class PartitionedPipeline {
     );
   }
 
+  /** Ends the threads; a batch still unanswered or unsettled fails rather than wait forever. */
   async terminate(): Promise<void> {
     for (const thread of this.threads) thread.ended ??= deferred();
+    const stopped = new Error('the pipeline threads were stopped');
+    for (const batch of this.batches.values()) {
+      batch.answered.reject(stopped);
+      batch.settled.reject(stopped);
+    }
+    this.batches.clear();
     await Promise.all(this.threads.map((t) => t.worker.terminate()));
   }
 
