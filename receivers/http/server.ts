@@ -449,8 +449,12 @@ export function onReadTimeout(req: HttpRequest, listener: () => void): () => voi
   }
   (entry.onReadTimeout ??= []).push(listener);
   return () => {
-    const i = entry.onReadTimeout?.indexOf(listener) ?? -1;
-    if (i >= 0) entry.onReadTimeout!.splice(i, 1);
+    const listeners = entry.onReadTimeout;
+    const i = listeners ? listeners.indexOf(listener) : -1;
+    if (i < 0) return;
+    // Usually the request's only reader: dropping the list spares splice, a call into the runtime.
+    if (listeners!.length === 1) entry.onReadTimeout = undefined;
+    else listeners!.splice(i, 1);
   };
 }
 

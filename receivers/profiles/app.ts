@@ -67,6 +67,8 @@ const DIRECT_PATHS = [INGEST_PATH, PUSH_PATH];
 
 /** The path when it is one of the two direct-lane paths, with or without a query. */
 function directRoute(url: string): string | undefined {
+  // Push requests carry no query: the exact path is the common case.
+  if (url === PUSH_PATH) return PUSH_PATH;
   for (const path of DIRECT_PATHS) {
     if (url.startsWith(path) && (url.length === path.length || url.charCodeAt(path.length) === 0x3f) /* ? */) return path;
   }

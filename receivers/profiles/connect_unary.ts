@@ -19,6 +19,14 @@ import type { HttpRequest, HttpResponse } from '../http/server.js';
 import { bodyRefused, decodePush, encodingOf, inflate, unknownEncoding, type PushImplementation } from './push_protocol.js';
 import { requestAborted } from './request_signal.js';
 
+/** What a call that succeeded is answered: an empty PushResponse, as text so it goes out in the header's write. */
+interface Success {
+  readonly body: string;
+  readonly headers: Readonly<Record<string, string>>;
+}
+const PROTO_SUCCESS: Success = { body: '', headers: Object.freeze({ 'Content-Type': 'application/proto', 'Content-Length': '0' }) };
+const JSON_SUCCESS: Success = { body: '{}', headers: Object.freeze({ 'Content-Type': 'application/json', 'Content-Length': '2' }) };
+
 export async function serveConnectUnary(
   req: HttpRequest,
   res: HttpResponse,
@@ -26,19 +34,12 @@ export async function serveConnectUnary(
   implementation: PushImplementation,
   limits?: BodyLimits,
 ): Promise<void> {
-  const arrived = Date.now();
-  let status = 200;
-  // Text, so the body goes out in the same write as the header (a Buffer costs a second write).
-  let body = binary ? '' : '{}';
-  let contentType = binary ? 'application/proto' : 'application/json';
   let closeConnection = false;
-  let retryAfter = false;
   try {
     const version = firstHeader(req, 'connect-protocol-version');
     if (version !== undefined && version !== '1')
       throw new ConnectError(`Connect-Protocol-Version must be "1": got "${version}"`, Code.InvalidArgument);
-    const timeout = parseTimeout(firstHeader(req, 'connect-timeout-ms') ?? null, Number.MAX_SAFE_INTEGER);
-    if (timeout.error) throw timeout.error;
+    const deadlineMs = deadlineOf(firstHeader(req, 'connect-timeout-ms'));
     const encodingHeader = firstHeader(req, 'content-encoding') ?? null;
     const encoding = encodingOf(encodingHeader);
     if (!encoding) throw unknownEncoding(encodingHeader!);
@@ -52,21 +53,37 @@ export async function serveConnectUnary(
     }
     if (encoding === 'gzip') payload = inflate(payload, limits?.maxBytes);
     const message = decodePush(payload, binary);
-    await implementation(message, {
-      signal: requestAborted(req, res),
-      ...(timeout.timeoutMs !== undefined ? { deadlineMs: arrived + timeout.timeoutMs } : {}),
-      protocol: 'connect',
-    });
+    const signal = requestAborted(req, res);
+    await implementation(message, deadlineMs === undefined ? { signal, protocol: 'connect' } : { signal, deadlineMs, protocol: 'connect' });
   } catch (err) {
-    const error = ConnectError.from(err, Code.Internal);
-    // A body over the size limit keeps HTTP's own status; its JSON code is what Connect clients read.
-    status = error.cause instanceof BodyTooLargeError ? 413 : codeToHttpStatus(error.code);
-    retryAfter = error.cause instanceof BodyBudgetError;
-    body = Buffer.from(errorToJsonBytes(error, {})).toString();
-    contentType = 'application/json';
+    answerError(req, res, err, closeConnection);
+    return;
   }
-  const headers: Record<string, string> = { 'Content-Type': contentType, 'Content-Length': String(Buffer.byteLength(body)) };
-  if (retryAfter) headers['Retry-After'] = String(RETRY_AFTER_SECONDS);
+  const success = binary ? PROTO_SUCCESS : JSON_SUCCESS;
+  res.writeHead(200, success.headers);
+  res.end(success.body);
+}
+
+/**
+ * The call's deadline (epoch milliseconds) from its `Connect-Timeout-Ms`, counted from now (the
+ * request's arrival: no byte of its body has been awaited yet); throws for a malformed value.
+ */
+function deadlineOf(timeoutHeader: string | undefined): number | undefined {
+  if (timeoutHeader === undefined) return undefined;
+  const timeout = parseTimeout(timeoutHeader, Number.MAX_SAFE_INTEGER);
+  if (timeout.error) throw timeout.error;
+  return timeout.timeoutMs === undefined ? undefined : Date.now() + timeout.timeoutMs;
+}
+
+/** Connect's JSON error answer, with the code's HTTP status. */
+function answerError(req: HttpRequest, res: HttpResponse, err: unknown, closeConnection: boolean): void {
+  const error = ConnectError.from(err, Code.Internal);
+  // A body over the size limit keeps HTTP's own status; its JSON code is what Connect clients read.
+  const status = error.cause instanceof BodyTooLargeError ? 413 : codeToHttpStatus(error.code);
+  // Text, so the body goes out in the same write as the header (a Buffer costs a second write).
+  const body = Buffer.from(errorToJsonBytes(error, {})).toString();
+  const headers: Record<string, string> = { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)) };
+  if (error.cause instanceof BodyBudgetError) headers['Retry-After'] = String(RETRY_AFTER_SECONDS);
   if (closeConnection && !('stream' in req)) headers.Connection = 'close';
   res.writeHead(status, headers);
   res.end(body);

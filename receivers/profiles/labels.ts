@@ -2,7 +2,7 @@
  * Label rules the receiver applies on both endpoints before forwarding, and the text form its
  * error messages print label sets in.
  */
-import { buildLabels, copyLabel, hasLabel, isBuiltLabelSet, labelValue, type Label, type ProfileLabels } from '../../core/profiles.js';
+import { buildLabels, copyLabel, isBuiltLabelSet, type Label, type ProfileLabels } from '../../core/profiles.js';
 import { quoteGoString } from '../../lib/go/gostring.js';
 import { isLegacyLabelName } from '../../lib/go/values.js';
 
@@ -15,8 +15,19 @@ import { isLegacyLabelName } from '../../lib/go/values.js';
  * @example ensureServiceName([{ name: '__name__', value: 'app' }]) // __name__=app, service_name=app
  */
 export function ensureServiceName(labels: ProfileLabels): Label[] {
-  const name = labelValue(labels, '__name__');
-  const target = hasLabel(labels, 'service_name') ? 'app_name' : 'service_name';
+  // One pass for `labelValue(labels, '__name__')` and `hasLabel(labels, 'service_name')`: this
+  // runs for every profile received.
+  let name: string | undefined;
+  let hasServiceName = false;
+  for (const label of labels) {
+    if (label.name === '__name__') name ??= label.value;
+    else if (label.name === 'service_name') hasServiceName = true;
+  }
+  return withServiceName(labels, name ?? '', hasServiceName ? 'app_name' : 'service_name');
+}
+
+/** `labels` with `target` set to `name` (removed when empty), under the label-builder rules. */
+function withServiceName(labels: ProfileLabels, name: string, target: string): Label[] {
   if (!isBuiltLabelSet(labels)) return buildLabels([...labels, { name: target, value: name }]);
   // A built set (the usual case) only needs `target` set, or removed when the value is empty.
   const out: Label[] = [];

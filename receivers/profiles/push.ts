@@ -9,20 +9,36 @@
  * statuses are not mapped.
  */
 import { Code, ConnectError } from '@connectrpc/connect';
-import { buildLabels, copyLabel, messageOf, type Label, type ProfilesReceiver, type RawSample } from '../../core/profiles.js';
+import {
+  buildLabels,
+  copyLabel,
+  isBuiltLabelSet,
+  messageOf,
+  type Label,
+  type ProfilesReceiver,
+  type RawSample,
+} from '../../core/profiles.js';
 import type { PushRequest } from '../../lib/pyroscope/gen/push/v1/push_pb.js';
 import { ensureServiceName, formatLabels } from './labels.js';
 
 export function forwardPush(request: PushRequest, receivers: readonly ProfilesReceiver[], signal: AbortSignal): Promise<void> {
   // The label rules run once per series; each receiver then gets its own copy.
-  const series: PreparedSeries[] = request.series.map((s) => {
-    const labels = buildLabels(s.labels);
-    return { labels, forwarded: ensureServiceName(labels), samples: s.samples };
-  });
+  const series = request.series.map(prepareSeries);
   return new Promise((resolve, reject) => {
     const fanOut = new PushFanOut(series, signal, receivers.length, resolve, reject);
-    if (series.length > 0) receivers.forEach((receiver, index) => fanOut.appendFrom(0, receiver, index));
+    if (series.length === 0) return;
+    for (let index = 0; index < receivers.length; index++) fanOut.appendFrom(0, receivers[index]!, index);
   });
+}
+
+function prepareSeries(s: PushRequest['series'][number]): PreparedSeries {
+  // The decoded labels belong to this request alone, so a set already built needs no copy here.
+  const labels = isBuiltLabelSet(s.labels) ? s.labels : buildLabels(s.labels);
+  return { labels, forwarded: ensureServiceName(labels), samples: s.samples };
+}
+
+function toRawSample(sample: PushRequest['series'][number]['samples'][number]): RawSample {
+  return { id: sample.ID, rawProfile: sample.rawProfile };
 }
 
 interface PreparedSeries {
@@ -53,7 +69,7 @@ class PushFanOut {
   /** One receiver's share from series `k` on: in order, one at a time, a failure not stopping the rest. */
   appendFrom(k: number, receiver: ProfilesReceiver, index: number): void {
     const s = this.series[k]!;
-    const samples: RawSample[] = s.samples.map((sample) => ({ id: sample.ID, rawProfile: sample.rawProfile }));
+    const samples = s.samples.map(toRawSample);
     try {
       receiver.append({ labels: s.forwarded.map(copyLabel), samples }, this.signal).then(
         () => this.next(k, receiver, index),

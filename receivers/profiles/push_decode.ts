@@ -5,8 +5,11 @@
  * reflection `fromBinary` does per field. Unknown fields are skipped with the reader's own rules
  * but not kept: nothing downstream reads them. A test checks it against `fromBinary` on random
  * messages and random bytes.
+ *
+ * What profilers send is read first without the BinaryReader (see `readWellFormed`), which
+ * hands anything out of the ordinary back to the reader.
  */
-import { BinaryReader } from '@bufbuild/protobuf/wire';
+import { BinaryReader, getTextEncoding } from '@bufbuild/protobuf/wire';
 import {
   LabelPairSchema,
   ProfileAnnotationSchema,
@@ -28,6 +31,11 @@ const STRICT = {
 };
 
 export function decodePushBinary(bytes: Uint8Array): PushRequest {
+  return readWellFormed(bytes) ?? readAny(bytes);
+}
+
+/** Any bytes, the way `fromBinary` reads them. */
+function readAny(bytes: Uint8Array): PushRequest {
   const reader = new BinaryReader(bytes);
   const request: PushRequest = { $typeName: 'push.v1.PushRequest', series: [] };
   const end = bytes.byteLength;
@@ -86,4 +94,134 @@ function readStringPair(reader: BinaryReader, length: number, strictFirst: boole
     else reader.skip(wireType, fieldNo, RECURSION_LIMIT - 3);
   }
   return [first, second];
+}
+
+/** The one-byte tags of fields 1, 2 and 3 as length-delimited: every field of these messages. */
+const FIELD_1 = (1 << 3) | 2;
+const FIELD_2 = (2 << 3) | 2;
+const FIELD_3 = (3 << 3) | 2;
+/** Longest length varint read here: 4 bytes (28 bits, 256 MiB), beyond any body accepted. */
+const MAX_LENGTH_SHIFT = 28;
+/** Longer strings go to the UTF-8 decoder even when ASCII: copying them byte by byte stops paying. */
+const MAX_COPIED_TEXT = 64;
+
+/**
+ * The common request read straight off its bytes, or undefined when it is not one: every field a
+ * known one with its own wire type (a one-byte tag), every length within the enclosing message.
+ * For such bytes the BinaryReader path makes exactly these reads, so the message is the same, and
+ * so is the error of a string that is not UTF-8 (it goes to the same decoder). Anything else
+ * (unknown fields, other wire types, lengths running past their message) is left to that path,
+ * which then decides. What this saves per request is the reader's DataView, a Buffer view and a
+ * TextDecoder call per string (short ASCII is copied directly) and an array per tag; decoding
+ * through the reader was about a third of the receiver's own work per Push, this a third of that.
+ */
+function readWellFormed(bytes: Uint8Array): PushRequest | undefined {
+  const wire = new WellFormedWire(bytes);
+  const request: PushRequest = { $typeName: 'push.v1.PushRequest', series: [] };
+  const end = bytes.length;
+  while (wire.pos < end) {
+    const seriesEnd = wire.tag() === FIELD_1 ? wire.valueEnd(end) : -1;
+    const series = seriesEnd < 0 ? undefined : wire.series(seriesEnd);
+    if (!series) return undefined;
+    request.series.push(series);
+  }
+  return request;
+}
+
+/** A position in a request's bytes; its reads give -1, undefined or false where the bytes are not in the common form. */
+class WellFormedWire {
+  pos = 0;
+  /** The strings of the last `stringPair`. */
+  private first = '';
+  private second = '';
+
+  constructor(private readonly bytes: Uint8Array) {}
+
+  /** Reads a tag: one of the FIELD_ tags, or 0 for any other. */
+  tag(): number {
+    const tag = this.bytes[this.pos++]!;
+    return tag === FIELD_1 || tag === FIELD_2 || tag === FIELD_3 ? tag : 0;
+  }
+
+  /** Reads a length: the end of the value it announces, or -1 when that passes `end` or the varint is longer than 4 bytes. */
+  valueEnd(end: number): number {
+    let length = 0;
+    for (let shift = 0; shift < MAX_LENGTH_SHIFT; shift += 7) {
+      if (this.pos >= end) return -1;
+      const byte = this.bytes[this.pos++]!;
+      length |= (byte & 0x7f) << shift;
+      if (byte < 0x80) return length <= end - this.pos ? this.pos + length : -1;
+    }
+    return -1;
+  }
+
+  series(end: number): RawProfileSeries | undefined {
+    const series: RawProfileSeries = { $typeName: 'push.v1.RawProfileSeries', labels: [], samples: [], annotations: [] };
+    while (this.pos < end) {
+      const tag = this.tag();
+      const valueEnd = tag === 0 ? -1 : this.valueEnd(end);
+      if (valueEnd < 0) return undefined;
+      if (tag === FIELD_1) {
+        if (!this.stringPair(valueEnd, STRICT.labelName, STRICT.labelValue)) return undefined;
+        series.labels.push({ $typeName: 'types.v1.LabelPair', name: this.first, value: this.second });
+      } else if (tag === FIELD_2) {
+        const sample = this.sample(valueEnd);
+        if (!sample) return undefined;
+        series.samples.push(sample);
+      } else {
+        if (!this.stringPair(valueEnd, STRICT.annotationKey, STRICT.annotationValue)) return undefined;
+        series.annotations.push({ $typeName: 'types.v1.ProfileAnnotation', key: this.first, value: this.second });
+      }
+    }
+    return series;
+  }
+
+  private sample(end: number): RawSample | undefined {
+    let rawProfile: Uint8Array | undefined;
+    let id = '';
+    while (this.pos < end) {
+      const tag = this.tag();
+      const valueEnd = tag === FIELD_1 || tag === FIELD_2 ? this.valueEnd(end) : -1;
+      if (valueEnd < 0) return undefined;
+      if (tag === FIELD_1) {
+        rawProfile = this.bytes.subarray(this.pos, valueEnd);
+        this.pos = valueEnd;
+      } else id = this.text(valueEnd, STRICT.sampleId);
+    }
+    return { $typeName: 'push.v1.RawSample', rawProfile: rawProfile ?? new Uint8Array(0), ID: id };
+  }
+
+  /** A LabelPair or ProfileAnnotation into `first` and `second`; false when not in the common form. */
+  private stringPair(end: number, strictFirst: boolean, strictSecond: boolean): boolean {
+    this.first = '';
+    this.second = '';
+    while (this.pos < end) {
+      const tag = this.tag();
+      const valueEnd = tag === FIELD_1 || tag === FIELD_2 ? this.valueEnd(end) : -1;
+      if (valueEnd < 0) return false;
+      if (tag === FIELD_1) this.first = this.text(valueEnd, strictFirst);
+      else this.second = this.text(valueEnd, strictSecond);
+    }
+    return true;
+  }
+
+  /** The string up to `end`: short ASCII copied directly, anything else through the reader's own UTF-8 decoder. */
+  private text(end: number, strict: boolean): string {
+    const bytes = this.bytes;
+    const start = this.pos;
+    this.pos = end;
+    if (end - start > MAX_COPIED_TEXT) return utf8(bytes, start, end, strict);
+    let text = '';
+    for (let i = start; i < end; i++) {
+      const byte = bytes[i]!;
+      if (byte >= 0x80) return utf8(bytes, start, end, strict);
+      text += String.fromCharCode(byte);
+    }
+    return text;
+  }
+}
+
+/** What `BinaryReader.string` does with the same bytes. */
+function utf8(bytes: Uint8Array, start: number, end: number, strict: boolean): string {
+  return getTextEncoding().decodeUtf8(bytes.subarray(start, end), strict);
 }

@@ -64,11 +64,17 @@ export function createPushHandler(
       res.end('404 page not found\n');
       return Promise.resolve();
     }
-    const contentType = firstHeader(req, 'content-type') ?? '';
-    const connect = req.method === 'POST' ? parseConnectContentType(contentType) : undefined;
+    const connect = req.method === 'POST' ? connectContentType(firstHeader(req, 'content-type') ?? '') : undefined;
     if (connect && !connect.stream) return serveConnectUnary(req, res, connect.binary, implementation, current);
     return serveThroughConnect(req, res, handler, current);
   };
+}
+
+const CONNECT_UNARY_PROTO = { stream: false, binary: true } as const;
+
+/** connect-es's reading of a Content-Type, with the one profilers send read without its pattern. */
+function connectContentType(contentType: string): { readonly stream: boolean; readonly binary: boolean } | undefined {
+  return contentType === 'application/proto' ? CONNECT_UNARY_PROTO : parseConnectContentType(contentType);
 }
 
 /** connect-es's handlers for the PusherService paths, reading at most `maxBytes` per message (0: no limit). */

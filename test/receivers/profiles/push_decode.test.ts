@@ -110,6 +110,32 @@ describe('decodePushBinary', () => {
     fc.assert(fc.property(fc.oneof(damaged, fc.uint8Array({ maxLength: 40 })), expectSameOutcome), { numRuns: numRuns * 10 });
   });
 
+  it('decodes long, empty and non-ASCII strings and empty samples as fromBinary does', () => {
+    const long = fc.string({ unit: 'grapheme', minLength: 60, maxLength: 200 });
+    const request = fc.tuple(long, fc.string({ unit: 'grapheme-ascii', minLength: 65, maxLength: 100 }), text).map(([a, b, c]) =>
+      create(PushRequestSchema, {
+        series: [
+          {
+            labels: [
+              { name: a, value: b },
+              { name: '', value: c },
+            ],
+            samples: [{}, { ID: b }],
+            annotations: [{ key: c, value: a }],
+          },
+        ],
+      }),
+    );
+    fc.assert(
+      fc.property(request, (r) => {
+        const bytes = toBinary(PushRequestSchema, r);
+        expect(equals(PushRequestSchema, decodePushBinary(bytes), r)).toBe(true);
+        expectSameOutcome(bytes);
+      }),
+      { numRuns },
+    );
+  });
+
   it('reports a truncated message and invalid UTF-8 in fromBinary words', () => {
     const bytes = toBinary(PushRequestSchema, create(PushRequestSchema, { series: [{ labels: [{ name: 'a', value: 'b' }] }] }));
     expect(() => decodePushBinary(bytes.subarray(0, bytes.length - 1))).toThrow('premature EOF');
