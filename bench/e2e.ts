@@ -89,7 +89,11 @@ async function drive(url: string, load: PushWorkload, delivered: () => number): 
  * Seconds for `load` through logs.source.api → logs.process → logs.write into `sink`: the same
  * Kubernetes-logs instance the end-to-end tests run, its stages in place or on `threads`.
  */
-export async function throughPipeline(load: PushWorkload, sink: CountingSink, threads?: ComponentContext['pipelineThreads']): Promise<number> {
+export async function throughPipeline(
+  load: PushWorkload,
+  sink: CountingSink,
+  threads?: ComponentContext['pipelineThreads'],
+): Promise<number> {
   sink.reset();
   const registry = new Registry();
   const graph = new ComponentGraph((id) => ({

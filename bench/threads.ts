@@ -81,7 +81,10 @@ function processRow(cores: number): BenchRow {
 
 function timeProcess(config: string, input: string, workers: number): number {
   const started = process.hrtime.bigint();
-  const result = spawnSync('sh', ['-c', `"${process.execPath}" "${BIN}" process --config "${config}" --workers ${workers} --output entry < "${input}" > /dev/null`]);
+  const result = spawnSync('sh', [
+    '-c',
+    `"${process.execPath}" "${BIN}" process --config "${config}" --workers ${workers} --output entry < "${input}" > /dev/null`,
+  ]);
   if (result.status !== 0) throw new Error(`rivulet process failed: ${result.stderr}`);
   return Number(process.hrtime.bigint() - started) / 1e9;
 }
