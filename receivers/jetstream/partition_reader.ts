@@ -34,7 +34,7 @@ import { nanos } from '@nats-io/transport-node';
 import { decodeEntryBatch, MalformedEntryMessage } from '../../lib/jetstream/entry_codec.js';
 import { errorText } from '../../lib/jetstream/connection.js';
 import type { Log } from '../../lib/log.js';
-import { makeEntry, type Entry } from '../../core/entry.js';
+import { copyMap, makeEntry, type Entry } from '../../core/entry.js';
 import type { JetStreamSourceMetrics } from './metrics.js';
 
 /** Longest a hand-over waits for the receivers to take over what is in flight (ack delay aside). */
@@ -124,7 +124,7 @@ export class PartitionReader {
   async drain(): Promise<void> {
     if (this.state === 'stopped') return;
     this.state = 'draining';
-    this.incoming = [];
+    this.handBack();
     await this.consumer?.close().catch(() => {});
     // A receiver that never takes its batch over (an endpoint that stays down) must not hold the
     // hand-over forever: what is still unacknowledged then goes to the next owner.
@@ -144,14 +144,26 @@ export class PartitionReader {
   /** Stops at once, acknowledging nothing more (the lease is gone). */
   abandon(): void {
     this.state = 'stopped';
-    this.incoming = [];
+    this.handBack();
     this.inFlight.length = 0;
     this.ackTimer?.wake();
     void this.consumer?.close().catch(() => {});
   }
 
+  /**
+   * Gives back the messages received but not forwarded: the next owner gets them at once, where
+   * JetStream would otherwise hold them until their ack_wait ran out (a minute by default).
+   */
+  private handBack(): void {
+    for (const message of this.incoming.splice(0)) message.nak();
+  }
+
   private receive(message: JsMsg): void {
-    if (this.state !== 'running' && this.state !== 'starting') return;
+    if (this.state !== 'running' && this.state !== 'starting') {
+      // Not ours to forward any more: handed back at once rather than after ack_wait.
+      message.nak();
+      return;
+    }
     this.incoming.push(message);
     if (this.pumpScheduled) return;
     this.pumpScheduled = true;
@@ -192,7 +204,7 @@ export class PartitionReader {
       }
       for (const e of batch.entries)
         entries.push(
-          makeEntry({ labels: { ...batch.labels }, line: e.line, timestamp: e.timestamp, structuredMetadata: e.structuredMetadata }),
+          makeEntry({ labels: copyMap(batch.labels), line: e.line, timestamp: e.timestamp, structuredMetadata: e.structuredMetadata }),
         );
       messages.push(message);
     }
