@@ -301,10 +301,17 @@ describe.skipIf(!installed)('scale-out over JetStream', { timeout: TIMEOUT_MS },
     let takeoverMs = -1;
     const survivors = processors.slice(1);
     const killRound = half + Math.max(1, Math.floor((total - half) / 3));
+    // The victim's counters are read just before the kill: what it counts after that read cannot
+    // be acknowledged before the kill (ack_delay), so a survivor counts it again.
+    let victimLinesIn = 0;
+    let killing: Promise<void> | undefined;
     const pushing = pushBlocks(env.pushUrl, byStream, half, total, (r) => {
-      if (r !== killRound || killedAt !== 0) return;
-      victim.child.kill('SIGKILL');
-      killedAt = Date.now();
+      if (r !== killRound || killing) return;
+      killing = scrape(victim).then((text) => {
+        victimLinesIn = metricSum(text, 'logs_process_custom_lines_in');
+        victim.child.kill('SIGKILL');
+        killedAt = Date.now();
+      });
     });
     await until(() => killedAt !== 0, 60_000, 'the kill');
     await until(async () => (await Promise.all(survivors.map(owned))).reduce((a, b) => a + b, 0) === PARTITIONS, 30_000, 'the takeover');
@@ -348,9 +355,16 @@ describe.skipIf(!installed)('scale-out over JetStream', { timeout: TIMEOUT_MS },
     expect(duplicates.filter((d) => !victimPartitions.includes(partitionOfStream(d.block.stream)))).toEqual([]);
     expect(duplicates.filter((d) => d.first > killedAt + 1000 || d.again < killedAt)).toEqual([]);
     expect(takeoverMs).toBeLessThanOrEqual(LEASE_TTL_MS + 5000);
+    // The stage.metrics counters summed over the instances miss nothing: every input line was
+    // counted at least once (lines the victim had in flight are counted again by a survivor).
+    const survivorLinesIn = (await Promise.all(survivors.map(scrape))).reduce(
+      (n, text) => n + metricSum(text, 'logs_process_custom_lines_in'),
+      0,
+    );
+    expect(survivorLinesIn + victimLinesIn).toBeGreaterThanOrEqual(allLines);
     console.log(
       `jetstream e2e: ${allLines} lines in ${index.size} blocks over ${STREAMS} streams; takeover after SIGKILL in ${takeoverMs} ms; ` +
-        `${duplicates.length} blocks delivered twice`,
+        `${duplicates.length} blocks delivered twice; lines counted ${survivorLinesIn + victimLinesIn} for ${allLines} input lines`,
     );
   });
 
