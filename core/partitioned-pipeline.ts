@@ -11,7 +11,7 @@ import type { Entry } from './entry.js';
 import type { MetricFamilies } from './metrics.js';
 import { decodeEntries, encodeEntries } from './entry-batch-codec.js';
 import type { FromPartitionWorker, PackedItems, PartitionItem, PartitionWorkerSetup, ToPartitionWorker } from './partition-messages.js';
-import { partitionOf, type PartitionPlan } from './partitioning.js';
+import { partitioner, type PartitionPlan } from './partitioning.js';
 
 export interface PartitionedPipelineOptions {
   /** The worker module: it registers the stages and calls `servePartition`. */
@@ -78,8 +78,12 @@ export class PartitionedPipeline {
   private readonly batches = new Map<number, BatchInFlight>();
   private nextId = 0;
   private failure: Error | undefined;
+  /** The partition of an entry's labels, for a partitioned plan. */
+  private readonly partitionOf: ((labels: Entry['labels']) => number) | undefined;
 
   constructor(private readonly options: PartitionedPipelineOptions) {
+    const { plan } = options;
+    this.partitionOf = plan.kind === 'partitioned' ? partitioner(plan.key, options.workers) : undefined;
     this.threads = Array.from({ length: options.workers }, () => new PartitionThread(options));
     this.threads.forEach((thread, index) => {
       thread.worker.on('message', (message: FromPartitionWorker) => this.receive(index, message));
@@ -174,9 +178,9 @@ export class PartitionedPipeline {
     const count = this.threads.length;
     const parts = Array.from({ length: count }, () => ({ entries: [] as Entry[], seqs: [] as number[] }));
     const { plan } = this.options;
-    if (plan.kind === 'partitioned') {
+    if (this.partitionOf) {
       for (let i = 0; i < entries.length; i++) {
-        const part = parts[partitionOf(entries[i]!.labels, plan.key, count)]!;
+        const part = parts[this.partitionOf(entries[i]!.labels)]!;
         part.entries.push(entries[i]!);
         part.seqs.push(i);
       }

@@ -13,6 +13,7 @@
  * always share it, so each stream keeps its order. When no such label is left, everything shares
  * one key and the stage list runs on one thread.
  */
+import { fnv1a32 } from '../lib/fnv1a.js';
 import type { Labels } from './entry.js';
 import {
   ALL_NAMES,
@@ -83,25 +84,19 @@ function planWalk(specs: readonly PartitionedStage[], touchedBefore: NameSet, ke
 }
 
 /**
- * The partition (0 … count-1) of an entry with `labels` under `key`: FNV-1a over the key's
- * labels in name order, so the same labels give the same partition whatever their insertion order.
+ * The partition (0 … count-1) of an entry's labels under `key`: FNV-1a over the key's labels in
+ * name order, so the same labels give the same partition whatever their insertion order. The
+ * test of which names belong to the key is made once here, not per entry.
  */
-export function partitionOf(labels: Labels, key: NameSet, count: number): number {
-  if (count <= 1) return 0;
-  const keyNames = Object.keys(labels).filter('only' in key ? (n) => key.only.has(n) : (n) => !key.allBut.has(n));
-  if (keyNames.length > 1) keyNames.sort();
-  let hash = 0x811c9dc5;
-  for (const name of keyNames) {
-    hash = fnv1a(hash, name);
-    hash = Math.imul(hash ^ 0xff, 0x01000193);
-    hash = fnv1a(hash, labels[name]!);
-    hash = Math.imul(hash ^ 0xfe, 0x01000193);
-  }
-  return (hash >>> 0) % count;
-}
-
-function fnv1a(seed: number, text: string): number {
-  let hash = seed;
-  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
-  return hash;
+export function partitioner(key: NameSet, count: number): (labels: Labels) => number {
+  if (count <= 1) return () => 0;
+  const inKey = 'only' in key ? (name: string) => key.only.has(name) : (name: string) => !key.allBut.has(name);
+  return (labels) => {
+    const keyNames = Object.keys(labels).filter(inKey);
+    if (keyNames.length > 1) keyNames.sort();
+    let hash: number | undefined;
+    // A separator after each text keeps `a`+`bc` apart from `ab`+`c` (a clash would only spread worse).
+    for (const name of keyNames) hash = fnv1a32(`${labels[name]}\u0000`, fnv1a32(`${name}\u0000`, hash));
+    return (hash ?? 0) % count;
+  };
 }

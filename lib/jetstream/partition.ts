@@ -9,47 +9,7 @@
  * ```
  */
 
-const FNV_OFFSET = 0x811c9dc5;
-const FNV_PRIME = 0x01000193;
-
-/** FNV-1a, 32 bits, over the UTF-8 encoding of `text` (encoded on the fly, nothing allocated). */
-export function fnv1a32(text: string): number {
-  let hash = FNV_OFFSET;
-  const mix = (byte: number) => {
-    hash ^= byte;
-    hash = Math.imul(hash, FNV_PRIME);
-  };
-  for (let i = 0; i < text.length; i++) {
-    let c = text.charCodeAt(i);
-    if (c < 0x80) {
-      mix(c);
-      continue;
-    }
-    if (c < 0x800) {
-      mix(0xc0 | (c >> 6));
-      mix(0x80 | (c & 0x3f));
-      continue;
-    }
-    if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
-      const low = text.charCodeAt(i + 1);
-      if (low >= 0xdc00 && low <= 0xdfff) {
-        c = 0x10000 + ((c - 0xd800) << 10) + (low - 0xdc00);
-        i++;
-        mix(0xf0 | (c >> 18));
-        mix(0x80 | ((c >> 12) & 0x3f));
-        mix(0x80 | ((c >> 6) & 0x3f));
-        mix(0x80 | (c & 0x3f));
-        continue;
-      }
-    }
-    // A lone surrogate is written as U+FFFD, as Buffer.from(text) would.
-    if (c >= 0xd800 && c <= 0xdfff) c = 0xfffd;
-    mix(0xe0 | (c >> 12));
-    mix(0x80 | ((c >> 6) & 0x3f));
-    mix(0x80 | (c & 0x3f));
-  }
-  return hash >>> 0;
-}
+import { fnv1a32 } from '../fnv1a.js';
 
 /** The partition in [0, partitions) of the stream whose label text is `labelText`. */
 export function partitionOf(labelText: string, partitions: number): number {

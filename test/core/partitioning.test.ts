@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { partitionOf, planPartitions, type PartitionPlan } from '../../core/partitioning.js';
+import { partitioner, planPartitions, type PartitionPlan } from '../../core/partitioning.js';
 import { loadStageList } from '../../core/process.js';
 import { complement, intersect, names, union, type NameSet } from '../../core/stage-partitioning.js';
 import '../../operators/index.js';
@@ -89,7 +89,7 @@ describe('label name sets', () => {
   });
 });
 
-describe('partitionOf', () => {
+describe('partitioner', () => {
   const labelsArb = fc.dictionary(fc.string({ maxLength: 4 }), fc.string({ maxLength: 6 }), { maxKeys: 5 });
 
   it('depends only on the key labels, not on other labels or insertion order', () => {
@@ -98,10 +98,11 @@ describe('partitionOf', () => {
         const key: NameSet = { only: new Set(Object.keys(labels)) };
         const extra = Object.fromEntries(Object.entries(other).filter(([n]) => !Object.hasOwn(labels, n)));
         const reversed = Object.fromEntries(Object.entries({ ...labels, ...extra }).reverse());
-        const p = partitionOf(labels, key, count);
+        const partitionOf = partitioner(key, count);
+        const p = partitionOf(labels);
         expect(p).toBeGreaterThanOrEqual(0);
         expect(p).toBeLessThan(count);
-        expect(partitionOf(reversed, key, count)).toBe(p);
+        expect(partitionOf(reversed)).toBe(p);
       }),
       { numRuns },
     );
@@ -109,7 +110,8 @@ describe('partitionOf', () => {
 
   it('spreads streams over the partitions', () => {
     const counts = [0, 0, 0];
-    for (let pod = 0; pod < 300; pod++) counts[partitionOf({ namespace: 'prod', pod: `web-${pod}` }, { allBut: new Set() }, 3)]!++;
+    const partitionOf = partitioner({ allBut: new Set() }, 3);
+    for (let pod = 0; pod < 300; pod++) counts[partitionOf({ namespace: 'prod', pod: `web-${pod}` })]!++;
     for (const n of counts) expect(n).toBeGreaterThan(70);
   });
 });

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { fnv1a32, layoutDescription, parseLayoutDescription, partitionOf, partitionSubject } from '../../../lib/jetstream/partition.js';
+import { fnv1a32 } from '../../../lib/fnv1a.js';
+import { layoutDescription, parseLayoutDescription, partitionOf, partitionSubject } from '../../../lib/jetstream/partition.js';
 
 describe('partitions', () => {
   it('hashes with FNV-1a 32 over UTF-8', () => {
