@@ -147,12 +147,7 @@ class LogsProcess {
    * stops in turn; the log says how many entries were still on their way.
    */
   private async drainForwarding(): Promise<void> {
-    let timer: Subscription | undefined;
-    const grace = new Promise<boolean>((resolve) => {
-      timer = this.ctx.clock.scheduler.schedule(() => resolve(false), SHUTDOWN_GRACE_MS);
-    });
-    const drained = await Promise.race([this.forwarding.then(() => true), grace]);
-    timer?.unsubscribe();
+    const drained = await this.withinGrace(this.forwarding.then(() => true));
     if (!drained) this.ctx.log('error', 'stopped while entries were still being handed on', { entries: this.handingOn });
   }
 
@@ -279,24 +274,27 @@ class LogsProcess {
   private async stopPipeline(running: RunningPipeline): Promise<void> {
     if (running.kind === 'threads') return this.stopThreads(running);
     running.input.complete();
-    let timer: Subscription | undefined;
-    const grace = new Promise<void>((resolve) => {
-      timer = this.ctx.clock.scheduler.schedule(() => resolve(), SHUTDOWN_GRACE_MS);
-    });
-    await Promise.race([running.completed, grace]);
-    timer?.unsubscribe();
+    await this.withinGrace(running.completed);
     running.subscription.unsubscribe();
     running.built.dispose();
   }
 
-  /** The same for threads: their stages flush, what they forward is handed on, then they end. */
-  private async stopThreads(running: ThreadedPipeline): Promise<void> {
+  /** `work`'s value, or undefined once the shutdown grace has passed on the component's clock. */
+  private async withinGrace<T>(work: Promise<T>): Promise<T | undefined> {
     let timer: Subscription | undefined;
     const grace = new Promise<undefined>((resolve) => {
       timer = this.ctx.clock.scheduler.schedule(() => resolve(undefined), SHUTDOWN_GRACE_MS);
     });
-    const flushed = await Promise.race([running.pool.end().catch(() => undefined), grace]);
-    timer?.unsubscribe();
+    try {
+      return await Promise.race([work, grace]);
+    } finally {
+      timer?.unsubscribe();
+    }
+  }
+
+  /** The same for threads: their stages flush, what they forward is handed on, then they end. */
+  private async stopThreads(running: ThreadedPipeline): Promise<void> {
+    const flushed = await this.withinGrace(running.pool.end().catch(() => undefined));
     if (flushed) await this.forward(flushed as Entry[]).catch(() => {});
     running.removeMetrics();
     await running.pool.terminate();
