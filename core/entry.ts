@@ -1,8 +1,9 @@
 /**
- * The log entry as it moves through a pipeline. Stages mutate entries in place for speed; the
- * pipeline owns that freedom because it deep-copies every entry at its ingress and hands each
- * `forward_to` receiver its own copy (the reference shares one object between receivers and relies
- * on consumers copying; we copy so no receiver can see another's edits).
+ * The log entry as it moves through a pipeline. Stages mutate entries in place for speed. A
+ * logs.process component owns the entries it is sent (a sender hands over entries it will not
+ * read again), and every `forward_to` receiver gets its own copy (the reference shares one object
+ * between receivers and relies on consumers copying; we copy so no receiver can see another's
+ * edits). A programmatic pipeline copies each entry at its ingress, as its source may reuse them.
  */
 import { stringify } from '../lib/go/values.js';
 

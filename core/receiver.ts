@@ -5,6 +5,10 @@ import { makeCapsule, type Capsule } from '../lib/config/evaluate.js';
  * Where a component sends log entries. `send` resolves once the receiver has taken the entries
  * over (queued them in its own pipeline or written them out): that acknowledgement is what lets
  * sources answer their clients only after nothing can be lost in between.
+ *
+ * The receiver owns the entries it is sent and may change them (logs.process runs its stages on
+ * them in place), so a sender hands over entries it will not read again: `fanOut` gives every
+ * receiver but the last its own copies.
  */
 export interface LogsReceiver {
   /** Resolves once the receiver has taken the entries over (see `SendOptions` for how far). */

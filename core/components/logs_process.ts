@@ -7,9 +7,9 @@
  */
 import { Subject, type Subscription } from 'rxjs';
 import { formatConfig } from '../../lib/config/format.js';
-import type { Entry } from '../entry.js';
+import { type Entry, seedLabels } from '../entry.js';
 import { configErrorsOf } from '../../lib/config/errors.js';
-import { buildPipeline, ingress } from '../pipeline.js';
+import { buildPipeline } from '../pipeline.js';
 import { addMetricsSource } from '../metrics.js';
 import { PartitionedPipeline } from '../partitioned-pipeline.js';
 import { planPartitions, type PartitionPlan } from '../partitioning.js';
@@ -170,7 +170,11 @@ class LogsProcess {
     const outputs: Entry[] = [];
     this.collecting = outputs;
     try {
-      for (const entry of entries) running.input.next(ingress(entry));
+      // The receiver owns what it is sent (see LogsReceiver), so entries go in without a copy.
+      for (const entry of entries) {
+        seedLabels(entry);
+        running.input.next(entry);
+      }
     } finally {
       this.collecting = undefined;
     }
