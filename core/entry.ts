@@ -90,14 +90,17 @@ export function seedLabels(entry: Entry): void {
 }
 
 /** Sets a metadata pair, replacing an existing pair of the same name in place or appending it. */
-export function setMetadata(list: MetadataPair[], name: string, value: string): void {
+export function setMetadata(entry: Entry, name: string, value: string): void {
+  const list = entry.structuredMetadata;
   for (const pair of list) {
     if (pair.name === name) {
       pair.value = value;
       return;
     }
   }
-  list.push({ name, value });
+  // The first pair gets a list of its own size: a push onto an empty array makes room for 17.
+  if (list.length === 0) entry.structuredMetadata = [{ name, value }];
+  else list.push({ name, value });
 }
 
 /**

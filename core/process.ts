@@ -1,6 +1,6 @@
 import { didYouMean } from '../lib/suggest.js';
 import type { Registry } from 'prom-client';
-import { Subject } from 'rxjs';
+import { Inlet } from './inlet.js';
 import type { Clock } from './clock.js';
 import type { Block, ConfigFile } from '../lib/config/ast.js';
 import { parseConfig } from '../lib/config/parser.js';
@@ -94,7 +94,7 @@ export interface ProcessRunOptions {
  */
 export function startProcessRun(specs: readonly StageSpec[], options: ProcessRunOptions): ProcessRun {
   const built = buildPipeline(specs, options);
-  const input = new Subject<Entry>();
+  const input = new Inlet<Entry>();
   const subscription = built.operator(input).subscribe({
     next: options.onEntry,
     complete: () => options.onComplete?.(),

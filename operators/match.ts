@@ -12,7 +12,8 @@
  * go into the nested pipeline, the others pass straight on, and the nested pipeline completes
  * (and flushes) when the source does.
  */
-import { Observable, Subject } from 'rxjs';
+import { Observable } from 'rxjs';
+import { Inlet } from '../core/inlet.js';
 import { seedLabels, type Entry } from '../core/entry.js';
 import { ConfigError, FieldError } from '../lib/config/errors.js';
 import { compileSelector, parseSelector, SelectorError } from '../lib/logql/selector.js';
@@ -131,7 +132,7 @@ function buildMatch(config: MatchConfig, ctx: BuildContext): StageImpl {
  */
 function routeThrough(source: Observable<Entry>, matches: EntryPredicate, nested: BuiltPipeline): Observable<Entry> {
   return new Observable<Entry>((subscriber) => {
-    const matched = new Subject<Entry>();
+    const matched = new Inlet<Entry>();
     let sourceDone = false;
     let nestedDone = false;
     const completeWhenBoth = () => {

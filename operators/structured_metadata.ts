@@ -54,28 +54,28 @@ function buildStructuredMetadata(config: StructuredMetadataConfig): StageImpl {
   return {
     kind: 'map',
     process: (entry) => {
-      const { extracted, labels, structuredMetadata: metadata } = entry;
+      const { extracted, labels } = entry;
       for (const [name, source] of mappings) {
         const value = stringify(own(extracted, source));
-        if (value !== undefined) setMetadata(metadata, name, value);
+        if (value !== undefined) setMetadata(entry, name, value);
       }
       if (regex) {
         for (const key of Object.keys(extracted)) {
           if (!regex.test(key)) continue;
           const value = stringify(extracted[key]);
-          if (value !== undefined) setMetadata(metadata, key, value);
+          if (value !== undefined) setMetadata(entry, key, value);
         }
       }
       for (const [name, source] of mappings) {
         const value = own(labels, source);
         if (value === undefined) continue;
-        setMetadata(metadata, name, value);
+        setMetadata(entry, name, value);
         delete labels[source];
       }
       if (regex) {
         for (const name of Object.keys(labels)) {
           if (!regex.test(name)) continue;
-          setMetadata(metadata, name, labels[name]!);
+          setMetadata(entry, name, labels[name]!);
           delete labels[name];
         }
       }

@@ -5,7 +5,8 @@
  * rejected stage list keeps the old pipeline running (the component turns unhealthy) while the new
  * `forward_to` still applies; on stop the pipeline's input ends so stateful stages flush.
  */
-import { Subject, type Subscription } from 'rxjs';
+import type { Subscription } from 'rxjs';
+import { Inlet } from '../inlet.js';
 import { formatConfig } from '../../lib/config/format.js';
 import { type Entry, seedLabels } from '../entry.js';
 import { configErrorsOf } from '../../lib/config/errors.js';
@@ -30,7 +31,7 @@ export interface LogsProcessArgs {
 interface LocalPipeline {
   readonly kind: 'local';
   readonly built: BuiltPipeline;
-  readonly input: Subject<Entry>;
+  readonly input: Inlet<Entry>;
   readonly subscription: Subscription;
   readonly fingerprint: string;
   /** Settles when the pipeline has completed (every stage flushed) or failed. */
@@ -227,7 +228,7 @@ class LogsProcess {
       registry: this.ctx.registry,
       debug: (message, fields) => this.ctx.log('debug', message, fields),
     });
-    const input = new Subject<Entry>();
+    const input = new Inlet<Entry>();
     let settle!: () => void;
     const completed = new Promise<void>((resolve) => (settle = resolve));
     const subscription = built.operator(input).subscribe({
