@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { partitioner, planPartitions, type PartitionPlan } from '../../core/partitioning.js';
 import { loadStageList } from '../../core/process.js';
+import { fnv1a32 } from '../../lib/fnv1a.js';
 import { complement, intersect, names, union, type NameSet } from '../../core/stage-partitioning.js';
 import '../../operators/index.js';
 
@@ -106,6 +107,35 @@ describe('partitioner', () => {
       }),
       { numRuns },
     );
+  });
+
+  it('gives each label set the same partition in any sequence as on its own (the last set is kept)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(labelsArb, { minLength: 1, maxLength: 4 }),
+        fc.array(fc.nat(), { maxLength: 20 }),
+        fc.integer({ min: 2, max: 5 }),
+        (sets, picks, count) => {
+          const key: NameSet = { allBut: new Set(['x']) };
+          const reused = partitioner(key, count);
+          for (const pick of picks) {
+            // A fresh copy each time, as every entry carries its own label set.
+            const labels = { ...sets[pick % sets.length]! };
+            expect(reused(labels)).toBe(partitioner(key, count)(labels));
+          }
+        },
+      ),
+      { numRuns },
+    );
+  });
+
+  it('hashes the key labels in name order, each name and value followed by a NUL', () => {
+    const partitionOf = partitioner({ only: new Set(['b', 'a']) }, 1000);
+    const hash = fnv1a32(
+      '\u0000',
+      fnv1a32('2', fnv1a32('\u0000', fnv1a32('b', fnv1a32('\u0000', fnv1a32('1', fnv1a32('\u0000', fnv1a32('a'))))))),
+    );
+    expect(partitionOf({ b: '2', c: '3', a: '1' })).toBe(hash % 1000);
   });
 
   it('spreads streams over the partitions', () => {
