@@ -14,20 +14,27 @@ export interface InputBatch {
 }
 
 /**
- * The entries of `rivulet process`'s input, a chunk at a time. A malformed line is reported
- * (`stdin:LINE: reason`) and skipped; blank lines of JSON-lines input are skipped silently.
+ * The entries of `rivulet process`'s input, a chunk at a time, or at most `batchLimit` entries at a
+ * time. A malformed line is reported (`stdin:LINE: reason`) and skipped; blank lines of JSON-lines
+ * input are skipped silently.
  */
 export async function* inputEntries(
   stdin: NodeJS.ReadableStream,
   input: InputFormat,
   clock: Clock,
   malformed: (lineNumber: number, reason: string) => void,
+  batchLimit = Number.POSITIVE_INFINITY,
 ): AsyncGenerator<InputBatch> {
   let lineNumber = 0;
   for await (const lines of lineBatches(readable(stdin))) {
-    const entries: Entry[] = [];
-    const lineNumbers: number[] = [];
+    let entries: Entry[] = [];
+    let lineNumbers: number[] = [];
     for (const line of lines) {
+      if (entries.length >= batchLimit) {
+        yield { entries, lineNumbers };
+        entries = [];
+        lineNumbers = [];
+      }
       lineNumber++;
       if (input === 'jsonl' && line.trim() === '') continue;
       try {

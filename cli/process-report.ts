@@ -37,7 +37,7 @@ export class ProcessReport {
   }
 
   flush(): void {
-    if (this.out.length > 0) this.io.stdout.write(this.out);
+    if (this.out.length > 0) this.io.stdout.write(utf8(this.out));
     this.out = '';
   }
 
@@ -75,6 +75,20 @@ export class ProcessReport {
       `${seconds} s (${this.rate(this.read)})`
     );
   }
+}
+
+/** Room to encode a flush's worth of output and a long line after it: three bytes per UTF-16 code unit at most. */
+const encoded = Buffer.allocUnsafe(3 * 2 * (1 << 16));
+
+/**
+ * The UTF-8 bytes of `text`, as `stdout.write(text)` would write them, without the pass that
+ * Buffer.from makes to count them first.
+ */
+function utf8(text: string): Buffer | string {
+  if (3 * text.length > encoded.length) return text;
+  const length = encoded.write(text);
+  // A copy: the stream may hold on to what it is given, and `encoded` is used again.
+  return Buffer.from(encoded.subarray(0, length));
 }
 
 /** Dropped lines by reason, summed over registries (one per pipeline thread), in first-seen order. */

@@ -26,6 +26,9 @@ import { loadFlagStageModules, readConfigWithStageModules, STAGES_FLAG } from '.
  */
 const OUTPUT_FORMATS: readonly EntryOutputFormat[] = ['json', 'entry', 'line'];
 
+/** Entries read ahead of the one being sent, at most (on one thread). */
+const ENTRIES_PER_BATCH = 256;
+
 export async function processCommand(argv: readonly string[], io: Io): Promise<number> {
   const args = parseArgs(argv, ['inspect', 'quiet'], ['config', 'input', 'output', 'metrics', 'now', 'workers'], [STAGES_FLAG]);
   const file = args.flags.get('config');
@@ -103,7 +106,9 @@ export async function processCommand(argv: readonly string[], io: Io): Promise<n
     for (const e of configErrorsOf(err)) io.stderr.write(e.message + '\n');
     return 2;
   }
-  for await (const { entries, lineNumbers } of inputEntries(io.stdin, input, clock, report.malformedLine)) {
+  // Small batches: the entries of a batch are made before the first is sent, and every garbage
+  // collection until the batch is done copies the ones still held.
+  for await (const { entries, lineNumbers } of inputEntries(io.stdin, input, clock, report.malformedLine, ENTRIES_PER_BATCH)) {
     for (let i = 0; i < entries.length; i++) {
       const entry = entries[i]!;
       const index = report.read++;

@@ -1,5 +1,5 @@
 import type { Entry, Extracted, Labels, MetadataPair } from './entry.js';
-import { formatRFC3339Nano, parseRFC3339 } from '../lib/time/rfc3339.js';
+import { parseRFC3339, RFC3339NanoFormatter } from '../lib/time/rfc3339.js';
 import type { Clock } from './clock.js';
 
 /**
@@ -11,12 +11,22 @@ import type { Clock } from './clock.js';
  * go through `JSON.stringify` unless they need no escape, and keys keep the order an object would
  * give them), because it is the hot end of `rivulet process`: no view objects, no replacer call
  * per value.
+ *
+ * The text is built of as few pieces as it can be: every piece is an object to allocate and, when
+ * the line is written out, one more to visit, and that, more than the bytes, is what a line costs.
+ * Text that recurs from one entry to the next is kept whole: a label's key with its value, and the
+ * timestamp's key with the date and second.
  */
 export function entryToJson(entry: Entry, withExtracted: boolean): string {
-  const line = JSON.stringify(entry.line);
-  const json = `{"labels":${labelsJson(entry.labels)},"line":${line},"timestamp":"${formatRFC3339Nano(entry.timestamp)}","structured_metadata":${metadataJson(entry.structuredMetadata)}`;
+  const lineJson = quote(entry.line);
+  const fraction = timestamps.fraction(entry.timestamp);
+  if (timestamps.secondPrefix !== timestampSecond) {
+    timestampSecond = timestamps.secondPrefix;
+    timestampHead = flat([',"timestamp":"', timestampSecond]);
+  }
+  const json = `${labelsHead(entry.labels)}${lineJson}${timestampHead}${fraction}${metadataJson(entry.structuredMetadata)}`;
   if (!withExtracted) return `${json}}`;
-  return `${json},"extracted":${extractedJson(entry.extracted, entry.line, line)}}`;
+  return json + extractedTail(entry.extracted, entry.line, lineJson);
 }
 
 /** What `--output` prints per entry: the full JSON form, the entry without extracted values, or the line alone. */
@@ -28,21 +38,16 @@ export function formatEntry(entry: Entry, format: EntryOutputFormat): string {
   return entryToJson(entry, format === 'json');
 }
 
-/**
- * Strings longer than this go straight to JSON.stringify: its native scan beats a JavaScript one
- * on long text, while on short names and values the call costs more than the scan.
- */
-const SHORT_STRING = 48;
+/** A quote, a backslash, a control character or a surrogate (lone ones are escaped). */
+const NEEDS_ESCAPE = /[\u0000-\u001f"\\\ud800-\udfff]/;
 
-/** Whether JSON.stringify writes `text` as it is between quotes; most names and short values it does. */
+/**
+ * Whether JSON.stringify writes `text` as it is between quotes; most names and values it does.
+ * The regular expression scans in native code, several times faster than JSON.stringify's own
+ * escaping, which then only the strings that need it pay for.
+ */
 function isPlain(text: string): boolean {
-  if (text.length > SHORT_STRING) return false;
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    // A quote, a backslash, a control character or a surrogate (lone ones are escaped).
-    if (code < 0x20 || code === 0x22 || code === 0x5c || (code >= 0xd800 && code <= 0xdfff)) return false;
-  }
-  return true;
+  return !NEEDS_ESCAPE.test(text);
 }
 
 /** A string as JSON.stringify writes it. */
@@ -51,77 +56,116 @@ function quote(text: string): string {
 }
 
 /**
- * How an object with these keys (as Object.keys lists them) is written by hand: the keys in the
- * order written and, for each, the text before its value. That text holds the separator (`{` for
- * the first value, `,` after a value, `",` after a string whose closing quote is still to come),
- * the quoted key and colon, and the opening quote when the value is a plain string: a plain string
- * then adds one piece to the output instead of three, and fewer pieces make the string cheaper to
- * build and to flatten when it is written out.
+ * One flat string of the parts (Array.prototype.join makes one; `+` makes a tree of them): text
+ * kept for many entries is then one piece of each, copied in one go when it is written out.
  */
-interface ObjectLayout {
-  /** The keys as Object.keys listed them, to tell whether the next object has the same. */
+function flat(parts: readonly string[]): string {
+  return parts.join('');
+}
+
+const timestamps = new RFC3339NanoFormatter();
+/** The formatter's second that `timestampHead` was built for. */
+let timestampSecond = '';
+/** `,"timestamp":"YYYY-MM-DDThh:mm:ss.`, what the fraction digits follow. */
+let timestampHead = '';
+
+/**
+ * How the label names last seen are written: which name goes where once sorted, and the text of
+ * the last few values of each name (key and quoted value, one flat string). The entries of a run
+ * mostly carry the same names, and each name few values, so names are sorted and values quoted
+ * once per change, and a label adds one piece to the output.
+ */
+interface LabelsLayout {
+  /** The names as for…in lists them, to tell whether the next labels have the same. */
   readonly names: readonly string[];
-  readonly order: readonly string[];
-  /** PREFIXES_PER_KEY per key, at `PREFIXES_PER_KEY * i + after + (plain string ? 1 : 0)`. */
-  readonly prefixes: readonly string[];
+  /** For each name in sorted order, the index in `names` of the name. */
+  readonly sortedIndex: readonly number[];
+  /** For each name in sorted order, the text before its value: `{"labels":{"name":` or `,"name":`. */
+  readonly keys: readonly string[];
+  /** For each name in sorted order, its last few values' texts. */
+  readonly valueTexts: Recent<ValueText>[];
 }
 
-/** What a value comes after: nothing (it is the first), a whole value, or a string left open. */
-const AFTER_NOTHING = 0;
-const AFTER_VALUE = 2;
-const AFTER_OPEN_STRING = 4;
-const PREFIXES_PER_KEY = 6;
-
-function objectLayout(names: readonly string[], order: readonly string[]): ObjectLayout {
-  const prefixes: string[] = [];
-  for (const name of order) {
-    const key = `${quote(name)}:`;
-    prefixes.push(`{${key}`, `{${key}"`, `,${key}`, `,${key}"`, `",${key}`, `",${key}"`);
-  }
-  return { names, order, prefixes };
+/** A label's value and its text: the key before it and the value quoted, as one flat string. */
+interface ValueText {
+  readonly value: string;
+  readonly text: string;
 }
 
-/** The end of an object written by hand, after what came last. */
-function objectEnd(after: number): string {
-  if (after === AFTER_NOTHING) return '{}';
-  return after === AFTER_OPEN_STRING ? '"}' : '}';
+/** The last few items added: the oldest gives way to a new one. */
+interface Recent<T> {
+  readonly items: T[];
+  added: number;
+}
+
+/** Values kept per label name: enough for the streams of a few pods interleaved. */
+const RECENT_KEPT = 8;
+
+function addRecent<T>(recent: Recent<T>, item: T): T {
+  if (recent.items.length < RECENT_KEPT) recent.items.push(item);
+  else recent.items[recent.added % RECENT_KEPT] = item;
+  recent.added++;
+  return item;
+}
+
+const LABELS_KEY = '{"labels":';
+const LINE_KEY = ',"line":';
+const LABELS_END = `}${LINE_KEY}`;
+const NO_LABELS = `${LABELS_KEY}{${LABELS_END}`;
+
+let lastLabelsLayout: LabelsLayout | undefined;
+/** The values of the labels being written, in `names` order (reused from entry to entry). */
+const labelValues: string[] = [];
+
+/** `{"labels":{…},"line":` for these labels. */
+function labelsHead(labels: Labels): string {
+  const layout = labelsLayout(labels);
+  if (layout === undefined) return `${LABELS_KEY}${JSON.stringify(sortedObject(labels))}${LINE_KEY}`;
+  const { sortedIndex, valueTexts } = layout;
+  const count = sortedIndex.length;
+  if (count === 0) return NO_LABELS;
+  let text = '';
+  for (let i = 0; i < count; i++) text += valueText(valueTexts[i]!, layout.keys[i]!, labelValues[sortedIndex[i]!]!).text;
+  return text + LABELS_END;
+}
+
+/** The text of one label's key and value, from the last few or made now. */
+function valueText(recent: Recent<ValueText>, key: string, value: string): ValueText {
+  for (const item of recent.items) if (item.value === value) return item;
+  return addRecent(recent, { value, text: flat([key, quote(value)]) });
 }
 
 /**
- * The last layouts built: consecutive entries of a pipeline mostly carry the same label names and
- * extracted keys in the same order, so sorting and quoting names happen once per change of names.
+ * The layout for these labels' names, their values left in `labelValues`; undefined when a name
+ * is an array index (an object lists those first, so the view object's order is not the sorted one).
  */
-let lastLabelsLayout: ObjectLayout | undefined;
-let lastExtractedLayout: ObjectLayout | undefined;
-
-function sameNames(a: readonly string[], b: readonly string[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-
-function labelsJson(labels: Labels): string {
-  const names = Object.keys(labels);
-  if (names.length === 0) return '{}';
-  if (lastLabelsLayout === undefined || !sameNames(lastLabelsLayout.names, names)) {
-    // An object lists array-index names first, so the view object's order is not the sorted one.
-    if (names.some(isArrayIndex)) return JSON.stringify(sortedObject(labels));
-    lastLabelsLayout = objectLayout(names, sortedNames(names));
-  }
-  const { order, prefixes } = lastLabelsLayout;
-  let json = '';
-  let after = AFTER_NOTHING;
-  for (let i = 0; i < order.length; i++) {
-    const value = labels[order[i]!]!;
-    if (isPlain(value)) {
-      json += prefixes[PREFIXES_PER_KEY * i + after + 1]! + value;
-      after = AFTER_OPEN_STRING;
-    } else {
-      json += prefixes[PREFIXES_PER_KEY * i + after]! + JSON.stringify(value);
-      after = AFTER_VALUE;
+function labelsLayout(labels: Labels): LabelsLayout | undefined {
+  const layout = lastLabelsLayout;
+  if (layout !== undefined) {
+    // for…in lists the names without making an array of them; a name it lists that is not the
+    // next of the layout's (one inherited included) means other names.
+    const { names } = layout;
+    let count = 0;
+    for (const name in labels) {
+      if (names[count] !== name) {
+        count = -1;
+        break;
+      }
+      labelValues[count++] = labels[name]!;
     }
+    if (count === names.length) return layout;
   }
-  return json + objectEnd(after);
+  const names = Object.keys(labels);
+  if (names.some(isArrayIndex)) return undefined;
+  const order = sortedNames(names);
+  for (let i = 0; i < names.length; i++) labelValues[i] = labels[names[i]!]!;
+  lastLabelsLayout = {
+    names,
+    sortedIndex: order.map((name) => names.indexOf(name)),
+    keys: order.map((name, i) => `${i === 0 ? `${LABELS_KEY}{` : ','}${quote(name)}:`),
+    valueTexts: order.map(() => ({ items: [], added: 0 })),
+  };
+  return lastLabelsLayout;
 }
 
 /**
@@ -139,30 +183,73 @@ function sortedNames(unsorted: readonly string[]): string[] {
   return names;
 }
 
+/** What follows the timestamp's fraction digits: its end and the metadata key. */
+const METADATA_KEY = 'Z","structured_metadata":';
+const NO_METADATA = `${METADATA_KEY}{}`;
+
+/** `Z","structured_metadata":{…}`: the end of the timestamp and the metadata. */
 function metadataJson(pairs: readonly MetadataPair[]): string {
-  if (pairs.length === 0) return '{}';
+  if (pairs.length === 0) return NO_METADATA;
   // A later pair of the same name wins, at the position of the first, as Object.fromEntries does.
-  if (pairs.length > 1 || isArrayIndex(pairs[0]!.name)) return JSON.stringify(Object.fromEntries(pairs.map((p) => [p.name, p.value])));
-  return `{${quote(pairs[0]!.name)}:${quote(pairs[0]!.value)}}`;
+  if (pairs.length > 1 || isArrayIndex(pairs[0]!.name))
+    return METADATA_KEY + JSON.stringify(Object.fromEntries(pairs.map((p) => [p.name, p.value])));
+  return `${METADATA_KEY}{${quote(pairs[0]!.name)}:${quote(pairs[0]!.value)}}`;
 }
 
 /**
- * The extracted map as JSON.stringify (with bigint as numbers) writes it. Flat maps of text,
- * numbers, booleans and null, the usual case, are written here; anything else (nested values,
- * other prototypes, functions that could be a `toJSON`) goes to JSON.stringify whole. Keys come in
- * Object.keys order, which is JSON.stringify's own (array indices first). A value that is the
- * entry's line (`content` after stage.cri) reuses the line's JSON.
+ * How an extracted map with these keys (as Object.keys lists them) is written by hand: for each
+ * key, the text before its value. That text holds the separator (`,"extracted":{` for the first
+ * value, `,` after a value, `",` after a string whose closing quote is still to come), the quoted
+ * key and colon, and the opening quote when the value is a plain string: a plain string then adds
+ * one piece to the output instead of three.
  */
-function extractedJson(extracted: Extracted, line: string, lineJson: string): string {
+interface ExtractedLayout {
+  /** The keys as Object.keys listed them, to tell whether the next map has the same. */
+  readonly names: readonly string[];
+  /** PREFIXES_PER_KEY per key, at `PREFIXES_PER_KEY * i + after + (plain string ? 1 : 0)`. */
+  readonly prefixes: readonly string[];
+}
+
+/** What a value comes after: nothing (it is the first), a whole value, or a string left open. */
+const AFTER_NOTHING = 0;
+const AFTER_VALUE = 2;
+const AFTER_OPEN_STRING = 4;
+const PREFIXES_PER_KEY = 6;
+
+const EXTRACTED_KEY = ',"extracted":';
+/** The end of the extracted map and of the entry, after what came last. */
+const EXTRACTED_ENDS = [`${EXTRACTED_KEY}{}}`, '', '}}', '', '"}}'];
+
+function extractedLayout(names: readonly string[]): ExtractedLayout {
+  const prefixes: string[] = [];
+  for (const name of names) {
+    const key = `${quote(name)}:`;
+    prefixes.push(`${EXTRACTED_KEY}{${key}`, `${EXTRACTED_KEY}{${key}"`, `,${key}`, `,${key}"`, `",${key}`, `",${key}"`);
+  }
+  return { names, prefixes };
+}
+
+let lastExtractedLayout: ExtractedLayout | undefined;
+/** The values of the extracted map being written, in `names` order (reused from entry to entry). */
+const extractedValues: unknown[] = [];
+
+/**
+ * `,"extracted":{…}}`: the extracted map as JSON.stringify (with bigint as numbers) writes it,
+ * and the entry's closing brace. Flat maps of text, numbers, booleans and null, the usual case,
+ * are written here; anything else (nested values, other prototypes, functions that could be a
+ * `toJSON`) goes to JSON.stringify whole. Keys come in Object.keys order, which is JSON.stringify's
+ * own (array indices first). A value that is the entry's line (`content` after stage.cri) reuses
+ * the line's JSON.
+ */
+function extractedTail(extracted: Extracted, line: string, lineJson: string): string {
   const prototype = Object.getPrototypeOf(extracted);
-  if (prototype !== Object.prototype && prototype !== null) return valueJson(extracted);
-  const keys = Object.keys(extracted);
-  if (lastExtractedLayout === undefined || !sameNames(lastExtractedLayout.names, keys)) lastExtractedLayout = objectLayout(keys, keys);
-  const { prefixes } = lastExtractedLayout;
+  if (prototype !== Object.prototype && prototype !== null) return `${EXTRACTED_KEY}${valueJson(extracted)}}`;
+  const layout = extractedLayoutOf(extracted);
+  const { prefixes } = layout;
   let json = '';
   let after = AFTER_NOTHING;
-  for (let i = 0; i < keys.length; i++) {
-    const value = extracted[keys[i]!];
+  for (let i = 0; i < layout.names.length; i++) {
+    const value = extractedValues[i];
     if (typeof value === 'string' && value !== line && isPlain(value)) {
       json += prefixes[PREFIXES_PER_KEY * i + after + 1]! + value;
       after = AFTER_OPEN_STRING;
@@ -175,11 +262,33 @@ function extractedJson(extracted: Extracted, line: string, lineJson: string): st
     else if (value === null) valueText = 'null';
     else if (value === undefined) continue;
     else if (typeof value === 'bigint') valueText = numberJson(Number(value));
-    else return valueJson(extracted);
+    else return `${EXTRACTED_KEY}${valueJson(extracted)}}`;
     json += prefixes[PREFIXES_PER_KEY * i + after]! + valueText;
     after = AFTER_VALUE;
   }
-  return json + objectEnd(after);
+  return json + EXTRACTED_ENDS[after]!;
+}
+
+/** The layout for this map's keys, its values left in `extractedValues`. */
+function extractedLayoutOf(extracted: Extracted): ExtractedLayout {
+  const layout = lastExtractedLayout;
+  if (layout !== undefined) {
+    // As for labels: for…in, with no array of keys, and any other key means other keys.
+    const { names } = layout;
+    let count = 0;
+    for (const name in extracted) {
+      if (names[count] !== name) {
+        count = -1;
+        break;
+      }
+      extractedValues[count++] = extracted[name];
+    }
+    if (count === names.length) return layout;
+  }
+  const names = Object.keys(extracted);
+  for (let i = 0; i < names.length; i++) extractedValues[i] = extracted[names[i]!];
+  lastExtractedLayout = extractedLayout(names);
+  return lastExtractedLayout;
 }
 
 /** A number as JSON writes it: NaN and the infinities as null, -0 as 0 (as String gives it). */
