@@ -1,3 +1,5 @@
+import type { Entry } from '../core/entry.js';
+import { type EntryOutputFormat, formatEntries } from '../core/entry-json.js';
 import type { MetricFamilies } from '../core/metrics.js';
 import type { Io } from './io.js';
 import type { InputFormat } from './process-input.js';
@@ -5,7 +7,10 @@ import type { InputFormat } from './process-input.js';
 /**
  * What `rivulet process` tells its user besides the output: malformed lines as they come, progress
  * on a terminal once a second and a summary at the end (not with `--quiet`), and the exit code. It
- * also buffers stdout, writing in 64 KiB pieces.
+ * also buffers the output: entries are formatted a run at a time (see formatEntries), and stdout is
+ * written in 64 KiB pieces, each encoded as UTF-8 here (the bytes `stdout.write` of the text would
+ * write) into one buffer kept for the purpose: Buffer.from would go over the text once more to
+ * count the bytes first.
  */
 export class ProcessReport {
   read = 0;
@@ -15,6 +20,12 @@ export class ProcessReport {
   private readonly startedAt = performance.now();
   private readonly progress: NodeJS.Timeout | undefined;
   private out = '';
+  /** Entries forwarded and not formatted yet, all to be printed in `unformattedFormat`. */
+  private readonly unformatted: Entry[] = [];
+  private unformattedFormat: EntryOutputFormat = 'json';
+  private readonly formatted: string[] = [];
+  /** Room to encode a flush's worth of output and a long line after it: three bytes per UTF-16 code unit at most. */
+  private readonly encoded = Buffer.allocUnsafe(3 * 2 * FLUSH_LENGTH);
 
   constructor(
     private readonly io: Io,
@@ -32,13 +43,48 @@ export class ProcessReport {
   /** One output line (without its newline). */
   output(line: string): void {
     this.forwarded++;
-    this.out += `${line}\n`;
-    if (this.out.length > 1 << 16) this.flush();
+    this.formatUnformatted();
+    this.append(line);
+  }
+
+  /** One forwarded entry, to be printed in `format`. */
+  outputEntry(entry: Entry, format: EntryOutputFormat): void {
+    this.forwarded++;
+    if (format !== this.unformattedFormat) this.formatUnformatted();
+    this.unformattedFormat = format;
+    this.unformatted.push(entry);
+    if (this.unformatted.length === ENTRIES_PER_FORMAT) this.formatUnformatted();
   }
 
   flush(): void {
-    if (this.out.length > 0) this.io.stdout.write(utf8(this.out));
+    this.formatUnformatted();
+    this.write();
+  }
+
+  private formatUnformatted(): void {
+    const entries = this.unformatted;
+    if (entries.length === 0) return;
+    formatEntries(entries, this.unformattedFormat, this.formatted);
+    for (let i = 0; i < entries.length; i++) this.append(this.formatted[i]!);
+    entries.length = 0;
+  }
+
+  private append(line: string): void {
+    this.out += `${line}\n`;
+    if (this.out.length > FLUSH_LENGTH) this.write();
+  }
+
+  private write(): void {
+    const text = this.out;
+    if (text.length === 0) return;
     this.out = '';
+    if (3 * text.length > this.encoded.length) {
+      this.io.stdout.write(text);
+      return;
+    }
+    const length = this.encoded.write(text);
+    // A copy: the stream may hold on to what it is given, and `encoded` is used again.
+    this.io.stdout.write(Buffer.from(this.encoded.subarray(0, length)));
   }
 
   /** Ends the report: the summary on a terminal; the exit code (1 when every line was malformed). */
@@ -77,19 +123,10 @@ export class ProcessReport {
   }
 }
 
-/** Room to encode a flush's worth of output and a long line after it: three bytes per UTF-16 code unit at most. */
-const encoded = Buffer.allocUnsafe(3 * 2 * (1 << 16));
-
-/**
- * The UTF-8 bytes of `text`, as `stdout.write(text)` would write them, without the pass that
- * Buffer.from makes to count them first.
- */
-function utf8(text: string): Buffer | string {
-  if (3 * text.length > encoded.length) return text;
-  const length = encoded.write(text);
-  // A copy: the stream may hold on to what it is given, and `encoded` is used again.
-  return Buffer.from(encoded.subarray(0, length));
-}
+/** Output is written once this many UTF-16 code units are pending. */
+const FLUSH_LENGTH = 1 << 16;
+/** Entries formatted together: enough to share the cost of a run, few enough to stay in cache. */
+const ENTRIES_PER_FORMAT = 64;
 
 /** Dropped lines by reason, summed over registries (one per pipeline thread), in first-seen order. */
 function droppedByReason(families: readonly MetricFamilies[]): Map<string, number> {

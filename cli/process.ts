@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { Registry } from 'prom-client';
 import { ManualClock, systemClock, type Clock } from '../core/clock.js';
-import { type EntryOutputFormat, formatEntry } from '../core/entry-json.js';
+import type { EntryOutputFormat } from '../core/entry-json.js';
 import { planPartitions } from '../core/partitioning.js';
 import { configErrorsOf } from '../lib/config/errors.js';
 import { loadStageList, startProcessRun } from '../core/process.js';
@@ -98,7 +98,7 @@ export async function processCommand(argv: readonly string[], io: Io): Promise<n
       trace: inspect?.recorder,
       onEntry: (entry) => {
         inspect?.recorder.forwarded(entry, report.forwarded);
-        report.output(formatEntry(entry, format));
+        report.outputEntry(entry, format);
       },
       onComplete: () => finished(),
     });

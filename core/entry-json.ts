@@ -18,15 +18,7 @@ import type { Clock } from './clock.js';
  * timestamp's key with the date and second.
  */
 export function entryToJson(entry: Entry, withExtracted: boolean): string {
-  const lineJson = quote(entry.line);
-  const fraction = timestamps.fraction(entry.timestamp);
-  if (timestamps.secondPrefix !== timestampSecond) {
-    timestampSecond = timestamps.secondPrefix;
-    timestampHead = flat([',"timestamp":"', timestampSecond]);
-  }
-  const json = `${labelsHead(entry.labels)}${lineJson}${timestampHead}${fraction}${metadataJson(entry.structuredMetadata)}`;
-  if (!withExtracted) return `${json}}`;
-  return json + extractedTail(entry.extracted, entry.line, lineJson);
+  return entryJson(entry, withExtracted, quote(entry.line));
 }
 
 /** What `--output` prints per entry: the full JSON form, the entry without extracted values, or the line alone. */
@@ -36,6 +28,79 @@ export type EntryOutputFormat = 'json' | 'entry' | 'line';
 export function formatEntry(entry: Entry, format: EntryOutputFormat): string {
   if (format === 'line') return entry.line;
   return entryToJson(entry, format === 'json');
+}
+
+/**
+ * The output lines of a run of entries in `format`, into `lines`: what formatEntry gives for each,
+ * for less. The lines that need escapes (a JSON body's quotes) go through one JSON.stringify
+ * together and are cut apart again: each call of it costs as much as escaping a line, and its
+ * result is a string of several pieces where a cut is one.
+ */
+export function formatEntries(entries: readonly Entry[], format: EntryOutputFormat, lines: string[]): void {
+  if (format === 'line') {
+    for (let i = 0; i < entries.length; i++) lines[i] = entries[i]!.line;
+    return;
+  }
+  toEscape.length = 0;
+  for (let i = 0; i < entries.length; i++) {
+    const line = entries[i]!.line;
+    if (isPlain(line)) lineJsons[i] = `"${line}"`;
+    else {
+      lineJsons[i] = undefined;
+      toEscape.push(line);
+    }
+  }
+  quoteEach(toEscape, escaped);
+  let next = 0;
+  for (let i = 0; i < entries.length; i++) lines[i] = entryJson(entries[i]!, format === 'json', lineJsons[i] ?? escaped[next++]!);
+  // Not kept past the call: a long run's lines would stay alive until the next one.
+  toEscape.length = 0;
+  escaped.length = 0;
+  lineJsons.length = 0;
+}
+
+/** formatEntries' lines to escape, their JSON, and each entry's line JSON (the arrays reused from run to run). */
+const toEscape: string[] = [];
+const escaped: string[] = [];
+const lineJsons: (string | undefined)[] = [];
+
+/**
+ * The JSON string of each text, as JSON.stringify writes it, into `json`: cut from
+ * `JSON.stringify(texts)`, `["…","…"]`. An element ends at the first quote after its opening one
+ * that no backslash escapes (inside a JSON string every quote is escaped), which is followed by
+ * `","` or, for the last, by `]`. No character is written shorter than it is, so that quote is
+ * at least the text's length past the opening one, and the search starts there.
+ */
+function quoteEach(texts: readonly string[], json: string[]): void {
+  if (texts.length === 0) return;
+  const all = JSON.stringify(texts);
+  let start = 1;
+  for (let i = 0; i < texts.length - 1; i++) {
+    let end = all.indexOf('","', start + texts[i]!.length + 1);
+    while (isEscapedAt(all, end)) end = all.indexOf('","', end + 1);
+    json[i] = all.slice(start, end + 1);
+    start = end + 2;
+  }
+  json[texts.length - 1] = all.slice(start, all.length - 1);
+}
+
+/** Whether the character at `index` follows an odd run of backslashes. */
+function isEscapedAt(text: string, index: number): boolean {
+  let backslashes = 0;
+  while (text.charCodeAt(index - 1 - backslashes) === 0x5c) backslashes++;
+  return backslashes % 2 === 1;
+}
+
+/** The JSON form of an entry whose line is written `lineJson`. */
+function entryJson(entry: Entry, withExtracted: boolean, lineJson: string): string {
+  const fraction = timestamps.fraction(entry.timestamp);
+  if (timestamps.secondPrefix !== timestampSecond) {
+    timestampSecond = timestamps.secondPrefix;
+    timestampHead = flat([',"timestamp":"', timestampSecond]);
+  }
+  const json = `${labelsHead(entry.labels)}${lineJson}${timestampHead}${fraction}${metadataJson(entry.structuredMetadata)}`;
+  if (!withExtracted) return `${json}}`;
+  return json + extractedTail(entry.extracted, entry.line, lineJson);
 }
 
 /** A quote, a backslash, a control character or a surrogate (lone ones are escaped). */
@@ -71,9 +136,9 @@ let timestampHead = '';
 
 /**
  * How the label names last seen are written: which name goes where once sorted, and the text of
- * the last few values of each name (key and quoted value, one flat string). The entries of a run
- * mostly carry the same names, and each name few values, so names are sorted and values quoted
- * once per change, and a label adds one piece to the output.
+ * the last few values of each name (key and quoted value). The entries of a run mostly carry the
+ * same names, and each name few values, so names are sorted and values quoted once per change, and
+ * a label whose value comes again adds one piece to the output.
  */
 interface LabelsLayout {
   /** The names as for…in lists them, to tell whether the next labels have the same. */
@@ -86,10 +151,15 @@ interface LabelsLayout {
   readonly valueTexts: Recent<ValueText>[];
 }
 
-/** A label's value and its text: the key before it and the value quoted, as one flat string. */
+/** A label's value and its text: the key before it and the value quoted. */
 interface ValueText {
   readonly value: string;
-  readonly text: string;
+  text: string;
+  /**
+   * Whether `text` is one flat string: it is made one when the value comes again, so that a name
+   * with more values than are kept costs no more than writing each value afresh.
+   */
+  flat: boolean;
 }
 
 /** The last few items added: the oldest gives way to a new one. */
@@ -131,8 +201,15 @@ function labelsHead(labels: Labels): string {
 
 /** The text of one label's key and value, from the last few or made now. */
 function valueText(recent: Recent<ValueText>, key: string, value: string): ValueText {
-  for (const item of recent.items) if (item.value === value) return item;
-  return addRecent(recent, { value, text: flat([key, quote(value)]) });
+  for (const item of recent.items) {
+    if (item.value !== value) continue;
+    if (!item.flat) {
+      item.text = flat([key, quote(value)]);
+      item.flat = true;
+    }
+    return item;
+  }
+  return addRecent(recent, { value, text: key + quote(value), flat: false });
 }
 
 /**
@@ -141,20 +218,7 @@ function valueText(recent: Recent<ValueText>, key: string, value: string): Value
  */
 function labelsLayout(labels: Labels): LabelsLayout | undefined {
   const layout = lastLabelsLayout;
-  if (layout !== undefined) {
-    // for…in lists the names without making an array of them; a name it lists that is not the
-    // next of the layout's (one inherited included) means other names.
-    const { names } = layout;
-    let count = 0;
-    for (const name in labels) {
-      if (names[count] !== name) {
-        count = -1;
-        break;
-      }
-      labelValues[count++] = labels[name]!;
-    }
-    if (count === names.length) return layout;
-  }
+  if (layout !== undefined && valuesByNames(labels, layout.names, labelValues)) return layout;
   const names = Object.keys(labels);
   if (names.some(isArrayIndex)) return undefined;
   const order = sortedNames(names);
@@ -166,6 +230,20 @@ function labelsLayout(labels: Labels): LabelsLayout | undefined {
     valueTexts: order.map(() => ({ items: [], added: 0 })),
   };
   return lastLabelsLayout;
+}
+
+/**
+ * Whether `object` has exactly `names`, in that order, its values then left in `values`. for…in
+ * lists the names without making an array of them; a name it lists that is not the next of
+ * `names` (an inherited one included) means other names.
+ */
+function valuesByNames<T>(object: Record<string, T>, names: readonly string[], values: T[]): boolean {
+  let count = 0;
+  for (const name in object) {
+    if (names[count] !== name) return false;
+    values[count++] = object[name]!;
+  }
+  return count === names.length;
 }
 
 /**
@@ -208,7 +286,15 @@ interface ExtractedLayout {
   readonly names: readonly string[];
   /** PREFIXES_PER_KEY per key, at `PREFIXES_PER_KEY * i + after + (plain string ? 1 : 0)`. */
   readonly prefixes: readonly string[];
+  /**
+   * Per key, the last short string value found plain. Short values (a stream, a level, a flag)
+   * mostly repeat from one entry to the next, and comparing one costs less than scanning it.
+   */
+  readonly lastShortPlain: (string | undefined)[];
 }
+
+/** The longest value compared with its key's last one: longer values mostly differ every time. */
+const SHORT_VALUE = 16;
 
 /** What a value comes after: nothing (it is the first), a whole value, or a string left open. */
 const AFTER_NOTHING = 0;
@@ -226,7 +312,7 @@ function extractedLayout(names: readonly string[]): ExtractedLayout {
     const key = `${quote(name)}:`;
     prefixes.push(`${EXTRACTED_KEY}{${key}`, `${EXTRACTED_KEY}{${key}"`, `,${key}`, `,${key}"`, `",${key}`, `",${key}"`);
   }
-  return { names, prefixes };
+  return { names, prefixes, lastShortPlain: names.map(() => undefined) };
 }
 
 let lastExtractedLayout: ExtractedLayout | undefined;
@@ -245,12 +331,12 @@ function extractedTail(extracted: Extracted, line: string, lineJson: string): st
   const prototype = Object.getPrototypeOf(extracted);
   if (prototype !== Object.prototype && prototype !== null) return `${EXTRACTED_KEY}${valueJson(extracted)}}`;
   const layout = extractedLayoutOf(extracted);
-  const { prefixes } = layout;
+  const { prefixes, lastShortPlain } = layout;
   let json = '';
   let after = AFTER_NOTHING;
   for (let i = 0; i < layout.names.length; i++) {
     const value = extractedValues[i];
-    if (typeof value === 'string' && value !== line && isPlain(value)) {
+    if (typeof value === 'string' && value !== line && isPlainValue(lastShortPlain, i, value)) {
       json += prefixes[PREFIXES_PER_KEY * i + after + 1]! + value;
       after = AFTER_OPEN_STRING;
       continue;
@@ -269,22 +355,19 @@ function extractedTail(extracted: Extracted, line: string, lineJson: string): st
   return json + EXTRACTED_ENDS[after]!;
 }
 
+/** Whether the value of key `i` is plain: a short one that is the key's last plain value needs no scan. */
+function isPlainValue(lastShortPlain: (string | undefined)[], i: number, value: string): boolean {
+  if (value.length > SHORT_VALUE) return isPlain(value);
+  if (value === lastShortPlain[i]) return true;
+  if (!isPlain(value)) return false;
+  lastShortPlain[i] = value;
+  return true;
+}
+
 /** The layout for this map's keys, its values left in `extractedValues`. */
 function extractedLayoutOf(extracted: Extracted): ExtractedLayout {
   const layout = lastExtractedLayout;
-  if (layout !== undefined) {
-    // As for labels: for…in, with no array of keys, and any other key means other keys.
-    const { names } = layout;
-    let count = 0;
-    for (const name in extracted) {
-      if (names[count] !== name) {
-        count = -1;
-        break;
-      }
-      extractedValues[count++] = extracted[name];
-    }
-    if (count === names.length) return layout;
-  }
+  if (layout !== undefined && valuesByNames(extracted, layout.names, extractedValues)) return layout;
   const names = Object.keys(extracted);
   for (let i = 0; i < names.length; i++) extractedValues[i] = extracted[names[i]!];
   lastExtractedLayout = extractedLayout(names);

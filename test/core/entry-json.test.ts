@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Entry } from '../../core/entry.js';
-import { entryToJson, formatEntry } from '../../core/entry-json.js';
+import { type EntryOutputFormat, entryToJson, formatEntries, formatEntry } from '../../core/entry-json.js';
 import { formatRFC3339Nano } from '../../lib/time/rfc3339.js';
 import { entry as entryArbitrary } from '../../testing/arbitraries.js';
 
@@ -104,6 +104,61 @@ const entryRun: fc.Arbitrary<Entry[]> = fc.array(
   { maxLength: 30 },
 );
 
+/** Text longer than a short name, then one character at the edge of what JSON.stringify escapes. */
+const longEdgeString = fc
+  .tuple(
+    fc.string({ minLength: 40, maxLength: 120 }),
+    fc.constantFrom('\u0000', '\u001f', '"', '\\', '\ud800', '\udfff', '\ud83d\ude00', '\u2028', 'é', 'a'),
+    fc.string({ maxLength: 8 }),
+  )
+  .map(([before, edge, after]) => before + edge + after);
+
+/**
+ * Values drawn again and again from more than the writer keeps per label name, awkward ones among
+ * them: quotes, backslashes, control characters, lone and paired surrogates, non-ASCII, U+2028.
+ */
+const recurringValue = fc.constantFrom(
+  'stdout',
+  'stderr',
+  'info',
+  'WARN',
+  'a"b',
+  'back\\slash',
+  'tab\there',
+  'line\nbreak',
+  '\u0000',
+  'é',
+  '😀',
+  '\ud800',
+  'x\udc00',
+  '\u2028',
+  '',
+  'checkout-7d9f8b-x2k4p',
+  `plain text longer than a short name ${'and then some '.repeat(4)}`,
+  `a "quoted" word in text longer than a short name ${'and then some '.repeat(4)}`,
+);
+
+/** Lines that end where a cut between JSON strings could be mistaken: escaped quotes, backslashes, commas. */
+const cutEdgeLine = fc.stringMatching(/^[a\\",\][]{0,12}$/);
+
+/** Runs whose labels, lines and extracted values recur, so that the text kept for them is reused, replaced and reused. */
+const recurringRun: fc.Arbitrary<Entry[]> = fc.array(
+  fc.record({
+    labels: fc.dictionary(fc.constantFrom('app', 'pod', 'stream', 'level'), recurringValue, { maxKeys: 4 }),
+    line: fc.oneof(recurringValue, longEdgeString, cutEdgeLine, fc.string({ unit: 'binary' })),
+    timestamp: fc.bigInt({ min: 1_700_000_000_000_000_000n, max: 1_700_000_003_000_000_000n }),
+    structuredMetadata: fc.array(fc.record({ name: fc.constantFrom('trace', 'span'), value: recurringValue }), { maxLength: 2 }),
+    extracted: fc.dictionary(
+      fc.constantFrom('flags', 'stream', 'time', 'msg', 'n'),
+      fc.oneof(recurringValue, longEdgeString, fc.integer()),
+      {
+        maxKeys: 5,
+      },
+    ),
+  }),
+  { maxLength: 60 },
+);
+
 describe('entryToJson', () => {
   it('writes the same bytes as JSON.stringify of the view object', () => {
     fc.assert(
@@ -126,6 +181,55 @@ describe('entryToJson', () => {
     fc.assert(
       fc.property(entryRun, fc.boolean(), (entries, withExtracted) => {
         expect(entries.map((e) => entryToJson(e, withExtracted))).toEqual(entries.map((e) => viewJson(e, withExtracted)));
+      }),
+    );
+  });
+
+  it('writes each entry of a run alike when its label values, lines and extracted values recur', () => {
+    fc.assert(
+      fc.property(recurringRun, fc.boolean(), (entries, withExtracted) => {
+        expect(entries.map((e) => entryToJson(e, withExtracted))).toEqual(entries.map((e) => viewJson(e, withExtracted)));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('writes a label value that comes again as it did the first time, among more values than are kept', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(recurringValue, recurringValue), { minLength: 2, maxLength: 80 }), (values) => {
+        const entries: Entry[] = values.map(([app, stream]) => ({
+          labels: { stream, app },
+          line: 'x',
+          timestamp: 0n,
+          structuredMetadata: [],
+          extracted: {},
+        }));
+        expect(entries.map((e) => entryToJson(e, false))).toEqual(entries.map((e) => viewJson(e, false)));
+      }),
+    );
+  });
+
+  it('writes a short value that comes again as it did the first time, whether it needs escapes or not', () => {
+    const twoValues = fc.constantFrom('plain', 'a"b', 'tab\there', '\ud800', 'é', '');
+    fc.assert(
+      fc.property(fc.array(fc.tuple(twoValues, twoValues), { minLength: 2, maxLength: 20 }), fc.boolean(), (values, withLine) => {
+        const entries: Entry[] = values.map(([flags, stream]) => ({
+          labels: {},
+          line: withLine ? flags : 'x',
+          timestamp: 0n,
+          structuredMetadata: [],
+          extracted: { flags, stream },
+        }));
+        expect(entries.map((e) => entryToJson(e, true))).toEqual(entries.map((e) => viewJson(e, true)));
+      }),
+    );
+  });
+
+  it('writes long strings with a character to escape near their end as JSON.stringify does', () => {
+    fc.assert(
+      fc.property(longEdgeString, longEdgeString, (line, value) => {
+        const entry: Entry = { labels: { app: value }, line, timestamp: 0n, structuredMetadata: [], extracted: { value, content: line } };
+        expect(entryToJson(entry, true)).toBe(viewJson(entry, true));
       }),
     );
   });
@@ -158,6 +262,24 @@ describe('entryToJson', () => {
     };
     expect(entryToJson(entry, true)).toBe(
       '{"labels":{"app":"a\\"b","job":"x"},"line":"l\\n","timestamp":"2023-11-14T22:13:20.123456789Z","structured_metadata":{"trace":"1"},"extracted":{"n":5,"s":"v"}}',
+    );
+  });
+});
+
+describe('formatEntries', () => {
+  it('gives for a run of entries what formatEntry gives for each: the line, or the bytes of JSON.stringify of the view object', () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(recurringRun, entryRun, fc.array(fc.oneof(entryArbitrary(), awkwardEntry), { maxLength: 20 })),
+        fc.constantFrom<EntryOutputFormat>('json', 'entry', 'line'),
+        (entries, format) => {
+          const lines: string[] = [];
+          formatEntries(entries, format, lines);
+          const reference = (e: Entry) => (format === 'line' ? e.line : viewJson(e, format === 'json'));
+          expect(lines.slice(0, entries.length)).toEqual(entries.map(reference));
+        },
+      ),
+      { numRuns: 300 },
     );
   });
 });
