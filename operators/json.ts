@@ -63,7 +63,7 @@ export const json = defineStage<JsonConfig>({
 
 export function validateJson(config: JsonConfig): void {
   if (Object.keys(config.expressions).length === 0 && config.regex === '') {
-    throw new ConfigError('JMES expression or regex is required');
+    throw new ConfigError('JMES expressions or regex is required');
   }
   if (config.source === '') throw new FieldError('source', 'empty source');
   for (const [name, expression] of Object.entries(config.expressions)) compileExpression(name, expression);

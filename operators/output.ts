@@ -32,7 +32,7 @@ stage.output {
 });
 
 export function validateOutput(config: OutputConfig): void {
-  if (config.source === '') throw new FieldError('source', 'output source value is required');
+  if (config.source === '') throw new FieldError('source', 'output source value is required if output is specified');
 }
 
 function buildOutput(config: OutputConfig): StageImpl {

@@ -53,7 +53,7 @@ function compilePattern(config: PatternConfig): LogqlPattern {
   try {
     return parsePattern(config.pattern);
   } catch (err) {
-    throw new FieldError('pattern', `could not compile pattern: ${(err as Error).message}`);
+    throw new FieldError('pattern', `failed to parse pattern: ${(err as Error).message}`);
   }
 }
 

@@ -200,7 +200,7 @@ describe('stage.json', () => {
 
   describe('validation', () => {
     it('requires expressions or a regex', () => {
-      expect(() => runConfig('stage.json {}', [])).toThrow('test.alloy:1:1: stage.json: JMES expression or regex is required');
+      expect(() => runConfig('stage.json {}', [])).toThrow('test.alloy:1:1: stage.json: JMES expressions or regex is required');
     });
 
     it('rejects an explicitly empty source', () => {

@@ -56,10 +56,10 @@ describe('stage.pattern', () => {
       'test.alloy:3:3: stage.pattern: empty source',
     );
     expect(() => runConfig('stage.pattern {\n  pattern = "<_> <_>"\n}', [])).toThrow(
-      'test.alloy:2:3: stage.pattern: could not compile pattern: at least one capture is required',
+      'test.alloy:2:3: stage.pattern: failed to parse pattern: at least one capture is required',
     );
     expect(() => pattern({ pattern: '<a><b>' })).toThrow(
-      "stage.pattern: could not compile pattern: found consecutive capture '<a><b>': invalid expression",
+      "stage.pattern: failed to parse pattern: found consecutive capture '<a><b>': invalid expression",
     );
     expect(() => runConfig('stage.pattern {}', [])).toThrow('test.alloy:1:1: stage.pattern: missing required attribute "pattern"');
   });

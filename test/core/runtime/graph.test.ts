@@ -147,7 +147,7 @@ logs.echo "out" { }
     graph.load(config('stage.static_labels { values = { v = "1" } }'), 'r.alloy');
     const receiver = receiverOf(graph, 'logs.process.p');
     const errors = await graph.reload(config('stage.output { source = "" }'), 'r.alloy');
-    expect(errors.map((e) => e.message)).toEqual(['r.alloy:2:18: logs.process "p" > stage.output: output source value is required']);
+    expect(errors.map((e) => e.message)).toEqual(['r.alloy:2:18: logs.process "p" > stage.output: output source value is required if output is specified']);
     expect(graph.health().find((c) => c.id === 'logs.process.p')!.health.state).toBe('unhealthy');
     expect(receiverOf(graph, 'logs.process.p')).toBe(receiver);
     await receiver.send([entry('x')]);
