@@ -1,4 +1,4 @@
-import { createReadStream } from 'node:fs';
+import { createReadStream, fstatSync } from 'node:fs';
 import type { Clock } from '../core/clock.js';
 import type { Entry } from '../core/entry.js';
 import { parseInputEntry } from '../core/entry-json.js';
@@ -53,10 +53,20 @@ export async function* inputEntries(
 }
 
 /**
- * The process's own standard input is read straight from its descriptor in 1 MiB chunks (Node's
- * stdin stream reads 64 KiB at a time); other streams (tests) as they are.
+ * The process's own standard input, when it is a file, is read straight from its descriptor in
+ * 1 MiB chunks (Node's stdin stream reads 64 KiB at a time); other streams (pipes, terminals,
+ * tests) as they are. Not a pipe: Node's stdin stream has made the descriptor non-blocking, and a
+ * read of it that finds the pipe empty fails with EAGAIN instead of waiting.
  */
 function readable(stdin: NodeJS.ReadableStream): NodeJS.ReadableStream {
-  if (stdin !== process.stdin) return stdin;
+  if (stdin !== process.stdin || !isRegularFile(0)) return stdin;
   return createReadStream('', { fd: 0, highWaterMark: 1 << 20, autoClose: false });
+}
+
+function isRegularFile(fd: number): boolean {
+  try {
+    return fstatSync(fd).isFile();
+  } catch {
+    return false;
+  }
 }

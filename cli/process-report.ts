@@ -8,7 +8,7 @@ import type { InputFormat } from './process-input.js';
  * What `rivulet process` tells its user besides the output: malformed lines as they come, progress
  * on a terminal once a second and a summary at the end (not with `--quiet`), and the exit code. It
  * also buffers the output: entries are formatted a run at a time (see formatEntries), and stdout is
- * written in 64 KiB pieces, each encoded as UTF-8 here (the bytes `stdout.write` of the text would
+ * written once the event loop turns or in 64 KiB pieces, each encoded as UTF-8 here (the bytes `stdout.write` of the text would
  * write) into one buffer kept for the purpose: Buffer.from would go over the text once more to
  * count the bytes first.
  */
@@ -20,6 +20,7 @@ export class ProcessReport {
   private readonly startedAt = performance.now();
   private readonly progress: NodeJS.Timeout | undefined;
   private out = '';
+  private flushScheduled = false;
   /** Entries forwarded and not formatted yet, all to be printed in `unformattedFormat`. */
   private readonly unformatted: Entry[] = [];
   private unformattedFormat: EntryOutputFormat = 'json';
@@ -43,6 +44,7 @@ export class ProcessReport {
   /** One output line (without its newline). */
   output(line: string): void {
     this.forwarded++;
+    this.scheduleFlush();
     this.formatUnformatted();
     this.append(line);
   }
@@ -50,6 +52,7 @@ export class ProcessReport {
   /** One forwarded entry, to be printed in `format`. */
   outputEntry(entry: Entry, format: EntryOutputFormat): void {
     this.forwarded++;
+    this.scheduleFlush();
     if (format !== this.unformattedFormat) this.formatUnformatted();
     this.unformattedFormat = format;
     this.unformatted.push(entry);
@@ -60,6 +63,22 @@ export class ProcessReport {
     this.formatUnformatted();
     this.write();
   }
+
+  /**
+   * Output is held while the input that made it is being worked through, and written once the
+   * event loop turns (when the next chunk of input is awaited, or a timer's output is done), so
+   * a slow live stream (`tail -f app.log | rivulet process …`) shows its entries as they come.
+   */
+  private scheduleFlush(): void {
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    setImmediate(this.scheduledFlush);
+  }
+
+  private readonly scheduledFlush = (): void => {
+    this.flushScheduled = false;
+    this.flush();
+  };
 
   private formatUnformatted(): void {
     const entries = this.unformatted;

@@ -50,6 +50,18 @@ describe('ProcessReport output', () => {
     expect(writtenBytes(lines).equals(utf8Lines(lines))).toBe(true);
   });
 
+  it('writes what is pending once the event loop turns, without waiting for 64 KiB or the end', async () => {
+    const { report, bytes } = reportToBytes();
+    report.output('first');
+    report.outputEntry({ labels: {}, line: 'second', timestamp: 0n, structuredMetadata: [], extracted: {} }, 'line');
+    expect(bytes().length).toBe(0);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(bytes().toString()).toBe('first\nsecond\n');
+    report.output('third');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(bytes().toString()).toBe('first\nsecond\nthird\n');
+  });
+
   it('prints entries, in any format and between plain lines, as formatEntry gives them, in order', () => {
     fc.assert(
       fc.property(

@@ -100,7 +100,7 @@ describe('rivulet process', () => {
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr).toBe(
-      `${config}:2:3: stage.output: output source value is required\n${config}:4:1: unrecognized block name "stage.nope"\n`,
+      `${config}:2:3: stage.output: output source value is required if output is specified\n${config}:4:1: unrecognized block name "stage.nope"\n`,
     );
   });
 
@@ -308,6 +308,40 @@ describe('rivulet process', () => {
   it('exits 1 with a usage message when --config is missing', async () => {
     const result = await runCli(['process']);
     expect(result).toEqual({ code: 1, stdout: '', stderr: 'rivulet process: process needs --config FILE\n' });
+  });
+
+  it('follows a live pipe: each entry is printed before the next line is written, and the pipe waits when empty', async () => {
+    const config = configFile('live.alloy', 'stage.static_labels { values = { env = "prod" } }\n');
+    const child = execFile('node', ['bin/rivulet.mjs', 'process', '--config', config, '--output', 'line']);
+    const lines: string[] = [];
+    let pending = '';
+    const nextLine = () =>
+      new Promise<string>((resolve) => {
+        const take = () => {
+          const end = pending.indexOf('\n');
+          if (end === -1) return false;
+          lines.push(pending.slice(0, end));
+          pending = pending.slice(end + 1);
+          resolve(lines.at(-1)!);
+          return true;
+        };
+        if (take()) return;
+        const onData = (chunk: Buffer | string) => {
+          pending += chunk;
+          if (take()) child.stdout!.off('data', onData);
+        };
+        child.stdout!.on('data', onData);
+      });
+    // The second line is written only once the first came out, so the process has found the
+    // pipe empty in between.
+    child.stdin!.write('{"line":"one"}\n');
+    expect(await nextLine()).toBe('one');
+    child.stdin!.end('{"line":"two"}\n');
+    expect(await nextLine()).toBe('two');
+    let stderr = '';
+    child.stderr!.on('data', (c) => (stderr += c));
+    const code = await new Promise<number>((resolve) => child.on('close', (c) => resolve(c ?? -1)));
+    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
   });
 
   it('works through the installed bin as a separate process', async () => {
