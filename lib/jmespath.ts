@@ -1,5 +1,6 @@
 import { compile, TreeInterpreter } from '@jmespath-community/jmespath';
 import { goJsonMarshal } from './go/gojson.js';
+import { goStringFunctions } from './jmespath-strings.js';
 import { parseGoFloatOrUndefined } from './go/strconv.js';
 
 /**
@@ -7,7 +8,8 @@ import { parseGoFloatOrUndefined } from './go/strconv.js';
  * `items`, …) with the reference's Go semantics where they differ from the TypeScript engine —
  * arithmetic on a non-number gives null instead of an error (so an unquoted `user-agent` silently
  * yields null), division by zero gives ±Inf/NaN, `{…}` on null is null, fields never resolve to
- * inherited properties, `to_string` writes Go JSON and `to_number` parses Go floats. Shared by
+ * inherited properties, `to_string` writes Go JSON, `to_number` parses Go floats, and the string
+ * functions work on UTF-8 bytes and runes as Go's do (see jmespath-strings). Shared by
  * stage.json and stage.geoip's `custom_lookups`.
  */
 export interface JmesPath {
@@ -67,6 +69,9 @@ class GoDialectInterpreter extends EngineInterpreter {
       _func: ([value]: Value[]) => (typeof value === 'string' ? value : goJsonMarshal(value)),
     };
     table.to_number = { ...(table.to_number as FunctionEntry), _func: ([value]: Value[]) => goToNumber(value) };
+    for (const [name, goFunction] of Object.entries(goStringFunctions)) {
+      table[name] = { ...(table[name] as FunctionEntry), _func: (args: Value[]) => goFunction(args) as Value };
+    }
   }
 
   override visit(node: Node, value: Value | Node): ReturnType<Interpreter['visit']> {
