@@ -9,6 +9,7 @@
  * strict RFC 3339 keeps the previous timestamp while still being extracted; other fields are
  * discarded.
  */
+import { parseGoJson } from '../lib/go/gojson.js';
 import { parseRFC3339Strict } from '../lib/time/rfc3339-strict.js';
 import { defineStage, type StageImpl } from '../core/stage.js';
 import { names } from '../core/stage-partitioning.js';
@@ -43,7 +44,7 @@ export function decodeDockerRecord(line: string): DockerRecord | undefined {
   if (!startsWithBrace(line)) return undefined;
   let doc: unknown;
   try {
-    doc = JSON.parse(line);
+    doc = parseGoJson(line);
   } catch {
     return undefined;
   }

@@ -7,6 +7,7 @@
  * `\b` and `\f` come out as `\u0008` and `\u000c`. Go's own encoding/json (the templates' JSON
  * functions) now writes `\b`/`\f`; `goJsonQuote` writes either.
  */
+import { toWellFormed } from '../regex/well-formed.js';
 import { compareUtf8 } from './gostring.js';
 
 /** A value Go's JSON encoding cannot represent (NaN, ±Inf, a function…). */
@@ -151,4 +152,46 @@ export function goJsonMarshal(value: unknown, escapeHTML = true): string {
  */
 export function marshalForJsonStage(value: unknown): string {
   return goJsonMarshal(value, true);
+}
+
+/**
+ * JSON.parse as Go's decoders (encoding/json and json-iterator) read the text: a lone surrogate,
+ * escaped (`"\ud800"`) or raw (the JS form of invalid UTF-8), becomes U+FFFD in every string and
+ * key. Throws JSON.parse's SyntaxError. The texts that can hold one are found by two native scans,
+ * so the usual line costs no walk over its values.
+ */
+export function parseGoJson(text: string): unknown {
+  const doc: unknown = JSON.parse(text);
+  return mayHoldLoneSurrogate(text) ? wellFormedValue(doc) : doc;
+}
+
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
+
+function mayHoldLoneSurrogate(text: string): boolean {
+  return (text.indexOf('\\u') !== -1 && SURROGATE_ESCAPE.test(text)) || toWellFormed(text) !== text;
+}
+
+function wellFormedValue(value: unknown): unknown {
+  if (typeof value === 'string') return toWellFormed(value);
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) value[i] = wellFormedValue(value[i]);
+    return value;
+  }
+  const object = value as Record<string, unknown>;
+  const keys = Object.keys(object);
+  if (keys.every((key) => toWellFormed(key) === key)) {
+    for (const key of keys) object[key] = wellFormedValue(object[key]);
+    return object;
+  }
+  // A key changes: rebuilt in order, a later key that becomes the same as an earlier one winning.
+  const rebuilt: Record<string, unknown> = {};
+  for (const key of keys)
+    Object.defineProperty(rebuilt, toWellFormed(key), {
+      value: wellFormedValue(object[key]),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  return rebuilt;
 }

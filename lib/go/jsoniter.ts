@@ -1,4 +1,4 @@
-import { goJsonQuote } from './gojson.js';
+import { goJsonQuote, parseGoJson } from './gojson.js';
 import { compareUtf8 } from './gostring.js';
 
 /**
@@ -13,7 +13,7 @@ const MAX_NESTING = 10_001;
 export function parseJsonObject(text: string): Record<string, unknown> | undefined {
   let doc: unknown;
   try {
-    doc = JSON.parse(text);
+    doc = parseGoJson(text);
   } catch {
     return undefined;
   }

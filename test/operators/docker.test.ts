@@ -103,4 +103,8 @@ describe('stage.docker', () => {
       { numRuns: NUM_RUNS },
     );
   });
+
+  it('reads a lone surrogate escape in the log as U+FFFD, as Go decodes it', () => {
+    expect(run('{"log":"a\\ud800b\\n","stream":"stdout","time":"2019-01-01T01:00:00.000000001Z"}').line).toBe('a\ufffdb\n');
+  });
 });

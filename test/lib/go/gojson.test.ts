@@ -1,6 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
-import { goJsonMarshal, goJsonNumber, goJsonQuote, GoJsonError, marshalForJsonStage } from '../../../lib/go/gojson.js';
+import { goJsonMarshal, goJsonNumber, goJsonQuote, GoJsonError, marshalForJsonStage, parseGoJson } from '../../../lib/go/gojson.js';
+import { parseJsonObject } from '../../../lib/go/jsoniter.js';
 import { compareUtf8 } from '../../../lib/go/gostring.js';
 
 const numRuns = Number(process.env.FC_NUM_RUNS ?? 200);
@@ -135,6 +136,43 @@ describe('goJsonMarshal', () => {
     fc.assert(
       fc.property(fc.jsonValue({ maxDepth: 3 }), (v) => {
         expect(JSON.parse(goJsonMarshal(v))).toEqual(v);
+      }),
+      { numRuns },
+    );
+  });
+});
+
+describe('parseGoJson', () => {
+  it('turns lone surrogates, escaped or raw, into U+FFFD in strings and keys, as Go decodes them', () => {
+    expect(parseGoJson('{"a":"\\ud800z","b":["x\\udc00"],"c":{"\\ud83d":"\ud800"}}')).toEqual({
+      a: '\ufffdz',
+      b: ['x\ufffd'],
+      c: { '\ufffd': '\ufffd' },
+    });
+    expect(parseGoJson('"\\ud83d\\ude00"')).toBe('😀');
+    expect(parseJsonObject('{"msg":"bad \\udfff end"}')).toEqual({ msg: 'bad \ufffd end' });
+  });
+
+  it('keeps the order of keys, a later key made equal to an earlier one winning', () => {
+    expect(JSON.stringify(parseGoJson('{"\\ud800":1,"k":2,"\\udbff":3}'))).toBe('{"\ufffd":3,"k":2}');
+  });
+
+  it('gives what JSON.parse gives for any well-formed text', () => {
+    fc.assert(
+      fc.property(fc.json(), (text) => {
+        expect(parseGoJson(text)).toEqual(JSON.parse(text));
+      }),
+      { numRuns },
+    );
+  });
+
+  it('leaves no lone surrogate in what it gives, whatever the strings held', () => {
+    fc.assert(
+      fc.property(fc.dictionary(fc.string({ unit: 'binary' }), fc.string({ unit: 'binary' })), (object) => {
+        const text = JSON.stringify(object);
+        const wellFormed = (s: string) => !/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(s);
+        const parsed = parseGoJson(text) as Record<string, string>;
+        for (const [key, value] of Object.entries(parsed)) expect(wellFormed(key) && wellFormed(value)).toBe(true);
       }),
       { numRuns },
     );
