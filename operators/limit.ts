@@ -100,7 +100,7 @@ export function validateLimit(config: LimitConfig): void {
   const reason = 'limit stage failed to parse rate or burst';
   if (!(config.rate > 0)) throw new FieldError('rate', reason);
   if (!(config.burst > 0)) throw new FieldError('burst', reason);
-  if (config.by_label_name !== '' && !config.drop) throw new FieldError('by_label_name', 'When ratelimiting by label, drop must be true');
+  if (config.by_label_name !== '' && !config.drop) throw new FieldError('by_label_name', 'when ratelimiting by label, drop must be true');
 }
 
 /** A built wait-mode limit: an operator plus what a component needs to delay acknowledgements. */

@@ -15,7 +15,7 @@
 import { Observable } from 'rxjs';
 import { Inlet } from '../core/inlet.js';
 import { seedLabels, type Entry } from '../core/entry.js';
-import { ConfigError, FieldError } from '../lib/config/errors.js';
+import { ConfigError, ConfigErrors, FieldError } from '../lib/config/errors.js';
 import { compileSelector, parseSelector, SelectorError } from '../lib/logql/selector.js';
 import { defineStage, type BuildContext, type BuiltPipeline, type StageImpl, type StageSpec } from '../core/stage.js';
 import { NO_NAMES } from '../core/stage-partitioning.js';
@@ -71,15 +71,16 @@ export function validateMatch(config: MatchConfig): void {
   if (config.selector === '') throw new FieldError('selector', 'selector statement required for match stage');
   const action = actionOf(config);
   const nested = config.stages ?? [];
-  if (action === 'keep' && nested.length === 0) throw new ConfigError('match stage with action "keep" requires at least one nested stage');
-  if (action === 'drop' && nested.length > 0) throw new ConfigError('match stage with action "drop" cannot contain nested stages');
+  if (action === 'keep' && nested.length === 0)
+    throw new ConfigError("match stage requires at least one additional stage to be defined in '- stages'");
+  if (action === 'drop' && nested.length > 0) throw new ConfigError('match stage configured to drop entries cannot contains stages');
   compileMatcher(config.selector);
 }
 
 function actionOf(config: MatchConfig): 'keep' | 'drop' {
   if (config.action === 'keep' || config.action === '') return 'keep';
   if (config.action === 'drop') return 'drop';
-  throw new FieldError('action', `match stage action should be "keep" or "drop", got ${JSON.stringify(config.action)}`);
+  throw new FieldError('action', "match stage action should be 'keep' or 'drop'");
 }
 
 function compileMatcher(selector: string): EntryPredicate {
@@ -104,7 +105,7 @@ function buildMatch(config: MatchConfig, ctx: BuildContext): StageImpl {
       },
     };
   }
-  const nested = ctx.buildNested(config.stages ?? [], ['stage.match', ...(config.pipeline_name ? [config.pipeline_name] : [])]);
+  const nested = buildNestedPipeline(config, ctx);
   const { process } = nested;
   if (process) {
     return {
@@ -124,6 +125,23 @@ function buildMatch(config: MatchConfig, ctx: BuildContext): StageImpl {
     pending: () => nested.pending(),
     held: () => nested.held(),
   };
+}
+
+/**
+ * Builds the nested stages. A failure keeps its position at the nested stage and carries the
+ * reference's wrapping words, `match stage failed to create pipeline`; the reference also prints
+ * its whole config struct there (`from config {Selector:… Stages:[0xc…]}`), pointers included,
+ * which is left out.
+ */
+function buildNestedPipeline(config: MatchConfig, ctx: BuildContext): BuiltPipeline {
+  const wrap = (err: ConfigError) => new ConfigError(`match stage failed to create pipeline: ${err.reason}`, err.pos, err.blockPath);
+  try {
+    return ctx.buildNested(config.stages ?? [], ['stage.match', ...(config.pipeline_name ? [config.pipeline_name] : [])]);
+  } catch (err) {
+    if (err instanceof ConfigErrors) throw new ConfigErrors(err.errors.map(wrap));
+    if (err instanceof ConfigError) throw wrap(err);
+    throw err;
+  }
 }
 
 /**

@@ -28,8 +28,9 @@ export interface Selector {
 
 /**
  * A selector the reference rejects: a syntax or lexical error (with 1-based line and column of
- * the offending token; `parse error at line 0, col 0` for empty input, as in the reference), or
- * an invalid regex found by `compileSelector` (line and column 0).
+ * the offending token; as in the reference, line 0 when that token is a two-character operator
+ * such as `|=`, and `parse error at line 0, col 0` for empty input), or an invalid regex found by
+ * `compileSelector` (line and column 0).
  */
 export class SelectorError extends Error {
   constructor(
@@ -161,7 +162,10 @@ class Lexer {
         const pair = this.ch() === undefined ? undefined : OPERATORS.get(c + this.ch());
         if (pair !== undefined) {
           this.advance();
-          return token(pair);
+          // The reference consumes the second character with text/scanner's Next(), which
+          // invalidates the token position (Line = 0, Column kept): an error at this token
+          // reads `parse error at line 0, col N`.
+          return { kind: pair, text: text(), line: 0, col };
         }
         return token(OPERATORS.get(c) ?? 'IDENTIFIER');
       }

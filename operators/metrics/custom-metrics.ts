@@ -51,17 +51,18 @@ const NS_PER_SECOND = 1_000_000_000n;
 
 /**
  * The upper bounds a histogram uses: the defaults for an empty list, a trailing `+Inf` dropped
- * (it is always implied). Returns an error text when the bounds are not strictly increasing.
+ * (it is always implied). Returns an error text when the bounds are not strictly increasing: the
+ * Prometheus client's own text (`%f >= %f`, the first offending bound then the next one), which
+ * the reference only hits as a panic at the first observation.
  */
 export function histogramBounds(buckets: readonly number[]): readonly number[] | string {
   if (buckets.length === 0) return DEFAULT_BUCKETS;
-  const bounds = buckets[buckets.length - 1] === Infinity ? buckets.slice(0, -1) : [...buckets];
-  for (let i = 0; i < bounds.length; i++) {
-    if (Number.isNaN(bounds[i])) return 'histogram buckets must not be NaN';
-    if (i > 0 && !(bounds[i]! > bounds[i - 1]!))
-      return `histogram buckets must be in increasing order: ${formatGoFloatG(bounds[i]!)} >= ${formatGoFloatG(bounds[i - 1]!)}`;
+  if (buckets.some(Number.isNaN)) return 'histogram buckets must not be NaN';
+  for (let i = 0; i < buckets.length - 1; i++) {
+    if (buckets[i]! >= buckets[i + 1]!)
+      return `histogram buckets must be in increasing order: ${formatFloat(buckets[i]!, 'f', 6)} >= ${formatFloat(buckets[i + 1]!, 'f', 6)}`;
   }
-  return bounds;
+  return buckets[buckets.length - 1] === Infinity ? buckets.slice(0, -1) : [...buckets];
 }
 
 /**

@@ -2,7 +2,8 @@
  * stage.metrics — updates custom counters, gauges and histograms from each entry; entries pass
  * unchanged. Reference quirks kept: series labels are the entry's current label set minus `__…`
  * and invalid names, one series per full label set; a `match_all` counter counts every entry
- * without reading `source` (with `count_entry_bytes` it adds the line's UTF-8 bytes instead); the
+ * without reading `source` (with `count_entry_bytes` it adds the line's UTF-8 bytes instead;
+ * with `action = "add"` but no `count_entry_bytes` it never counts anything); the
  * `value` filter compares the stringified source and skips unconvertible values; numeric actions
  * skip values that do not convert to a float (Go float syntax, then a Go duration in seconds);
  * `count_entry_bytes` needs `match_all` AND `action = "add"` although the reference's message says
@@ -157,18 +158,21 @@ function validateCommon(config: MetricCommonConfig, fail: Fail): void {
 function validateCounter(config: CounterMetricConfig, index: number): void {
   const fail = failure('counter', config, index);
   validateCommon(config, fail);
-  if (!COUNTER_ACTIONS.includes(config.action))
-    fail('action', `the counter action must be either "inc" or "add", got ${JSON.stringify(config.action)}`);
-  if (config.match_all && config.value !== '') fail('value', 'a counter supports either match_all or a value, not both');
+  if (!COUNTER_ACTIONS.includes(config.action)) fail('action', "the 'action' counter field must be either 'inc' or 'add'");
+  if (config.match_all && config.value !== '') fail('value', "a 'counter' metric supports either 'match_all' or a 'value', but not both");
+  // The reference's text says "or" but its check needs both.
   if (config.count_entry_bytes && (!config.match_all || config.action !== 'add'))
-    fail('count_entry_bytes', 'count_entry_bytes needs match_all = true and action = "add"');
+    fail(
+      'count_entry_bytes',
+      "the 'count_entry_bytes' counter field must be specified along with match_all set to true or action set to 'add'",
+    );
 }
 
 function validateGauge(config: GaugeMetricConfig, index: number): void {
   const fail = failure('gauge', config, index);
   validateCommon(config, fail);
   if (!GAUGE_ACTIONS.includes(config.action))
-    fail('action', `the gauge action must be one of "set", "inc", "dec", "add" or "sub", got ${JSON.stringify(config.action)}`);
+    fail('action', "the 'action' gauge field must be one of the following values: [set, inc, dec, add, sub]");
 }
 
 function validateHistogram(config: HistogramMetricConfig, index: number): void {
@@ -285,6 +289,9 @@ function counterUpdate(config: CounterMetricConfig) {
   return (metric: MetricWriter, ctx: BuildContext): MetricUpdate => {
     if (config.match_all) {
       if (config.count_entry_bytes) return (entry, series) => metric.add(series, Buffer.byteLength(entry.line, 'utf8'));
+      // The reference hands `add` a nil value here, which fails its float conversion: such a
+      // counter never gets a series.
+      if (config.action === 'add') return () => {};
       return (_entry, series) => metric.add(series, 1);
     }
     const read = filteredSource(config);

@@ -489,9 +489,9 @@ describe('stage.limit', () => {
       );
     });
 
-    it('rejects by_label_name without drop', () => {
+    it("rejects by_label_name without drop, with the reference's lower-case text", () => {
       expect(() => validateLimit({ ...base, by_label_name: 'app' })).toThrow(
-        expect.objectContaining({ field: 'by_label_name', reason: 'When ratelimiting by label, drop must be true' }),
+        expect.objectContaining({ field: 'by_label_name', reason: 'when ratelimiting by label, drop must be true' }),
       );
     });
 
@@ -500,7 +500,7 @@ describe('stage.limit', () => {
         'test.alloy:2:3: stage.limit: limit stage failed to parse rate or burst',
       );
       expect(() => runConfig('stage.limit {\n  rate = 1\n  burst = 1\n  by_label_name = "app"\n}', [])).toThrow(
-        'test.alloy:4:3: stage.limit: When ratelimiting by label, drop must be true',
+        'test.alloy:4:3: stage.limit: when ratelimiting by label, drop must be true',
       );
       expect(() => runConfig('stage.limit {\n  burst = 1\n}', [])).toThrow('missing required attribute "rate"');
       expect(() => runConfig('stage.limit {\n  rate = 1\n}', [])).toThrow('missing required attribute "burst"');

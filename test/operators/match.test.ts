@@ -282,22 +282,22 @@ describe('stage.match', () => {
       );
     });
 
-    it('rejects an unknown action at the attribute', () => {
+    it("rejects an unknown action at the attribute, with the reference's text", () => {
       expect(() => runConfig('stage.match {\n  selector = "{a=\\"b\\"}"\n  action = "nope"\n}', [])).toThrow(
-        'test.alloy:3:3: stage.match: match stage action should be "keep" or "drop", got "nope"',
+        /^test\.alloy:3:3: stage\.match: match stage action should be 'keep' or 'drop'$/,
       );
     });
 
-    it('requires nested stages for keep and forbids them for drop', () => {
+    it("requires nested stages for keep and forbids them for drop, with the reference's texts", () => {
       expect(() => runConfig('stage.match {\n  selector = "{a=\\"b\\"}"\n}', [])).toThrow(
-        'test.alloy:1:1: stage.match: match stage with action "keep" requires at least one nested stage',
+        "test.alloy:1:1: stage.match: match stage requires at least one additional stage to be defined in '- stages'",
       );
       expect(() =>
         runConfig(
           'stage.match {\n  selector = "{a=\\"b\\"}"\n  action = "drop"\n  stage.static_labels {\n    values = { a = "b" }\n  }\n}',
           [],
         ),
-      ).toThrow('stage.match: match stage with action "drop" cannot contain nested stages');
+      ).toThrow('test.alloy:1:1: stage.match: match stage configured to drop entries cannot contains stages');
     });
 
     it('reports selector syntax errors with the parser position', () => {
@@ -315,6 +315,31 @@ describe('stage.match', () => {
       );
       expect(() => match({ selector: '{a="b"} !~ "[]"', action: 'drop' })).toThrow(
         /invalid selector syntax for match stage: invalid regular expression in line filter !~/,
+      );
+    });
+
+    it('reports a selector error at a two-character operator at line 0, as the reference does', () => {
+      expect(() => match({ selector: '{foo |= "x"}', action: 'drop' })).toThrow(
+        'stage.match: invalid selector syntax for match stage: parse error at line 0, col 6: syntax error: unexpected |=, expecting = or != or =~ or !~',
+      );
+    });
+
+    it("wraps a failure to build the nested pipeline in the reference's words, at the nested stage", () => {
+      const config = [
+        'stage.match {',
+        '  selector = "{a=\\"b\\"}"',
+        '  stage.metrics {',
+        '    metric.counter {',
+        '      name      = "dropped_lines_total"',
+        '      prefix    = "logs_process_"',
+        '      match_all = true',
+        '      action    = "inc"',
+        '    }',
+        '  }',
+        '}',
+      ].join('\n');
+      expect(() => runConfig(config, [])).toThrow(
+        /^test\.alloy:3:3: stage\.match > stage\.metrics: match stage failed to create pipeline: metric "logs_process_dropped_lines_total" is already registered by another component$/,
       );
     });
 

@@ -106,6 +106,13 @@ describe('parseSelector', () => {
     ['{foo="bar"} | json', 'parse error at line 1, col 13: syntax error: unexpected IDENTIFIER, expecting != or !~ or |~ or |='],
     ['{a="b"}\n|= 1', 'parse error at line 2, col 4: syntax error: unexpected IDENTIFIER, expecting STRING'],
     ['{a="b"\n', 'parse error at line 2, col 1: syntax error: unexpected $end, expecting } or ,'],
+    // a two-character operator is completed with text/scanner's Next(), which sets Line to 0
+    ['{foo |= "x"}', 'parse error at line 0, col 6: syntax error: unexpected |=, expecting = or != or =~ or !~'],
+    ['|= "foo"', 'parse error at line 0, col 1: syntax error: unexpected |=, expecting {'],
+    ['{a="b"} != != "x"', 'parse error at line 0, col 12: syntax error: unexpected !=, expecting STRING'],
+    ['{a=~"b"}\n  =~ "c"', 'parse error at line 0, col 3: syntax error: unexpected =~, expecting != or !~ or |~ or |='],
+    ['{a="b"} |= "x" !~', 'parse error at line 1, col 18: syntax error: unexpected $end, expecting STRING'],
+    ['{a="b"} ! = "x"', 'parse error at line 1, col 9: syntax error: unexpected IDENTIFIER, expecting != or !~ or |~ or |='],
     // lexical errors
     ["{foo='bar'}", 'parse error at line 1, col 6: invalid char literal'],
     ['{a="\\q"}', 'parse error at line 1, col 4: invalid char escape'],
@@ -131,6 +138,15 @@ describe('parseSelector', () => {
       parseSelector('{a="b"}\n  x');
     } catch (err) {
       expect(err).toMatchObject({ line: 2, col: 3 });
+    }
+    expect.assertions(1);
+  });
+
+  it('reports line 0 but keeps the column when the offending token is a two-character operator', () => {
+    try {
+      parseSelector('{a="b"}\n  |~ |~ "x"');
+    } catch (err) {
+      expect(err).toMatchObject({ line: 0, col: 6 });
     }
     expect.assertions(1);
   });

@@ -7,7 +7,7 @@ import type { Entry } from '../../../core/entry.js';
 import { buildPipeline, ingress } from '../../../core/pipeline.js';
 import { loadStageList, startProcessRun } from '../../../core/process.js';
 import { metrics } from '../../../operators/index.js';
-import type { CounterMetricConfig } from '../../../operators/metrics/index.js';
+import type { CounterMetricConfig, HistogramMetricConfig } from '../../../operators/metrics/index.js';
 import { parsePrometheusText } from '../../support/prometheus-text.js';
 import { entry } from '../../support/run-stages.js';
 
@@ -80,6 +80,20 @@ describe('stage.metrics', () => {
       const p = start(stage('metric.counter {\n  name = "lines"\n  source = "missing"\n  match_all = true\n  action = "inc"\n}'));
       p.push(entry('a'), entry('b'));
       expect(await p.samples('logs_process_custom_lines')).toEqual({ 'logs_process_custom_lines{}': 2 });
+    });
+
+    it('never creates a series for match_all with action add but without count_entry_bytes', async () => {
+      const p = start(
+        stage(
+          'metric.counter {\n  name = "lines"\n  match_all = true\n  action = "add"\n}\nmetric.counter {\n  name = "seen"\n  match_all = true\n  action = "inc"\n}',
+        ),
+      );
+      p.push(entry('a', { app: 'api' }, { extracted: { lines: 3 } }), entry('b'));
+      expect(await p.samples('logs_process_custom_lines')).toEqual({});
+      expect(await p.samples('logs_process_custom_seen')).toEqual({
+        'logs_process_custom_seen{app="api"}': 1,
+        'logs_process_custom_seen{}': 1,
+      });
     });
 
     it('adds the UTF-8 byte length of the line with count_entry_bytes', async () => {
@@ -304,10 +318,10 @@ describe('stage.metrics', () => {
 
     it('rejects an unknown counter or gauge action', () => {
       expect(() => start(counter('action = "del"'))).toThrow(
-        'test.alloy:4:1: stage.metrics: metric.counter "c": the counter action must be either "inc" or "add", got "del"',
+        /^test\.alloy:4:1: stage\.metrics: metric\.counter "c": the 'action' counter field must be either 'inc' or 'add'$/,
       );
       expect(() => start(stage('metric.gauge {\n  name = "g"\n  action = "mul"\n}'))).toThrow(
-        'metric.gauge "g": the gauge action must be one of "set", "inc", "dec", "add" or "sub", got "mul"',
+        /^test\.alloy:4:3: stage\.metrics: metric\.gauge "g": the 'action' gauge field must be one of the following values: \[set, inc, dec, add, sub\]$/,
       );
     });
 
@@ -329,24 +343,25 @@ describe('stage.metrics', () => {
         '}',
       ];
       expect(() => start(config.join('\n'))).toThrow(
-        'test.alloy:8:5: stage.metrics: metric.counter "bad": the counter action must be either "inc" or "add", got "del"',
+        "test.alloy:8:5: stage.metrics: metric.counter \"bad\": the 'action' counter field must be either 'inc' or 'add'",
       );
       config[7] = '    action = "inc"';
       expect(() => start(config.join('\n'))).toThrow(/^test\.alloy:12:5: stage\.metrics: metric\.histogram "h": /);
       // Not written (a default): at the nested block.
       expect(() => start(stage('metric.counter {\n  name = "c"\n  action = "inc"\n  count_entry_bytes = true\n}'))).toThrow(
-        'test.alloy:5:3: stage.metrics: metric.counter "c": count_entry_bytes',
+        'test.alloy:5:3: stage.metrics: metric.counter "c": the \'count_entry_bytes\' counter field',
       );
     });
 
     it('rejects match_all together with value', () => {
       expect(() => start(counter('action = "inc"\nmatch_all = true\nvalue = "x"'))).toThrow(
-        'metric.counter "c": a counter supports either match_all or a value, not both',
+        /^test\.alloy:6:1: stage\.metrics: metric\.counter "c": a 'counter' metric supports either 'match_all' or a 'value', but not both$/,
       );
     });
 
     it('requires both match_all and action add for count_entry_bytes', () => {
-      const message = 'metric.counter "c": count_entry_bytes needs match_all = true and action = "add"';
+      const message =
+        "metric.counter \"c\": the 'count_entry_bytes' counter field must be specified along with match_all set to true or action set to 'add'";
       expect(() => start(counter('action = "inc"\ncount_entry_bytes = true'))).toThrow(message);
       expect(() => start(counter('action = "inc"\nmatch_all = true\ncount_entry_bytes = true'))).toThrow(message);
       expect(() => start(counter('action = "add"\ncount_entry_bytes = true'))).toThrow(message);
@@ -361,10 +376,21 @@ describe('stage.metrics', () => {
       );
     });
 
-    it('requires increasing histogram buckets', () => {
+    it('requires increasing histogram buckets, naming the offending bound and the next one as the Prometheus client does', () => {
       expect(() => start(stage('metric.histogram {\n  name = "h"\n  buckets = [1, 1]\n}'))).toThrow(
-        'metric.histogram "h": histogram buckets must be in increasing order: 1 >= 1',
+        'metric.histogram "h": histogram buckets must be in increasing order: 1.000000 >= 1.000000',
       );
+      expect(() => start(stage('metric.histogram {\n  name = "h"\n  buckets = [0.5, 2, 1.25]\n}'))).toThrow(
+        'metric.histogram "h": histogram buckets must be in increasing order: 2.000000 >= 1.250000',
+      );
+      const inf = (buckets: number[]) =>
+        metrics({
+          'metric.histogram': [{ name: 'h', buckets, max_idle_duration: 300_000_000_000n }] as unknown as HistogramMetricConfig[],
+        });
+      // Only a last +Inf bound is implied; anywhere else it is a bound like any other.
+      expect(() => inf([1, Infinity, 2])).toThrow('histogram buckets must be in increasing order: +Inf >= 2.000000');
+      expect(() => inf([Infinity, Infinity])).toThrow('histogram buckets must be in increasing order: +Inf >= +Inf');
+      expect(() => inf([1, Infinity])).not.toThrow();
       expect(() => start(stage('metric.histogram {\n  name = "h"\n}'))).toThrow('missing required attribute "buckets"');
     });
 
