@@ -15,7 +15,11 @@ import { endpointBlockSpec, resolveWriteConfig, type WriteConfig } from './profi
 import { WriteMetrics } from './profiles/metrics.js';
 import { ProfilesWriter } from './profiles/writer.js';
 
-/** The User-Agent of every Push request. */
+/**
+ * The User-Agent of every Push request. The reference sends its own agent string (`Alloy/<version>`)
+ * here; claiming to be Alloy would be untrue, so Rivulet sends its own. Ingest requests send none
+ * (see IngestClient).
+ */
 export const USER_AGENT = 'Rivulet/0.1.0';
 
 export const profilesWriteComponent = defineComponent({

@@ -10,6 +10,7 @@
  * - after a pair closed by `}`, reading continues as if inside braces (`a{x=1}y=2}` has y=2).
  * Any violation fails the whole parse.
  */
+import { quoteRune } from '../go/gostring.js';
 
 export class LabelSetError extends Error {
   constructor(reason: string, expr?: string) {
@@ -27,24 +28,20 @@ function isServiceNameRune(ch: string): boolean {
   return ch === '-' || ch === '/' || isLabelNameRune(ch);
 }
 
-/** Go's `%q` for one rune. */
-function quoteRune(ch: string): string {
-  if (ch === "'") return "'\\''";
-  if (ch === '\\') return "'\\\\'";
-  const code = ch.codePointAt(0)!;
-  if (code >= 0x20 && code < 0x7f) return `'${ch}'`;
-  if (code === 0x0a) return "'\\n'";
-  if (code === 0x09) return "'\\t'";
-  if (code === 0x0d) return "'\\r'";
-  if (code < 0x20 || code === 0x7f) return `'\\x${code.toString(16).padStart(2, '0')}'`;
-  return `'${ch}'`;
+/**
+ * Go's `%q` of the rune at hand (strconv.QuoteRune): short escapes, `\xhh` below U+0020 and for
+ * DEL, `\uhhhh`/`\Uhhhhhhhh` for what Go's unicode.IsPrint rejects. A lone surrogate is shown as
+ * U+FFFD, the rune Go reads from the bytes it becomes.
+ */
+function quoteChar(ch: string): string {
+  return quoteRune(ch.codePointAt(0)!);
 }
 
 /** Rejects a label name the way the reference's validation words it. */
 export function validateLabelName(name: string): void {
   if (name.length === 0) throw new LabelSetError('label name is required');
   for (const ch of name) {
-    if (!isLabelNameRune(ch)) throw new LabelSetError('invalid label name', `${name}: character is not allowed: ${quoteRune(ch)}`);
+    if (!isLabelNameRune(ch)) throw new LabelSetError('invalid label name', `${name}: character is not allowed: ${quoteChar(ch)}`);
   }
   if (name === '__name__') throw new LabelSetError('label name is reserved', name);
 }
@@ -52,7 +49,7 @@ export function validateLabelName(name: string): void {
 function validateServiceName(name: string): void {
   if (name.length === 0) throw new LabelSetError('service name is required');
   for (const ch of name) {
-    if (!isServiceNameRune(ch)) throw new LabelSetError('invalid service name', `${name}: character is not allowed: ${quoteRune(ch)}`);
+    if (!isServiceNameRune(ch)) throw new LabelSetError('invalid service name', `${name}: character is not allowed: ${quoteChar(ch)}`);
   }
 }
 

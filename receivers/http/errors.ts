@@ -5,13 +5,38 @@
  * - 404: `404 page not found` (Go's not-found text);
  * - 405: no body (the reference's router answers a method mismatch with the bare status);
  * - anything else: the exposed message, or the status text, as `text/plain` plus a newline
- *   (Go's `http.Error`).
+ *   (Go's `http.Error`), with Go's server rules for the statuses that carry no body (`goErrorWire`).
  */
 import type { Middleware } from 'koa';
 import type { HttpResponse } from './server.js';
 
-/** Reason phrases as the reference's HTTP library spells them (they differ from Node's in places). */
+/**
+ * Go's `http.StatusText` table, every code it knows (1xx to 5xx; 306 and the unassigned codes
+ * are not in it). Its spellings are older than Node's in places (413, 414, 416, 422).
+ */
 const STATUS_TEXT: Readonly<Record<number, string>> = {
+  100: 'Continue',
+  101: 'Switching Protocols',
+  102: 'Processing',
+  103: 'Early Hints',
+  200: 'OK',
+  201: 'Created',
+  202: 'Accepted',
+  203: 'Non-Authoritative Information',
+  204: 'No Content',
+  205: 'Reset Content',
+  206: 'Partial Content',
+  207: 'Multi-Status',
+  208: 'Already Reported',
+  226: 'IM Used',
+  300: 'Multiple Choices',
+  301: 'Moved Permanently',
+  302: 'Found',
+  303: 'See Other',
+  304: 'Not Modified',
+  305: 'Use Proxy',
+  307: 'Temporary Redirect',
+  308: 'Permanent Redirect',
   400: 'Bad Request',
   401: 'Unauthorized',
   402: 'Payment Required',
@@ -92,6 +117,37 @@ export function goErrorAnswer(caught: unknown): GoErrorAnswer {
   return { status, text: `${text}\n`, unexpected: own === undefined };
 }
 
+/**
+ * What Go's server puts on the wire for an answer. `http.Error` sets the plain-text type and
+ * nosniff and writes the text; the server then sends the statuses that carry no body (1xx, 204,
+ * 304) without Content-Length and without the body, and 304 without Content-Type either. An
+ * interim 1xx other than 101 is sent at once and the text written after it goes out under an
+ * implicit 200: Node has no way to send an arbitrary interim answer, so only that final 200 is
+ * written. (The writer never hands on a 1xx: Node's client, like Go's, waits past interim answers.)
+ */
+export interface GoErrorWire {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  /** Undefined when the status carries no body. */
+  readonly body?: Buffer;
+}
+
+const PLAIN_TEXT = { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' };
+
+export function goErrorWire(answer: GoErrorAnswer): GoErrorWire {
+  const { status, text } = answer;
+  if (text === undefined) return { status, headers: { 'Content-Length': '0' }, body: Buffer.alloc(0) };
+  if (status >= 100 && status <= 199 && status !== 101) return plainText(200, text);
+  if (status === 304) return { status, headers: { 'X-Content-Type-Options': 'nosniff' } };
+  if (status === 204 || status === 101) return { status, headers: PLAIN_TEXT };
+  return plainText(status, text);
+}
+
+function plainText(status: number, text: string): GoErrorWire {
+  const body = Buffer.from(text);
+  return { status, headers: { ...PLAIN_TEXT, 'Content-Length': String(body.length) }, body };
+}
+
 /** Koa's form: handlers throw (`ctx.throw`, `httpError`) and this middleware answers. */
 export function goErrorResponses(onUnexpected: (err: unknown) => void = () => {}): Middleware {
   return async (ctx, next) => {
@@ -100,12 +156,21 @@ export function goErrorResponses(onUnexpected: (err: unknown) => void = () => {}
     } catch (caught) {
       const answer = goErrorAnswer(caught);
       if (answer.unexpected) onUnexpected(caught);
-      ctx.status = answer.status;
       if (answer.text === undefined) {
+        ctx.status = answer.status;
         ctx.body = '';
         ctx.remove('Content-Type');
         return;
       }
+      const wire = goErrorWire(answer);
+      if (wire.body === undefined || wire.status !== answer.status) {
+        // Koa would drop the Content-Type Go keeps on a 204, or send the 1xx as is: write it ourselves.
+        ctx.respond = false;
+        writeWire(ctx.res, wire);
+        return;
+      }
+      ctx.status = answer.status;
+      if (ctx.req.httpVersionMajor < 2) ctx.message = reasonPhrase(answer.status);
       ctx.set('X-Content-Type-Options', 'nosniff');
       ctx.type = 'text/plain; charset=utf-8';
       ctx.body = answer.text;
@@ -124,16 +189,18 @@ export function writeGoError(res: HttpResponse, caught: unknown, onUnexpected: (
     res.destroy();
     return;
   }
-  if (answer.text === undefined) {
-    res.writeHead(answer.status, { 'Content-Length': '0' });
-    res.end();
-    return;
-  }
-  const body = Buffer.from(answer.text);
-  res.writeHead(answer.status, {
-    'Content-Type': 'text/plain; charset=utf-8',
-    'X-Content-Type-Options': 'nosniff',
-    'Content-Length': String(body.length),
-  });
-  res.end(body);
+  writeWire(res, goErrorWire(answer));
+}
+
+/** Go's status line names a code by its own table (older spellings than Node's), or `status code N`. */
+function reasonPhrase(status: number): string {
+  return statusText(status) || `status code ${status}`;
+}
+
+function writeWire(res: HttpResponse, wire: GoErrorWire): void {
+  // HTTP/2 has no reason phrase (Node warns when given one).
+  if ('stream' in res) res.writeHead(wire.status, wire.headers);
+  else res.writeHead(wire.status, reasonPhrase(wire.status), wire.headers);
+  if (wire.body === undefined) res.end();
+  else res.end(wire.body);
 }

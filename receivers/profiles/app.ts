@@ -2,9 +2,9 @@
  * The receiver's request handler: `POST /ingest` and the PusherService paths, nothing else.
  *
  * The routes live in a Koa app with @koa/router, which can answer any request: a method mismatch
- * on a mounted path is 405 and any other path 404, both in the reference's words, and the Push
- * paths are handed to the Connect handler with Koa stepping aside (no body parser may touch a Push
- * body before it).
+ * on a mounted path (OPTIONS too) is 405 and any other path 404, both in the reference's words,
+ * and the Push paths are handed to the Connect handler with Koa stepping aside (no body parser may
+ * touch a Push body before it).
  *
  * The two profile routes are also served on a direct lane: a `POST` whose path is exactly
  * `/ingest` or `/push.v1.PusherService/Push` goes straight to the same route handler, without a
@@ -94,12 +94,19 @@ function createProfilesApp(ingest: RouteHandler, push: RouteHandler, unexpected:
     if (ctx.status === 404 && ctx.body == null && ctx.respond !== false) ctx.throw(404);
   });
   app.use(router.routes());
-  app.use(
-    router.allowedMethods({
-      throw: true,
-      methodNotAllowed: () => httpError(405, ''),
-      notImplemented: () => httpError(405, ''),
-    }),
-  );
+  app.use(methodNotAllowed);
   return app;
 }
+
+/**
+ * Any method but POST on a mounted path is 405 with no body and no `Allow` header: the reference's
+ * mux routes are restricted to POST and answer before connect-go (whose own 405 would carry
+ * `Allow: POST`). OPTIONS included: @koa/router's allowedMethods would answer it 200 with `Allow`,
+ * as if for a CORS preflight the reference never serves.
+ */
+const methodNotAllowed: Koa.Middleware = async (ctx, next) => {
+  await next();
+  const matched = (ctx as { matched?: ReadonlyArray<{ methods: readonly string[] }> }).matched ?? [];
+  if (ctx.status === 404 && ctx.body == null && ctx.respond !== false && matched.some((route) => route.methods.length > 0))
+    throw httpError(405, '');
+};

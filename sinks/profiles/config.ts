@@ -35,10 +35,20 @@ export interface EndpointConfig {
   /** Attempts in total; 0 = until the caller's deadline. */
   readonly maxBackoffRetries: number;
   readonly retryOnHttp429: boolean;
+  /** Ingest requests follow redirects as Go's client does (up to 10); false hands back the 3xx. */
+  readonly followRedirects: boolean;
   readonly auth: EndpointAuth;
   /** The credentials known from the config (files are read per request), for hiding in messages. */
   readonly secrets: readonly string[];
 }
+
+/**
+ * The header carrying the agent's id on every endpoint request (the reference's name, which
+ * Pyroscope servers know). The reference fills it from the UID it keeps in its data directory;
+ * Rivulet keeps no such id, so the header goes out with an empty value, as the reference's does
+ * when it has no UID.
+ */
+export const AGENT_ID_HEADER = 'X-Alloy-Id';
 
 export interface WriteConfig {
   readonly externalLabels: Readonly<Record<string, string>>;
@@ -57,7 +67,11 @@ export const endpointBlockSpec: NestedBlockSpec = {
     },
     name: { kind: t.string, default: '', doc: 'A name for the endpoint (metrics use the URL).' },
     remote_timeout: { kind: t.duration, default: 10_000_000_000n, doc: 'Timeout of one request.' },
-    headers: { kind: t.map(t.string), default: {}, doc: 'Headers set on every request.' },
+    headers: {
+      kind: t.map(t.string),
+      default: {},
+      doc: 'Headers set on every request. `X-Alloy-Id` is always sent, empty (Rivulet keeps no agent id), over one given here.',
+    },
     min_backoff_period: { kind: t.duration, default: 500_000_000n, doc: 'First wait before a retry.' },
     max_backoff_period: { kind: t.duration, default: 300_000_000_000n, doc: 'Longest wait between retries.' },
     max_backoff_retries: { kind: t.int, default: 10, doc: 'Attempts in total (not retries); 0 retries until the caller gives up.' },
@@ -65,7 +79,11 @@ export const endpointBlockSpec: NestedBlockSpec = {
     bearer_token: { kind: t.string, default: '', doc: 'Bearer token sent in the Authorization header.' },
     bearer_token_file: { kind: t.string, default: '', doc: 'File holding the bearer token, read for every request.' },
     enable_http2: { kind: t.bool, default: true, doc: 'Accepted for compatibility; requests use HTTP/1.1.' },
-    follow_redirects: { kind: t.bool, default: true, doc: 'Accepted for compatibility.' },
+    follow_redirects: {
+      kind: t.bool,
+      default: true,
+      doc: 'Ingest requests follow up to 10 redirects (301/302/303 as a GET without body, 307/308 resent as they were); false reports the redirect as the status. Push requests never follow redirects.',
+    },
   },
   blocks: {
     basic_auth: {
@@ -140,6 +158,7 @@ export function resolveWriteConfig(values: Record<string, unknown>, path: readon
       maxBackoffMs: ms(block.max_backoff_period ?? 300_000_000_000n),
       maxBackoffRetries: (block.max_backoff_retries as number | undefined) ?? 10,
       retryOnHttp429: (block.retry_on_http_429 as boolean | undefined) ?? true,
+      followRedirects: (block.follow_redirects as boolean | undefined) ?? true,
       auth,
       secrets: [...(userinfo.password !== undefined ? [userinfo.password] : []), ...authSecrets(auth), ...secretHeaderValues(headers)],
     };

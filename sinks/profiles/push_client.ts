@@ -1,7 +1,8 @@
 /**
  * One endpoint's Push client: Connect protocol, binary proto, HTTP/1.1 with keep-alive. Every
- * request carries the endpoint's headers, its credentials and the writer's User-Agent; the
- * per-call timeout travels as `Connect-Timeout-Ms`.
+ * request carries the endpoint's headers, the agent id (`X-Alloy-Id`, over an endpoint header of
+ * that name), its credentials and the writer's User-Agent; the per-call timeout travels as
+ * `Connect-Timeout-Ms`.
  */
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
@@ -10,7 +11,7 @@ import { compressionGzip, createConnectTransport } from '@connectrpc/connect-nod
 import { PusherService, type PushRequest } from '../../lib/pyroscope/gen/push/v1/push_pb.js';
 import { redactText } from '../../lib/redact.js';
 import { authorizationHeader } from './auth.js';
-import type { EndpointConfig } from './config.js';
+import { AGENT_ID_HEADER, type EndpointConfig } from './config.js';
 
 export class PushClient {
   private readonly agent: HttpAgent;
@@ -19,10 +20,12 @@ export class PushClient {
   constructor(
     private readonly endpoint: EndpointConfig,
     userAgent: string,
+    agentId: string,
   ) {
     this.agent = endpoint.url.startsWith('https:') ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
     const headers: Interceptor = (next) => async (req) => {
       for (const [name, value] of Object.entries(endpoint.headers)) req.header.set(name, value);
+      req.header.set(AGENT_ID_HEADER, agentId);
       const authorization = authorizationHeader(endpoint.auth);
       if (authorization !== undefined) req.header.set('Authorization', authorization);
       req.header.set('User-Agent', userAgent);

@@ -1,7 +1,8 @@
 /**
  * The writer's label check, run before any request goes out: a set must not be empty, names must
  * not repeat, values must be valid UTF-8 and names other than `__name__` must use
- * `[A-Za-z0-9_.]`. The first problem found (in name order) is reported.
+ * `[A-Za-z0-9_.]`. The first problem found (in name order) is reported; an empty name is a
+ * `duplicate label name: ` (sic).
  */
 import { validateLabelName } from '../../lib/pyroscope/labelset.js';
 import { sortLabels, type ProfileLabels } from '../../core/profiles.js';
@@ -17,7 +18,9 @@ export class InvalidLabelsError extends Error {
 /** Throws InvalidLabelsError for the first problem of `labels`. */
 export function validateLabels(labels: ProfileLabels): void {
   if (labels.length === 0) throw new InvalidLabelsError('service name is required');
-  let previous: string | undefined;
+  // The reference's check starts from an empty "previous name", so an empty name is reported
+  // as a duplicate before the name check could call it required.
+  let previous = '';
   for (const { name, value } of sortLabels(labels)) {
     if (name === previous) throw new InvalidLabelsError(`duplicate label name: ${name}`);
     if (!isValidUtf8String(value)) throw new InvalidLabelsError(`invalid label value for ${name}: ${value}`);

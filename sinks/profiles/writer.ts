@@ -42,7 +42,10 @@ import { validateLabels } from './validate.js';
 
 export interface WriterOptions {
   readonly metrics: WriteMetrics;
+  /** The User-Agent of Push requests (ingest requests send none, see IngestClient). */
   readonly userAgent: string;
+  /** The `X-Alloy-Id` value of every request; empty when absent (Rivulet keeps no agent id). */
+  readonly agentId?: string;
   readonly clock?: BackoffClock;
   readonly log?: Log;
 }
@@ -65,7 +68,12 @@ export class ProfilesWriter implements ProfilesReceiver {
     private readonly options: WriterOptions,
   ) {
     this.clock = options.clock ?? realBackoffClock;
-    this.endpoints = config.endpoints.map((e) => ({ config: e, push: new PushClient(e, options.userAgent), ingest: new IngestClient(e) }));
+    const agentId = options.agentId ?? '';
+    this.endpoints = config.endpoints.map((e) => ({
+      config: e,
+      push: new PushClient(e, options.userAgent, agentId),
+      ingest: new IngestClient(e, agentId),
+    }));
   }
 
   async append(series: PushSeries, signal: AbortSignal): Promise<void> {

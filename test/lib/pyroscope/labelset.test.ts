@@ -79,3 +79,75 @@ describe('validateLabelName', () => {
     expect(() => validateLabelName('__name__')).toThrow('label name is reserved: __name__');
   });
 });
+
+/** The rune a rejected name is quoted with, as the error message shows it. */
+const quotedIn = (name: string) => {
+  try {
+    validateLabelName(name);
+  } catch (err) {
+    return /character is not allowed: (.*)$/s.exec((err as Error).message)?.[1];
+  }
+  return undefined;
+};
+
+/** Reads a Go rune literal back: the inverse of strconv.QuoteRune. */
+function unquoteRune(literal: string): number {
+  const inner = literal.slice(1, -1);
+  if (!inner.startsWith('\\')) return inner.codePointAt(0)!;
+  const short: Record<string, number> = { a: 7, b: 8, f: 12, n: 10, r: 13, t: 9, v: 11, '\\': 0x5c, "'": 0x27 };
+  if (inner[1]! in short) return short[inner[1]!]!;
+  return Number.parseInt(inner.slice(2), 16);
+}
+
+describe("the quoted character of a label name error (Go's %q of a rune)", () => {
+  // Each output is what Go's strconv.QuoteRune gives for the rune.
+  it.each([
+    ['\x07', "'\\a'"],
+    ['\b', "'\\b'"],
+    ['\f', "'\\f'"],
+    ['\v', "'\\v'"],
+    ['\n', "'\\n'"],
+    ['\r', "'\\r'"],
+    ['\t', "'\\t'"],
+    ['\x00', "'\\x00'"],
+    ['\x1b', "'\\x1b'"],
+    ['\x7f', "'\\x7f'"],
+    ["'", "'\\''"],
+    ['\\', "'\\\\'"],
+    ['"', `'"'`],
+    ['-', "'-'"],
+    ['\u0080', "'\\u0080'"],
+    ['\u0085', "'\\u0085'"],
+    ['\u00a0', "'\\u00a0'"],
+    ['\u00ad', "'\\u00ad'"],
+    ['é', "'é'"],
+    ['世', "'世'"],
+    ['\u0378', "'\\u0378'"],
+    ['\u200b', "'\\u200b'"],
+    ['\u2028', "'\\u2028'"],
+    ['\u3000', "'\\u3000'"],
+    ['\ufeff', "'\\ufeff'"],
+    ['\ue000', "'\\ue000'"],
+    ['\ufffd', "'\ufffd'"],
+    ['😀', "'😀'"],
+    ['\u{e0001}', "'\\U000e0001'"],
+    ['\u{10ffff}', "'\\U0010ffff'"],
+    // No Go string holds a lone surrogate: it arrives as U+FFFD, which is printable.
+    ['\ud800', "'\ufffd'"],
+  ])('quotes %j as %s', (ch, quoted) => {
+    expect(quotedIn(`a${ch}b`)).toBe(quoted);
+    expect(() => validateLabelName(`a${ch}b`)).toThrow(`invalid label name: a${ch}b: character is not allowed: ${quoted}`);
+  });
+
+  it('quotes every rejected code point so that it reads back as itself', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 0x10ffff }), (code) => {
+        const ch = code >= 0xd800 && code < 0xe000 ? String.fromCharCode(code) : String.fromCodePoint(code);
+        const quoted = quotedIn(`x${ch}`);
+        if (/^[A-Za-z0-9_.]$/.test(ch)) return quoted === undefined;
+        return unquoteRune(quoted!) === (code >= 0xd800 && code < 0xe000 ? 0xfffd : code);
+      }),
+      { numRuns },
+    );
+  });
+});

@@ -49,6 +49,7 @@ function essentials(res: RawResponse) {
     contentType: res.headers['content-type'],
     nosniff: res.headers['x-content-type-options'],
     length: res.headers['content-length'],
+    allow: res.headers.allow,
     body: res.body.toString(),
   };
 }
@@ -111,6 +112,34 @@ describe('direct lane and Koa lane', () => {
     });
   });
 
+  it('answer a downstream 2xx or 3xx on ingest with its reason phrase, and a 204 with no body', async () => {
+    for (const [code, text] of [
+      [202, 'Accepted'],
+      [302, 'Found'],
+      [307, 'Temporary Redirect'],
+      [308, 'Permanent Redirect'],
+    ] as const) {
+      failWith = () => new RemoteStatusError(code, 'from downstream');
+      expect(await both('/ingest?name=app', { body: pprof })).toStrictEqual({
+        status: code,
+        contentType: 'text/plain; charset=utf-8',
+        nosniff: 'nosniff',
+        length: String(text.length + 1),
+        allow: undefined,
+        body: `${text}\n`,
+      });
+    }
+    failWith = () => new RemoteStatusError(204, '');
+    expect(await both('/ingest?name=app', { body: pprof })).toStrictEqual({
+      status: 204,
+      contentType: 'text/plain; charset=utf-8',
+      nosniff: 'nosniff',
+      length: undefined,
+      allow: undefined,
+      body: '',
+    });
+  });
+
   it('answer any other ingest failure with 500 Failed to process request', async () => {
     failWith = () => new Error('disk full');
     expect(await both('/ingest', { body: pprof })).toMatchObject({ status: 500, body: 'Failed to process request\n' });
@@ -153,6 +182,31 @@ describe('direct lane and Koa lane', () => {
     expect(await both('/Ingest', { body: pprof })).toMatchObject({ status: 404, body: '404 page not found\n' });
     expect(await both('/ingest', { method: 'GET' })).toMatchObject({ status: 405, body: '' });
     expect(await both('/push.v1.PusherService/Push', { method: 'PUT', body: pushBody })).toMatchObject({ status: 405, body: '' });
+  });
+
+  it('answer OPTIONS and HEAD on a mounted path 405 with no body and no Allow header, as the POST-only mux route does', async () => {
+    failWith = undefined;
+    // The mux route restricted to POST answers before connect-go could (its own 405 would carry Allow: POST).
+    const bare = { status: 405, contentType: undefined, nosniff: undefined, length: '0', allow: undefined, body: '' };
+    expect(await both('/ingest', { method: 'OPTIONS' })).toStrictEqual(bare);
+    expect(
+      await both('/ingest?name=app', { method: 'OPTIONS', headers: { origin: 'http://x', 'access-control-request-method': 'POST' } }),
+    ).toStrictEqual(bare);
+    expect(await both('/push.v1.PusherService/Push', { method: 'OPTIONS', headers: connect })).toStrictEqual(bare);
+    expect(await both('/push.v1.PusherService/Other', { method: 'OPTIONS' })).toStrictEqual(bare);
+    expect(await both('/ingest', { method: 'HEAD' })).toStrictEqual(bare);
+    expect(await both('/push.v1.PusherService/Push', { method: 'DELETE' })).toStrictEqual(bare);
+  });
+
+  it('answer OPTIONS on an unknown path 404 page not found', async () => {
+    expect(await both('/', { method: 'OPTIONS' })).toStrictEqual({
+      status: 404,
+      contentType: 'text/plain; charset=utf-8',
+      nosniff: 'nosniff',
+      length: '19',
+      allow: undefined,
+      body: '404 page not found\n',
+    });
   });
 
   it('log the same lines', () => {

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createClient } from '@connectrpc/connect';
+import { Code, createClient } from '@connectrpc/connect';
 import { createConnectTransport } from '@connectrpc/connect-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PusherService } from '../../../lib/pyroscope/gen/push/v1/push_pb.js';
@@ -106,6 +106,25 @@ describe('a relay of two receivers and a writer', () => {
     // within the call's own span, shifted by 4s (never later, never much earlier).
     expect(deadline).toBeGreaterThanOrEqual(sentAt + 4_000 - 50);
     expect(deadline).toBeLessThanOrEqual(answeredAt + 4_000);
+  });
+
+  it('refuses a Push label with an empty name as a duplicate, as the reference\'s check starting from "" does', async () => {
+    const client = createClient(PusherService, createConnectTransport({ baseUrl: entryUrl, httpVersion: '1.1' }));
+    const push = client.push({
+      series: [
+        {
+          labels: [
+            { name: '', value: 'x' },
+            { name: 'app', value: 'a' },
+          ],
+          samples: [{ ID: 'e', rawProfile: pprofBytes(1) }],
+        },
+      ],
+    });
+    await expect(push).rejects.toMatchObject({
+      code: Code.Internal,
+      rawMessage: 'unable to append series {""="x", app="a"} to appendable 0: invalid labels in profile: duplicate label name: ',
+    });
   });
 
   it('delivers an ingest profile with its body, content type and rewritten name', async () => {

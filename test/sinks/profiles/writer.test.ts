@@ -60,6 +60,33 @@ describe('profiles.write, Push path', () => {
     ]);
   });
 
+  it('sends an empty X-Alloy-Id and the Rivulet User-Agent on every Push request, over an endpoint header of the same name', async () => {
+    const server = track(await startPushServer());
+    const { writer } = writerFor(
+      `endpoint {\n  url = "${server.url}"\n  headers = { "X-Alloy-Id" = "mine", "User-Agent" = "mine" }\n  max_backoff_retries = 1\n}`,
+    );
+    await writer.append(series, noSignal);
+    await writer.append(series, noSignal);
+    expect(server.calls.map((c) => [c.headers.get('x-alloy-id'), c.headers.get('user-agent')])).toEqual([
+      ['', 'Rivulet/0.1.0'],
+      ['', 'Rivulet/0.1.0'],
+    ]);
+  });
+
+  it('refuses a label with an empty name as a duplicate name, sending nothing', async () => {
+    const server = track(await startPushServer());
+    const { writer } = writerFor(`endpoint {\n  url = "${server.url}"\n}`);
+    const labels = [
+      { name: '', value: 'x' },
+      { name: 'app', value: 'a' },
+    ];
+    const err = await rejection(writer.append({ ...series, labels }, noSignal));
+    expect(err.message).toBe('invalid labels in profile: duplicate label name: ');
+    const ingestErr = await rejection(writer.appendIngest({ ...ingest(), labels }, noSignal));
+    expect(ingestErr.message).toBe('invalid labels in profile: duplicate label name: ');
+    expect(server.calls).toHaveLength(0);
+  });
+
   it('sends remote_timeout as the time left when the caller has no deadline', async () => {
     const server = track(await startPushServer());
     const { writer } = writerFor(`endpoint {\n  url = "${server.url}"\n  remote_timeout = "3s"\n}`);
@@ -194,6 +221,17 @@ describe('profiles.write, ingest path', () => {
     expect(server.calls[0]!.url).toBe('/base/ingest?from=1&name=app%7Benv%3Dprod%2Cservice_name%3Dapp%7D&spyName=my+spy&until=2');
   });
 
+  it('sends an empty X-Alloy-Id on every ingest request and no User-Agent of its own', async () => {
+    const server = track(await startIngestServer((n) => ({ status: n === 0 ? 503 : 200 })));
+    const { writer } = writerFor(`endpoint {\n  url = "${server.url}"\n  headers = { "X-Alloy-Id" = "mine" }\n}`);
+    await writer.appendIngest(ingest(), noSignal);
+    const sent = (raw: string[]) => raw.filter((_, i) => i % 2 === 0).map((name, i) => `${name}: ${raw[2 * i + 1]}`);
+    expect(server.calls.map((c) => sent(c.rawHeaders).filter((h) => /^(x-alloy-id|user-agent):/i.test(h)))).toEqual([
+      ['X-Alloy-Id: '],
+      ['X-Alloy-Id: '],
+    ]);
+  });
+
   it('drops empty external labels from the name', async () => {
     const server = track(await startIngestServer());
     const { writer } = writerFor(`external_labels = { env = "" }\nendpoint {\n  url = "${server.url}"\n}`);
@@ -239,5 +277,107 @@ describe('profiles.write, ingest path', () => {
     const { writer } = writerFor('');
     await writer.appendIngest(ingest(), noSignal);
     await writer.append(series, noSignal);
+  });
+});
+
+interface Hop {
+  readonly method: string;
+  readonly url: string;
+  readonly headers: Record<string, string | string[] | undefined>;
+  readonly body: string;
+}
+
+/** A server answering every request with `status` and `Location: location(n)` (none when undefined). */
+async function startRedirectServer(status: number, location: (n: number) => string | undefined) {
+  const hops: Hop[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      hops.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString() });
+      const to = location(hops.length - 1);
+      res.writeHead(status, to === undefined ? {} : { Location: to });
+      res.end('moved');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  return track({ url, calls: hops, close: () => new Promise<void>((resolve) => server.close(() => resolve())) });
+}
+
+describe('profiles.write, ingest redirects (follow_redirects)', () => {
+  it.each([307, 308])('follows a %i with the same method, body and headers, and a Referer', async (status) => {
+    const target = track(await startIngestServer());
+    const from = await startRedirectServer(status, () => `${target.url}/moved/ingest?x=1`);
+    const { writer } = writerFor(`endpoint {\n  url = "${from.url}"\n  bearer_token = "t0ken"\n  max_backoff_retries = 1\n}`);
+    await writer.appendIngest(ingest(), noSignal);
+    const first = `${from.url}${from.calls[0]!.url}`;
+    expect(target.calls).toHaveLength(1);
+    const hop = target.calls[0]!;
+    expect([hop.url, hop.body.toString()]).toEqual(['/moved/ingest?x=1', 'body']);
+    expect([hop.headers['content-type'], hop.headers['content-length'], hop.headers['x-alloy-id'], hop.headers.referer]).toEqual([
+      'application/octet-stream',
+      '4',
+      '',
+      first,
+    ]);
+    expect(hop.headers.authorization).toBe('Bearer t0ken');
+  });
+
+  it.each([301, 302, 303])('follows a %i as a GET without a body, keeping the other headers', async (status) => {
+    const target = await startRedirectServer(200, () => undefined);
+    const from = await startRedirectServer(status, () => `${target.url}/elsewhere`);
+    const { writer } = writerFor(`endpoint {\n  url = "${from.url}"\n  headers = { "X-Scope-OrgID" = "t1" }\n  max_backoff_retries = 1\n}`);
+    await writer.appendIngest(ingest(), noSignal);
+    expect(from.calls.map((h) => h.method)).toEqual(['POST']);
+    const hop = target.calls[0]!;
+    expect([hop.method, hop.url, hop.body]).toEqual(['GET', '/elsewhere', '']);
+    expect([hop.headers['content-length'], hop.headers['content-type'], hop.headers['x-scope-orgid'], hop.headers['x-alloy-id']]).toEqual([
+      undefined,
+      'application/octet-stream',
+      't1',
+      '',
+    ]);
+    expect(hop.headers.referer).toBe(`${from.url}${from.calls[0]!.url}`);
+  });
+
+  it('reports a redirect as a status when follow_redirects is false, and one without Location in any case', async () => {
+    const target = track(await startIngestServer());
+    const from = await startRedirectServer(307, () => target.url);
+    const { writer } = writerFor(`endpoint {\n  url = "${from.url}"\n  follow_redirects = false\n  max_backoff_retries = 1\n}`);
+    const err = await rejection(writer.appendIngest(ingest(), noSignal));
+    expect(err.message).toBe(
+      `failed to ingest to endpoint ${from.url} (0 retries): remote error: pyroscope write error: status=307 msg=moved`,
+    );
+    expect(target.calls).toHaveLength(0);
+
+    const nowhere = await startRedirectServer(302, () => undefined);
+    const following = writerFor(`endpoint {\n  url = "${nowhere.url}"\n  max_backoff_retries = 1\n}`).writer;
+    const err2 = await rejection(following.appendIngest(ingest(), noSignal));
+    expect(err2.message).toBe(
+      `failed to ingest to endpoint ${nowhere.url} (0 retries): remote error: pyroscope write error: status=302 msg=moved`,
+    );
+  });
+
+  it('drops an endpoint Cookie or Authorization header on a redirect to another host, but not the configured credentials', async () => {
+    const target = track(await startIngestServer());
+    const from = await startRedirectServer(307, () => `${target.url}/ingest`);
+    const { writer } = writerFor(
+      `endpoint {\n  url = "${from.url}"\n  headers = { "Cookie" = "c=1", "X-Scope-OrgID" = "t1" }\n  basic_auth {\n    username = "u"\n    password = "p"\n  }\n}`,
+    );
+    await writer.appendIngest(ingest(), noSignal);
+    expect([from.calls[0]!.headers.cookie, from.calls[0]!.headers.authorization]).toEqual(['c=1', 'Basic dTpw']);
+    const hop = target.calls[0]!.headers;
+    expect([hop.cookie, hop.authorization, hop['x-scope-orgid']]).toEqual([undefined, 'Basic dTpw', 't1']);
+  });
+
+  it('stops after 10 redirects', async () => {
+    const loop = await startRedirectServer(307, (n) => `/ingest?hop=${n + 1}`);
+    const { writer } = writerFor(`endpoint {\n  url = "${loop.url}"\n  max_backoff_retries = 1\n}`);
+    const err = await rejection(writer.appendIngest(ingest(), noSignal));
+    expect(loop.calls).toHaveLength(10);
+    expect(err.message).toBe(
+      `failed to ingest to endpoint ${loop.url} (1 retries): do request: Post "/ingest?hop=10": stopped after 10 redirects`,
+    );
   });
 });
