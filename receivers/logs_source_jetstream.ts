@@ -16,6 +16,15 @@
  * lease is delivered again to the next owner, in order, and processed again — never skipped. A
  * message that does not decode is counted, logged and terminated.
  *
+ * An instance that loses a lease stops reading and acknowledging the partition at once, but what
+ * it already forwarded goes on through its pipeline: blocks a stage held are sent on when they
+ * end (a multiline block after its `max_wait_time`), while the next owner reads the same messages
+ * again. So a lost lease (a crash, a cut-off or a stalled instance) can deliver what was in flight
+ * twice, and a block cut by the loss can arrive once in part and once whole. Such an instance
+ * reads the partition again — when it takes the lease back, or after a receiver refused a batch
+ * — only once that earlier session's batches have all been sent on, so lines read again never
+ * join blocks held from before.
+ *
  * `partitions` and `subject_prefix` default to what the writer recorded when it created the
  * stream. Only `forward_to`, `max_in_flight`, `ack_delay` and `ack_wait` may change while the
  * component runs (the last three apply to partitions acquired afterwards).
@@ -48,6 +57,8 @@ import { PartitionReader } from './jetstream/partition_reader.js';
 const NAME = /^[A-Za-z0-9_-]+$/;
 /** Delay before a failed setup step or a failed partition reader is tried again. */
 const RETRY_MS = 1000;
+/** Longest a partition read again waits for the previous reading's batches to be handed on. */
+const LEFTOVERS_WAIT_MS = 30_000;
 
 export const logsSourceJetStreamComponent = defineComponent({
   name: 'logs.source.jetstream',
@@ -169,6 +180,11 @@ export class LogsSourceJetStream {
   private layout: Layout | undefined;
   private keeper: LeaseKeeper | undefined;
   private readonly readers = new Map<number, PartitionReader>();
+  /**
+   * Per partition, until it settles: the batches of a session that ended without handing
+   * everything on (lost lease, refused batch, drain given up) are still in the pipeline.
+   */
+  private readonly leftovers = new Map<number, Promise<void>>();
   private setupProblem: string | undefined = 'setting up';
   private readerProblem: string | undefined;
   private running: Promise<void> | undefined;
@@ -255,6 +271,7 @@ export class LogsSourceJetStream {
           acquire: (p) => this.startReader(p),
           release: (p) => this.drainReader(p),
           lost: (p) => this.abandonReader(p),
+          renewed: (p) => this.readers.get(p)?.resume(),
           changed: (change) => {
             this.metrics.partitionChanges.inc({ ...this.labels, change });
             this.metrics.ownedPartitions.set(this.labels, this.keeper?.ownedPartitions().length ?? 0);
@@ -314,6 +331,7 @@ export class LogsSourceJetStream {
       ackDelayMs,
       ackWaitMs,
       forward: (entries) => this.forward(entries),
+      ...(this.leftovers.has(partition) ? { after: this.afterLeftovers(partition) } : {}),
       holds: () => this.keeper?.holds(partition) === true,
       failed: (error) => this.restartReader(partition, reader, error),
       metrics: this.metrics,
@@ -328,6 +346,7 @@ export class LogsSourceJetStream {
   private restartReader(partition: number, reader: PartitionReader, error: string): void {
     if (this.readers.get(partition) !== reader) return;
     reader.abandon();
+    this.keepLeftovers(partition, reader);
     this.readerProblem = error;
     this.ctx.log('error', 'partition reader stopped, restarting', { partition, error });
     setTimeout(() => {
@@ -341,7 +360,9 @@ export class LogsSourceJetStream {
     const reader = this.readers.get(partition);
     if (!reader) return;
     await reader.drain();
-    this.readers.delete(partition);
+    // Drained batches are all handed on; one given up on (or abandoned meanwhile) may not be.
+    this.keepLeftovers(partition, reader);
+    if (this.readers.get(partition) === reader) this.readers.delete(partition);
     // The acknowledgements must reach the server before the lease is given up.
     await this.link
       .connection()
@@ -350,8 +371,38 @@ export class LogsSourceJetStream {
   }
 
   private abandonReader(partition: number): void {
-    this.readers.get(partition)?.abandon();
+    const reader = this.readers.get(partition);
+    if (!reader) return;
+    reader.abandon();
+    this.keepLeftovers(partition, reader);
     this.readers.delete(partition);
+  }
+
+  /** Remembers until when the ended session's batches may still be in the pipeline. */
+  private keepLeftovers(partition: number, reader: PartitionReader): void {
+    const earlier = this.leftovers.get(partition);
+    const settled = Promise.all([earlier, reader.settled()]).then(() => undefined);
+    this.leftovers.set(partition, settled);
+    void settled.then(() => {
+      if (this.leftovers.get(partition) === settled) this.leftovers.delete(partition);
+    });
+  }
+
+  /**
+   * What a new session of the partition waits for: the leftovers settled, or LEFTOVERS_WAIT_MS
+   * (a receiver that never settles must not keep a held partition unread for ever).
+   */
+  private afterLeftovers(partition: number): Promise<void> {
+    const leftovers = this.leftovers.get(partition);
+    if (!leftovers) return Promise.resolve();
+    this.ctx.log('info', 'waiting for what the previous reading of the partition still has in the pipeline', { partition });
+    let timer: NodeJS.Timeout | undefined;
+    const gaveUp = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), LEFTOVERS_WAIT_MS)));
+    return Promise.race([leftovers.then(() => false), gaveUp]).then((timedOut) => {
+      clearTimeout(timer);
+      if (timedOut)
+        this.ctx.log('warn', 'reading the partition again while the previous reading still has entries in the pipeline', { partition });
+    });
   }
 
   /** Every receiver gets the batch at once (each its own copies), so batches keep their order at each. */

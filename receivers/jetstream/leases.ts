@@ -8,14 +8,23 @@
  *   (succeeds only when the key is absent, deleted or expired) and renewed with `update` at the
  *   revision last written, so two instances can never both hold it: the loser's write is refused.
  *
- * Every `ttl/3` an instance renews its keys, reads the members and owners, and moves towards its
- * fair share (assignment.ts): it takes free partitions while below it and releases partitions
- * while above it — gracefully: the reader finishes and acknowledges what it has in flight before
- * the key is deleted, so the next owner starts where it stopped.
+ * Renewal runs on its own: the held keys and the member key are rewritten every `ttl/4`, counted
+ * from the previous renewal's send, in one round of concurrent writes. It never waits behind the
+ * slower rest of the work, so on a busy event loop, where every round trip can take a second, a
+ * lease is still rewritten long before the server expires it (a renewal done in the middle of
+ * that work and scheduled after it ended left gaps beyond the TTL, and instances lost partitions
+ * they were busy reading).
+ *
+ * Every `ttl/3` an instance also reads the members and owners and moves towards its fair share
+ * (assignment.ts): it takes free partitions while below it and releases partitions while above
+ * it — gracefully: the reader finishes and acknowledges what it has in flight before the key is
+ * deleted, so the next owner starts where it stopped.
  *
  * An owner fences itself: `holds(n)` is true only until the last successful renewal's send time
  * plus 90% of the TTL, which is before the server can expire the key, so a partitioned or paused
- * instance stops forwarding before anyone else can take over.
+ * instance stops forwarding before anyone else can take over. That can be for a moment only: a
+ * late renewal the server still accepted (at the revision last written, so nobody took the key
+ * in between) makes `holds(n)` true again, and `renewed(n)` tells the reader to go on.
  */
 import type { KV } from '@nats-io/kv';
 import type { Log } from '../../lib/log.js';
@@ -36,6 +45,8 @@ export interface LeaseKeeperOptions {
   readonly lost: (partition: number) => void;
   /** Called after each change of the owned set. */
   readonly changed: (change: 'acquired' | 'released' | 'lost') => void;
+  /** The lease of a partition was rewritten: `holds` may have turned true again. */
+  readonly renewed?: (partition: number) => void;
 }
 
 interface Lease {
@@ -51,8 +62,13 @@ export class LeaseKeeper {
   private readonly owned = new Map<number, Lease>();
   private timer: NodeJS.Timeout | undefined;
   private ticking: Promise<void> | undefined;
+  private renewTimer: NodeJS.Timeout | undefined;
+  private renewing: Promise<void> | undefined;
+  /** Set once every partition is released: renewal stops too. */
+  private left = false;
   private stopped = false;
   private lastProblem = '';
+  private renewProblem = '';
 
   constructor(private readonly options: LeaseKeeperOptions) {}
 
@@ -71,9 +87,9 @@ export class LeaseKeeper {
     return [...this.owned.keys()].sort((a, b) => a - b);
   }
 
-  /** The last problem reaching the bucket, cleared by the next tick that works. */
+  /** The last problem reaching the bucket, cleared by the next tick or renewal that works. */
   problem(): string {
-    return this.lastProblem;
+    return this.lastProblem || this.renewProblem;
   }
 
   start(): void {
@@ -85,7 +101,9 @@ export class LeaseKeeper {
         if (!this.stopped) this.timer = setTimeout(loop, every);
       });
     };
-    loop();
+    // The first renewal writes the member key, so the first look at the members counts this instance.
+    this.renewLoop();
+    void this.renewing?.then(loop);
   }
 
   /** Releases every partition gracefully, then leaves the group. */
@@ -93,23 +111,60 @@ export class LeaseKeeper {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     await this.ticking;
-    // Keep renewing while readers drain: a slow drain must not let the leases lapse under them.
-    const keepAlive = setInterval(() => void this.renew(), Math.max(50, Math.floor(this.options.ttlMs / 3)));
     try {
+      // Renewal goes on while readers drain: a slow drain must not let the leases lapse under them.
       await Promise.all(this.ownedPartitions().map((p) => this.release(p)));
     } finally {
-      clearInterval(keepAlive);
+      this.left = true;
+      if (this.renewTimer) clearTimeout(this.renewTimer);
+      await this.renewing;
     }
     await this.options.kv.delete(this.memberKey).catch(() => {});
+  }
+
+  /**
+   * The ids in the member keys. Listing keys ends only when the server says nothing is pending
+   * (a key that expires meanwhile can keep that from coming): a listing that takes longer than a
+   * TTL is stopped and fails, or every later tick would wait behind it and the instance would
+   * never take or release a partition again.
+   */
+  private async liveMembers(): Promise<string[]> {
+    const keys = await this.options.kv.keys('members.*');
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      keys.stop();
+    }, this.options.ttlMs);
+    const members: string[] = [];
+    try {
+      for await (const key of keys) members.push(key.slice('members.'.length));
+    } finally {
+      clearTimeout(timer);
+    }
+    if (timedOut) throw new Error(`listing the members took longer than ${this.options.ttlMs} ms`);
+    return members;
+  }
+
+  /**
+   * Renews every `ttl/4`, counted from the previous renewal's send (a renewal slower than that is
+   * followed by the next at once), one at a time: two writes at the same revision would make the
+   * second fail and look like a lost lease.
+   */
+  private renewLoop(): void {
+    if (this.left) return;
+    const every = Math.max(50, Math.floor(this.options.ttlMs / 4));
+    const sentAt = performance.now();
+    this.renewing = this.renew().finally(() => {
+      this.renewing = undefined;
+      if (this.left) return;
+      this.renewTimer = setTimeout(() => this.renewLoop(), Math.max(0, sentAt + every - performance.now()));
+    });
   }
 
   private async tick(): Promise<void> {
     const { kv, memberId, partitions } = this.options;
     try {
-      await kv.put(this.memberKey, String(Date.now()));
-      await this.renew();
-      const members: string[] = [];
-      for await (const key of await kv.keys('members.*')) members.push(key.slice('members.'.length));
+      const members = await this.liveMembers();
       const owners = await Promise.all(
         Array.from({ length: partitions }, async (_, p) => {
           const entry = await kv.get(partitionKey(p));
@@ -151,26 +206,41 @@ export class LeaseKeeper {
       }
     } catch (err) {
       const problem = `cannot reach the lease bucket: ${errorText(err)}`;
-      if (problem !== this.lastProblem) this.options.log('warn', 'renewing leases failed', { error: errorText(err) });
+      if (problem !== this.lastProblem) this.options.log('warn', 'reading the lease bucket failed', { error: errorText(err) });
       this.lastProblem = problem;
       this.expireUnrenewed();
     }
   }
 
-  /** Rewrites every held key at its last revision; a refused write means the lease is gone. */
+  /**
+   * Rewrites the member key and every held key at its last revision, all at once; a refused
+   * write means the lease is gone. Never throws.
+   */
   private async renew(): Promise<void> {
     const { kv, memberId, ttlMs } = this.options;
     const sentAt = performance.now();
-    await Promise.all(
-      [...this.owned].map(async ([p, lease]) => {
+    let failure = '';
+    await Promise.all([
+      kv.put(this.memberKey, String(Date.now())).then(
+        () => undefined,
+        (err: unknown) => void (failure = errorText(err)),
+      ),
+      ...[...this.owned].map(async ([p, lease]) => {
         try {
           lease.revision = await kv.update(partitionKey(p), memberId, lease.revision);
+          // A lease released meanwhile is not brought back to life (its revision still serves the delete).
+          if (this.owned.get(p) !== lease) return;
           lease.validUntil = sentAt + ttlMs * 0.9;
+          this.options.renewed?.(p);
         } catch (err) {
           if (/wrong last sequence/i.test(errorText(err))) this.lose(p, 'the lease was taken or expired');
+          else failure = errorText(err);
         }
       }),
-    );
+    ]);
+    const problem = failure === '' ? '' : `cannot reach the lease bucket: ${failure}`;
+    if (problem !== '' && problem !== this.renewProblem) this.options.log('warn', 'renewing leases failed', { error: failure });
+    this.renewProblem = problem;
     this.expireUnrenewed();
   }
 
@@ -194,6 +264,9 @@ export class LeaseKeeper {
     // The lease may have been lost while the reader drained; then there is nothing to delete.
     if (this.owned.get(partition) !== lease) return;
     this.owned.delete(partition);
+    // A renewal in flight would move the revision on and make the delete below miss, leaving the
+    // key to expire: the next owner would wait a whole TTL.
+    await this.renewing;
     await this.options.kv.delete(partitionKey(partition), { previousSeq: lease.revision }).catch(() => {});
     this.options.log('info', 'released partition', { partition });
     this.options.changed('released');

@@ -3,7 +3,9 @@
  * `<group>-<partition>` filtered to `<prefix>.<partition>`, with explicit acknowledgements.
  *
  * Starting (after acquiring the lease) the reader re-creates the consumer at the old one's
- * acknowledgement floor + 1. A consumer keeps messages delivered to a previous owner pending
+ * acknowledgement floor + 1 — or at the old one's own start sequence, when that is later: a
+ * consumer created at a start sequence reports a floor of 0 until it acknowledges its first
+ * message, and a new owner that trusted it read the whole partition again. A consumer keeps messages delivered to a previous owner pending
  * until their ack wait runs out and meanwhile goes on with newer ones, which would put a stream's
  * entries out of order; starting afresh from the floor delivers everything not acknowledged
  * again, first, in stream order (at least once: what the previous owner forwarded but had not
@@ -19,6 +21,15 @@
  * A message that does not decode is counted, logged and terminated, so it is never delivered
  * again. A message delivered again while its first delivery is still in flight (its ack wait ran
  * out) is not forwarded twice; one already acknowledged is acknowledged again.
+ *
+ * While `holds()` is false (a renewal late on a busy event loop) nothing is forwarded or
+ * acknowledged, but nothing is given up either: `resume()`, called when the lease is renewed,
+ * goes on where it stopped. Only `abandon()` (the lease is gone) ends the session.
+ *
+ * A session's batches may outlive it: what was forwarded before `abandon()` is still on its way
+ * through the receivers, and a stage may hold its lines (an open multiline block). `settled()`
+ * tells when that is over; `after` makes a new session wait for it, so lines read again are never
+ * mixed into what a stage still holds from before.
  */
 import {
   AckPolicy,
@@ -51,6 +62,8 @@ export interface PartitionReaderOptions {
   readonly ackDelayMs: number;
   readonly ackWaitMs: number;
   readonly forward: (entries: Entry[]) => Promise<void>;
+  /** The reader reads nothing before this settles (the previous session's batches, see settled()). */
+  readonly after?: Promise<void>;
   /** Whether the lease still allows forwarding and acknowledging. */
   readonly holds: () => boolean;
   /** The reader stopped on its own (a receiver refused a batch, the consumer failed). */
@@ -81,16 +94,23 @@ export class PartitionReader {
   /** Highest stream sequence acknowledged in this session. */
   private ackedThrough = 0;
   private ackTimer: { timer: NodeJS.Timeout; wake: () => void } | undefined;
+  /** Whoever waits for the lease to be held again (see resume()). */
+  private leaseWaiters: Array<() => void> = [];
+  /** Batches forwarded in this session that the receivers have not settled yet, acknowledged or not. */
+  private readonly unsettled = new Set<Promise<unknown>>();
 
   constructor(private readonly options: PartitionReaderOptions) {}
 
   /** Re-creates the consumer at the acknowledgement floor and starts consuming. */
   async start(): Promise<void> {
     const { js, jsm, stream, durable, subject, maxInFlight, ackWaitMs, log, partition } = this.options;
+    if (this.options.after) await this.options.after;
+    if (this.state !== 'starting') return;
     let startSeq = 1;
     try {
       const info = await jsm.consumers.info(stream, durable);
-      startSeq = info.ack_floor.stream_seq + 1;
+      // Everything before the old consumer's start was acknowledged before it was created.
+      startSeq = Math.max(info.ack_floor.stream_seq + 1, info.config.opt_start_seq ?? 1);
       await jsm.consumers.delete(stream, durable);
     } catch (err) {
       if (!(err instanceof JetStreamApiError) || err.code !== JetStreamApiCodes.ConsumerNotFound) throw err;
@@ -147,7 +167,39 @@ export class PartitionReader {
     this.handBack();
     this.inFlight.length = 0;
     this.ackTimer?.wake();
+    this.wakeLeaseWaiters();
     void this.consumer?.close().catch(() => {});
+  }
+
+  /**
+   * The lease was renewed: forwarding and acknowledging go on if they stopped while it could have
+   * lapsed.
+   */
+  resume(): void {
+    if (!this.options.holds()) return;
+    this.wakeLeaseWaiters();
+    if (this.incoming.length > 0 && !this.pumpScheduled) {
+      this.pumpScheduled = true;
+      setImmediate(() => this.pump());
+    }
+  }
+
+  /**
+   * Settles once every batch this session forwarded has been taken over or refused by the
+   * receivers — with `untilSentOn`, once no stage holds any of its lines any more. After
+   * `abandon()` nothing is added, so a next session can wait for it.
+   */
+  settled(): Promise<void> {
+    return Promise.allSettled([...this.unsettled]).then(() => undefined);
+  }
+
+  /** Read through a call, as it changes across awaits. */
+  private isStopped(): boolean {
+    return this.state === 'stopped';
+  }
+
+  private wakeLeaseWaiters(): void {
+    for (const wake of this.leaseWaiters.splice(0)) wake();
   }
 
   /**
@@ -174,7 +226,8 @@ export class PartitionReader {
   private pump(): void {
     this.pumpScheduled = false;
     if (this.state !== 'running' && this.state !== 'starting') return;
-    if (!this.options.holds()) return; // The lease keeper notices and abandons the reader.
+    // Kept in `incoming` until resume() (lease renewed) or abandon() (lease lost, handed back).
+    if (!this.options.holds()) return;
     const { metrics, labels, log, partition } = this.options;
     const entries: Entry[] = [];
     const messages: JsMsg[] = [];
@@ -215,6 +268,8 @@ export class PartitionReader {
       entries.length === 0 ? Promise.resolve(performance.now()) : this.options.forward(entries).then(() => performance.now());
     // Failures are handled in order by the acknowledging loop.
     takenOver.catch(() => {});
+    this.unsettled.add(takenOver);
+    void takenOver.finally(() => this.unsettled.delete(takenOver)).catch(() => {});
     this.inFlight.push({ messages, malformed, takenOver });
     this.acking ??= this.ackInOrder().finally(() => (this.acking = undefined));
   }
@@ -235,7 +290,13 @@ export class PartitionReader {
       const wait = at + ackDelayMs - performance.now();
       if (wait > 0) await this.sleep(wait);
       if (this.state === 'stopped' || this.inFlight[0] !== head) return;
-      if (!this.options.holds()) return;
+      // A lease that may have lapsed is not given up here: the keeper either renews it (resume())
+      // or finds it lost (abandon()). Returning instead left the batches unacknowledged for good
+      // once the renewal came through, and the partition stalled at max_in_flight.
+      while (!this.options.holds()) {
+        await new Promise<void>((resolve) => this.leaseWaiters.push(resolve));
+        if (this.isStopped() || this.inFlight[0] !== head) return;
+      }
       const last = head.messages.length - 1;
       // The last acknowledgement before a hand-over is confirmed by the server, so the next
       // owner reads an acknowledgement floor that includes everything acknowledged here.

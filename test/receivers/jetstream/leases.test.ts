@@ -1,0 +1,175 @@
+/**
+ * LeaseKeeper on a fake bucket and fake timers: renewal keeps going however slow the rest of a
+ * tick is, a late renewal the server accepted gives the lease back to the reader, and a member
+ * listing that never ends does not stop the instance from taking partitions.
+ */
+import type { KV } from '@nats-io/kv';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { LeaseKeeper } from '../../../receivers/jetstream/leases.js';
+
+const TTL = 6000;
+
+/** A key-value bucket kept in memory; `delay` and `hangKeys` make its answers slow or endless. */
+class FakeBucket {
+  readonly keys = new Map<string, { value: string; revision: number }>();
+  private revision = 0;
+  /** Milliseconds before an update is answered. */
+  updateDelay = 0;
+  /** Milliseconds before a get is answered. */
+  getDelay = 0;
+  /** Listing keys never finishes (its iterator waits until stopped). */
+  hangKeys = false;
+  updates = 0;
+
+  private later<T>(ms: number, answer: () => T): Promise<T> {
+    return new Promise((resolve, reject) =>
+      setTimeout(() => {
+        try {
+          resolve(answer());
+        } catch (err) {
+          reject(err);
+        }
+      }, ms),
+    );
+  }
+
+  kv(): KV {
+    const write = (key: string, value: string) => {
+      this.keys.set(key, { value, revision: ++this.revision });
+      return this.revision;
+    };
+    const bucket = {
+      put: async (key: string, value: string) => write(key, value),
+      create: async (key: string, value: string) => {
+        if (this.keys.has(key)) throw new Error('wrong last sequence: 1');
+        return write(key, value);
+      },
+      update: (key: string, value: string, revision: number) =>
+        this.later(this.updateDelay, () => {
+          this.updates++;
+          if (this.keys.get(key)?.revision !== revision) throw new Error(`wrong last sequence: ${this.keys.get(key)?.revision ?? 0}`);
+          return write(key, value);
+        }),
+      delete: async (key: string) => {
+        this.keys.delete(key);
+      },
+      get: (key: string) =>
+        this.later(this.getDelay, () => {
+          const entry = this.keys.get(key);
+          return entry ? { operation: 'PUT', revision: entry.revision, string: () => entry.value } : null;
+        }),
+      keys: async (filter: string) => {
+        const prefix = filter.replace(/\*$/, '');
+        const found = [...this.keys.keys()].filter((k) => k.startsWith(prefix));
+        let stop!: () => void;
+        const stopped = new Promise<void>((resolve) => (stop = resolve));
+        const hang = this.hangKeys;
+        return {
+          stop,
+          async *[Symbol.asyncIterator]() {
+            yield* found;
+            if (hang) await stopped;
+          },
+        };
+      },
+    };
+    return bucket as unknown as KV;
+  }
+}
+
+function keeper(bucket: FakeBucket, partitions: number, events: string[] = []) {
+  return new LeaseKeeper({
+    kv: bucket.kv(),
+    memberId: 'me',
+    partitions,
+    ttlMs: TTL,
+    log: () => {},
+    acquire: (p) => events.push(`acquire ${p}`),
+    release: async (p) => void events.push(`release ${p}`),
+    lost: (p) => events.push(`lost ${p}`),
+    changed: () => {},
+    renewed: (p) => events.push(`renewed ${p}`),
+  });
+}
+
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date', 'performance'] });
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('LeaseKeeper', () => {
+  it('renews held leases every ttl/4 however slow reading the members and owners is', async () => {
+    const bucket = new FakeBucket();
+    const events: string[] = [];
+    const k = keeper(bucket, 2, events);
+    k.start();
+    await vi.advanceTimersByTimeAsync(10);
+    expect(k.ownedPartitions()).toEqual([0, 1]);
+    // Every later look at the owners takes two TTLs: a renewal done inside that work (as it was)
+    // came too late and the server expired the keys.
+    bucket.getDelay = 2 * TTL;
+    for (let t = 0; t < 10 * TTL; t += 250) {
+      await vi.advanceTimersByTimeAsync(250);
+      expect([k.holds(0), k.holds(1)]).toEqual([true, true]);
+    }
+    expect(events.filter((e) => e.startsWith('lost'))).toEqual([]);
+    // About one round of renewals (two keys) per ttl/4.
+    expect(bucket.updates).toBeGreaterThanOrEqual(2 * 38);
+    bucket.getDelay = 0;
+    const stopping = k.stop();
+    await vi.advanceTimersByTimeAsync(3 * TTL);
+    await stopping;
+  });
+
+  it('gives a lease back to the reader when a renewal the server accepted comes after the fence', async () => {
+    const bucket = new FakeBucket();
+    const events: string[] = [];
+    const k = keeper(bucket, 1, events);
+    k.start();
+    await vi.advanceTimersByTimeAsync(10);
+    expect(k.holds(0)).toBe(true);
+    // Each renewal is answered 0.8 TTL after it was sent: the fence (0.9 TTL after the previous
+    // send) passes before the next answer comes, though the server never lets the key expire.
+    bucket.updateDelay = TTL * 0.8;
+    let lapsed = false;
+    let heldAgain = false;
+    for (let t = 0; t < 6 * TTL; t += 100) {
+      await vi.advanceTimersByTimeAsync(100);
+      if (!k.holds(0)) lapsed = true;
+      else if (lapsed) heldAgain = true;
+    }
+    expect(lapsed).toBe(true);
+    expect(heldAgain).toBe(true);
+    expect(events).not.toContain('lost 0');
+    // The reader is told each time, so it goes on forwarding and acknowledging.
+    expect(events.filter((e) => e === 'renewed 0').length).toBeGreaterThan(3);
+    bucket.updateDelay = 0;
+    const stopping = k.stop();
+    await vi.advanceTimersByTimeAsync(3 * TTL);
+    await stopping;
+  });
+
+  it('stops a member listing that never ends, so later ticks still take free partitions', async () => {
+    const bucket = new FakeBucket();
+    const events: string[] = [];
+    // Another member holds partition 1 for now.
+    bucket.keys.set('members.other', { value: '1', revision: 100 });
+    bucket.keys.set('partitions.1', { value: 'other', revision: 101 });
+    const k = keeper(bucket, 2, events);
+    bucket.hangKeys = true;
+    k.start();
+    await vi.advanceTimersByTimeAsync(3 * TTL);
+    expect(k.problem()).toMatch(/listing the members took longer/);
+    // The other member leaves: its partition is free, and this instance's share is both.
+    bucket.keys.delete('members.other');
+    bucket.keys.delete('partitions.1');
+    bucket.hangKeys = false;
+    await vi.advanceTimersByTimeAsync(2 * TTL);
+    expect(k.ownedPartitions()).toEqual([0, 1]);
+    const stopping = k.stop();
+    await vi.advanceTimersByTimeAsync(3 * TTL);
+    await stopping;
+  });
+});
