@@ -1,15 +1,34 @@
 import { FieldError } from '../lib/config/errors.js';
 import { compileRegex, regexErrorOffset, type Regex } from '../lib/regex/index.js';
+import { goRegexpError, goSyntaxError } from '../lib/regex/go-syntax-error.js';
 
 /**
  * Compiles a stage attribute's RE2 pattern at build time; an invalid pattern is a config error at
- * that attribute, worded the way the reference words it.
+ * that attribute, in Go's regexp/syntax wording. The reference wraps the error per attribute: the
+ * `regex` attributes (json, logfmt, structured_metadata) return regexp.Compile's error as it is,
+ * the others (regex's `expression`, luhn's `skip_regex`) prefix `could not compile regular
+ * expression: `.
  */
 export function compileFieldRegex(field: string, pattern: string): Regex {
   try {
     return compileRegex(pattern);
   } catch (err) {
     const message = (err as Error).message;
-    throw new FieldError(field, `could not compile regular expression: ${message}`, { offset: regexErrorOffset(pattern, message) });
+    const goError = goRegexpError(pattern, message);
+    const reason = field === 'regex' ? goError : `could not compile regular expression: ${goError}`;
+    throw new FieldError(field, reason, { offset: errorOffset(pattern, message) });
   }
+}
+
+/**
+ * Where the error is in the pattern: read off the engine's message, or else where the fragment Go
+ * blames stands, when it stands there once (the engine quotes its rewrite of `/` and `(?<`).
+ */
+function errorOffset(pattern: string, message: string): number | undefined {
+  const offset = regexErrorOffset(pattern, message);
+  if (offset !== undefined) return offset;
+  const expr = goSyntaxError(pattern, message)?.expr;
+  if (!expr) return undefined;
+  const at = pattern.indexOf(expr);
+  return at >= 0 && pattern.indexOf(expr, at + 1) < 0 ? at : undefined;
 }

@@ -28,7 +28,7 @@ export const labelDrop = defineStage<LabelDropConfig>({
 });
 
 export function validateLabelDrop(config: LabelDropConfig): void {
-  if (config.values.length === 0) throw new FieldError('values', 'labels list is empty');
+  if (config.values.length === 0) throw new FieldError('values', 'labeldrop stage config cannot be empty');
 }
 
 function buildLabelDrop(config: LabelDropConfig): StageImpl {

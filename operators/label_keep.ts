@@ -3,7 +3,7 @@
  * reserved `__` labels such as the tenant included; an empty label set is still forwarded.
  */
 import { FieldError } from '../lib/config/errors.js';
-import { own, type Labels } from '../core/entry.js';
+import { own, setOwn, type Labels } from '../core/entry.js';
 import { defineStage, type StageImpl } from '../core/stage.js';
 import { t } from '../core/schema.js';
 
@@ -27,7 +27,7 @@ export const labelKeep = defineStage<LabelKeepConfig>({
 });
 
 export function validateLabelKeep(config: LabelKeepConfig): void {
-  if (config.values.length === 0) throw new FieldError('values', 'labels list is empty');
+  if (config.values.length === 0) throw new FieldError('values', 'labelallow stage config cannot be empty');
 }
 
 function buildLabelKeep(config: LabelKeepConfig): StageImpl {
@@ -38,7 +38,7 @@ function buildLabelKeep(config: LabelKeepConfig): StageImpl {
       const kept: Labels = {};
       for (const name of keep) {
         const value = own(entry.labels, name);
-        if (value !== undefined) kept[name] = value;
+        if (value !== undefined) setOwn(kept, name, value);
       }
       entry.labels = kept;
       return entry;

@@ -4,7 +4,7 @@
  * (null, lists) are skipped; with `source_type = "structured_metadata"` the first pair of that name
  * is used and the metadata stays on the entry; the extracted map is never written.
  */
-import { own } from '../core/entry.js';
+import { own, setOwn } from '../core/entry.js';
 import { FieldError } from '../lib/config/errors.js';
 import { defineStage, type StageImpl } from '../core/stage.js';
 import { names } from '../core/stage-partitioning.js';
@@ -43,7 +43,7 @@ stage.labels {
 
 export function validateLabels(config: LabelsConfig): void {
   for (const [name, source] of Object.entries(config.values)) {
-    if (!isValidLabelName(name)) throw new FieldError('values', `invalid label name: ${JSON.stringify(name)}`);
+    if (!isValidLabelName(name)) throw new FieldError('values', `invalid label name: ${name}`);
     if (source !== null && typeof source !== 'string')
       throw new FieldError('values', `value of ${JSON.stringify(name)} must be a string or null`);
   }
@@ -63,7 +63,7 @@ function buildLabels(config: LabelsConfig): StageImpl {
       process: (entry) => {
         for (const [name, source] of mappings) {
           const pair = entry.structuredMetadata.find((p) => p.name === source);
-          if (pair) entry.labels[name] = pair.value;
+          if (pair) setOwn(entry.labels, name, pair.value);
         }
         return entry;
       },
@@ -74,7 +74,7 @@ function buildLabels(config: LabelsConfig): StageImpl {
     process: (entry) => {
       for (const [name, source] of mappings) {
         const value = stringify(own(entry.extracted, source));
-        if (value !== undefined) entry.labels[name] = value;
+        if (value !== undefined) setOwn(entry.labels, name, value);
       }
       return entry;
     },

@@ -10,6 +10,7 @@ import { FieldError } from '../lib/config/errors.js';
 import { defineStage, type BuildContext, type StageImpl } from '../core/stage.js';
 import { PER_ENTRY } from '../core/stage-partitioning.js';
 import { t } from '../core/schema.js';
+import { formatFloat } from '../lib/go/strconv.js';
 
 export interface SamplingConfig {
   /** The fraction of entries kept, 0 to 1 inclusive. */
@@ -38,7 +39,11 @@ export const sampling = defineStage<SamplingConfig>({
 
 export function validateSampling(config: SamplingConfig): void {
   if (typeof config.rate !== 'number' || Number.isNaN(config.rate) || config.rate < 0 || config.rate > 1) {
-    throw new FieldError('rate', `sampling rate must be between 0.0 and 1.0, got ${String(config.rate)}`);
+    // The reference's text, comma and capital S included, prints the rate with Go's `%f`.
+    throw new FieldError(
+      'rate',
+      `sampling stage failed to parse rate,Sampling Rate must be between 0.0 and 1.0, received ${formatFloat(config.rate, 'f', 6)}`,
+    );
   }
 }
 

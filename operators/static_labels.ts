@@ -3,6 +3,7 @@
  * value is empty is ignored entirely (it neither sets nor removes the label); the extracted map is
  * not touched.
  */
+import { setOwn } from '../core/entry.js';
 import { FieldError } from '../lib/config/errors.js';
 import { defineStage, type StageImpl } from '../core/stage.js';
 import { names } from '../core/stage-partitioning.js';
@@ -29,7 +30,7 @@ export const staticLabels = defineStage<StaticLabelsConfig>({
 
 export function validateStaticLabels(config: StaticLabelsConfig): void {
   for (const name of Object.keys(config.values)) {
-    if (!isValidLabelName(name)) throw new FieldError('values', `invalid label name: ${JSON.stringify(name)}`);
+    if (!isValidLabelName(name)) throw new FieldError('values', `invalid label name: ${name}`);
   }
 }
 
@@ -38,7 +39,7 @@ function buildStaticLabels(config: StaticLabelsConfig): StageImpl {
   return {
     kind: 'map',
     process: (entry) => {
-      for (const [name, value] of pairs) entry.labels[name] = value;
+      for (const [name, value] of pairs) setOwn(entry.labels, name, value);
       return entry;
     },
   };

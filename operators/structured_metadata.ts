@@ -41,7 +41,7 @@ stage.structured_metadata {
 
 export function validateStructuredMetadata(config: StructuredMetadataConfig): void {
   for (const [name, source] of Object.entries(config.values)) {
-    if (!isValidLabelName(name)) throw new FieldError('values', `invalid label name: ${JSON.stringify(name)}`);
+    if (!isValidLabelName(name)) throw new FieldError('values', `invalid label name: ${name}`);
     if (source !== null && typeof source !== 'string')
       throw new FieldError('values', `value of ${JSON.stringify(name)} must be a string or null`);
   }
@@ -66,12 +66,15 @@ function buildStructuredMetadata(config: StructuredMetadataConfig): StageImpl {
           if (value !== undefined) setMetadata(entry, key, value);
         }
       }
+      // Removed after the loop, as the reference does: two names mapped to one label both get it.
+      let moved: string[] | undefined;
       for (const [name, source] of mappings) {
         const value = own(labels, source);
         if (value === undefined) continue;
         setMetadata(entry, name, value);
-        delete labels[source];
+        (moved ??= []).push(source);
       }
+      if (moved) for (const source of moved) delete labels[source];
       if (regex) {
         for (const name of Object.keys(labels)) {
           if (!regex.test(name)) continue;

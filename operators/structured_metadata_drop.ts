@@ -26,7 +26,7 @@ export const structuredMetadataDrop = defineStage<StructuredMetadataDropConfig>(
 });
 
 export function validateStructuredMetadataDrop(config: StructuredMetadataDropConfig): void {
-  if (config.values.length === 0) throw new FieldError('values', 'structured_metadata_drop values list is empty');
+  if (config.values.length === 0) throw new FieldError('values', 'structured_metadata_drop stage config cannot be empty');
 }
 
 function buildStructuredMetadataDrop(config: StructuredMetadataDropConfig): StageImpl {

@@ -37,7 +37,7 @@ stage.tenant {
 
 export function validateTenant(config: TenantConfig): void {
   const set = [config.label, config.source, config.value].filter((v) => v !== '').length;
-  if (set === 0) throw new ConfigError('label, source or value config option is required');
+  if (set === 0) throw new ConfigError('label, source or value config are required');
   if (set > 1) throw new ConfigError('label, source and value are mutually exclusive: you should set source, value or label but not all');
 }
 

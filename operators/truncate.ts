@@ -3,10 +3,11 @@
  * strings to a byte limit, appending `suffix` to what it cut. Reference quirks kept: sizes are
  * UTF-8 bytes and the suffix eats into the limit; rules run in order; "all sources" includes
  * reserved labels and only string extracted values; every cut value counts once in
- * `logs_process_truncated_fields_total{field}`; after each rule, once anything was cut in this
- * stage, extracted `truncated` holds the sorted, comma-joined set of field kinds cut so far merged
- * with the kinds already listed in an existing string `truncated` (split on commas as is, so
- * chained stages accumulate).
+ * `logs_process_truncated_fields_total{field}`, except that a label or extracted name listed
+ * twice in `sources` is walked twice and, with a suffix, counted twice; after each rule, once
+ * anything was cut in this stage, extracted `truncated` holds the sorted, comma-joined set of
+ * field kinds cut so far merged with the kinds already listed in an existing string `truncated`
+ * (split on commas as is, so chained stages accumulate).
  *
  * One deliberate difference: the reference cuts at a byte offset even inside a multi-byte
  * character and forwards the resulting invalid UTF-8. A JS string cannot hold half a character,
@@ -16,7 +17,7 @@
 import { Buffer } from 'node:buffer';
 import { ByteSizeError, parseBase2Bytes } from '../lib/go/bytesize.js';
 import type { Entry } from '../core/entry.js';
-import { ConfigError } from '../lib/config/errors.js';
+import { ConfigError, FieldError } from '../lib/config/errors.js';
 import { defineStage, type BuildContext, type StageImpl } from '../core/stage.js';
 import { names, ALL_NAMES, NO_NAMES, type NameSet } from '../core/stage-partitioning.js';
 import { t } from '../core/schema.js';
@@ -78,24 +79,26 @@ export function validateTruncate(config: TruncateConfig): void {
   config.rule.forEach(effectiveLimit);
 }
 
-/** Validates one rule and returns its limit minus the suffix's byte length. */
+/**
+ * Validates one rule and returns its limit minus the suffix's byte length. The reference checks
+ * each rule block on its own and names no rule number; the error is placed at the rule's attribute.
+ */
 function effectiveLimit(rule: TruncateRuleConfig, index: number): number {
-  const fail = (reason: string): never => {
-    throw new ConfigError(`rule ${index + 1}: ${reason}`);
+  const fail = (field: keyof TruncateRuleConfig, reason: string): never => {
+    throw new FieldError(field, reason, { nested: [{ block: 'rule', index }] });
   };
-  if (!SOURCE_TYPES.includes(rule.source_type))
-    fail(`invalid truncate source_type ${JSON.stringify(rule.source_type)}, expected one of ${SOURCE_TYPES.join(', ')}`);
+  if (!SOURCE_TYPES.includes(rule.source_type)) fail('source_type', `unknown source_type: ${rule.source_type}`);
   let limit = 0n;
   try {
     limit = parseBase2Bytes(rule.limit);
   } catch (err) {
-    if (err instanceof ByteSizeError) fail(`invalid limit: ${err.message}`);
+    if (err instanceof ByteSizeError) fail('limit', `invalid limit: ${err.message}`);
     throw err;
   }
-  if (limit <= 0n) fail('limit must be greater than 0');
-  if (rule.source_type === 'line' && rule.sources.length > 0) fail('sources cannot be set when source_type is line');
+  if (limit <= 0n) fail('limit', 'limit must be greater than zero');
+  if (rule.source_type === 'line' && rule.sources.length > 0) fail('sources', "sources cannot be set when source_type is 'line'");
   const suffixBytes = BigInt(Buffer.byteLength(rule.suffix, 'utf8'));
-  if (suffixBytes >= limit) fail('suffix length cannot be greater than or equal to limit');
+  if (suffixBytes >= limit) fail('suffix', 'suffix length cannot be greater than or equal to limit');
   // Limits beyond 2^53 bytes cannot be reached by a JS string anyway.
   return Number(limit - suffixBytes);
 }
@@ -156,6 +159,11 @@ function compileRule(rule: TruncateRuleConfig, limit: number): Rule {
   const { suffix } = rule;
   const shorten = (value: string): string | undefined => (exceeds(value, limit) ? cutToBytes(value, limit) + suffix : undefined);
   const names = rule.sources.length > 0 ? new Set(rule.sources) : undefined;
+  // The reference walks a label or extracted `sources` list as written: a name listed again meets
+  // the value it has just cut, which is cut again to the same text and counted again whenever the
+  // suffix made it longer than the effective limit.
+  const listed = timesListed(rule.sources);
+  const cutsOf = (name: string): number => (suffix === '' ? 1 : (listed.get(name) ?? 1));
   const kind = FIELD_KINDS.indexOf(rule.source_type);
   switch (rule.source_type) {
     case 'line':
@@ -178,7 +186,7 @@ function compileRule(rule: TruncateRuleConfig, limit: number): Rule {
             const value = Object.hasOwn(labels, name) ? shorten(labels[name]!) : undefined;
             if (value === undefined) continue;
             labels[name] = value;
-            cuts++;
+            cuts += cutsOf(name);
           }
           return cuts;
         },
@@ -210,12 +218,19 @@ function compileRule(rule: TruncateRuleConfig, limit: number): Rule {
             const value = shorten(current);
             if (value === undefined) continue;
             extracted[key] = value;
-            cuts++;
+            cuts += cutsOf(key);
           }
           return cuts;
         },
       };
   }
+}
+
+/** How many times each name is listed. */
+function timesListed(names: readonly string[]): Map<string, number> {
+  const times = new Map<string, number>();
+  for (const name of names) times.set(name, (times.get(name) ?? 0) + 1);
+  return times;
 }
 
 /** Whether the UTF-8 encoding of `value` is longer than `limit` bytes. */

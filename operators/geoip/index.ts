@@ -71,8 +71,9 @@ function compileLookups(config: GeoipConfig): Array<[name: string, expression: J
   for (const [name, text] of Object.entries(config.custom_lookups ?? {})) {
     try {
       lookups.push([name, compileJmesPath(text === '' ? name : text)]);
-    } catch (err) {
-      throw new FieldError('custom_lookups', `could not compile JMES expression: ${(err as Error).message}`);
+    } catch {
+      // Unlike stage.json, the reference drops the parser's reason here.
+      throw new FieldError('custom_lookups', 'could not compile JMES expression');
     }
   }
   return lookups;

@@ -360,7 +360,7 @@ stage.json { }
     expect(await runCli(['test', uses])).toEqual({
       code: 2,
       stdout: '',
-      stderr: `${config}:2:17: stage.regex: could not compile regular expression: missing ): (a\n`,
+      stderr: `${config}:2:17: stage.regex: could not compile regular expression: error parsing regexp: missing closing ): \`(a\`\n`,
     });
 
     const empty = file('empty.test.alloy', '// nothing yet\n');

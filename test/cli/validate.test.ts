@@ -34,7 +34,7 @@ describe('rivulet validate and fmt', () => {
     const result = await runCli(['validate', file]);
     expect(result.code).toBe(2);
     expect(result.stderr).toBe(
-      `${file}:2:22: logs.process "p" > stage.label_drop: labels list is empty\n` +
+      `${file}:2:22: logs.process "p" > stage.label_drop: labeldrop stage config cannot be empty\n` +
         `${file}:3:17: logs.process "p": component "logs.echo.nope.receiver" does not exist or is out of scope\n`,
     );
   });
@@ -67,7 +67,7 @@ describe('rivulet validate and fmt', () => {
     expect(result.code).toBe(2);
     expect(result.stderr.split('\n')).toEqual([
       `${file}:2:17: logs.process "app": component "logs.write.out.receiver" does not exist or is out of scope`,
-      `${file}:4:25: logs.process "app" > stage.regex: could not compile regular expression: missing ): level=(?P<level>\\w+`,
+      `${file}:4:25: logs.process "app" > stage.regex: could not compile regular expression: error parsing regexp: missing closing ): \`level=(?P<level>\\w+\``,
       `${file}:6:3: logs.process "app": unrecognized block name "stage.lables" (did you mean "stage.labels"?)`,
       `${file}:11:21: logs.process "app" > stage.multiline: attribute "max_wait_time": time: unknown unit " seconds" in duration "3 seconds"`,
       '',
@@ -107,7 +107,7 @@ describe('rivulet validate and fmt', () => {
     writeFileSync(file, 'logs.process "p" {\n  stage.regex {\n    expression = "(?P<a>x"\n  }\n}\n');
     const result = await runCli(['validate', file]);
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe(`${file}:3:19: logs.process "p" > stage.regex: could not compile regular expression: missing ): (?P<a>x\n`);
+    expect(result.stderr).toBe(`${file}:3:19: logs.process "p" > stage.regex: could not compile regular expression: error parsing regexp: missing closing ): \`(?P<a>x\`\n`);
     writeFileSync(file, 'logs.process "p" {\n  stage.regex {\n    expression = "(?P<a>x)"\n  }\n}\n');
     expect(await runCli(['validate', file])).toEqual({ code: 0, stdout: '', stderr: '' });
   });

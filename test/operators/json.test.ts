@@ -221,8 +221,10 @@ describe('stage.json', () => {
       );
     });
 
-    it('rejects a regex that does not compile', () => {
-      expect(() => runConfig('stage.json { regex = "(" }', [])).toThrow('stage.json: could not compile regular expression');
+    it('rejects a regex that does not compile with Go’s error as it is, unprefixed', () => {
+      expect(() => runConfig('stage.json { regex = "((" }', [])).toThrow(
+        /^test\.alloy:1:24: stage\.json: error parsing regexp: missing closing \): `\(\(`$/,
+      );
     });
   });
 

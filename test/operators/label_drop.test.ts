@@ -13,8 +13,10 @@ describe('stage.label_drop', () => {
     expect(entries[0]!.extracted).toEqual({ app: 'a' });
   });
 
-  it('rejects an empty list', () => {
-    expect(() => runConfig('stage.label_drop { values = [] }', [])).toThrow('test.alloy:1:20: stage.label_drop: labels list is empty');
+  it('rejects an empty list in the reference words', () => {
+    expect(() => runConfig('stage.label_drop { values = [] }', [])).toThrow(
+      /^test\.alloy:1:20: stage\.label_drop: labeldrop stage config cannot be empty$/,
+    );
   });
 
   it('rejects a missing values attribute', () => {

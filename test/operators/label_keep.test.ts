@@ -14,8 +14,10 @@ describe('stage.label_keep', () => {
     expect(entries[0]!.labels).toEqual({});
   });
 
-  it('rejects an empty list', () => {
-    expect(() => runConfig('stage.label_keep { values = [] }', [])).toThrow('stage.label_keep: labels list is empty');
+  it('rejects an empty list in the reference words, which name the stage labelallow', () => {
+    expect(() => runConfig('stage.label_keep { values = [] }', [])).toThrow(
+      /^test\.alloy:1:20: stage\.label_keep: labelallow stage config cannot be empty$/,
+    );
   });
 
   it('leaves only listed labels, with their values unchanged (property)', () => {
@@ -44,5 +46,12 @@ describe('stage.label_keep with names that exist on Object.prototype', () => {
   it('does not invent labels named like built-in members', () => {
     const { entries } = runConfig('stage.label_keep { values = ["toString", "constructor", "app"] }', [entry('l', { app: 'a' })]);
     expect(entries[0]!.labels).toEqual({ app: 'a' });
+  });
+
+  it('keeps a label named __proto__ as an ordinary label', () => {
+    const labels: Record<string, string> = JSON.parse('{"__proto__":"p","app":"a"}');
+    const { entries } = runConfig('stage.label_keep { values = ["__proto__"] }', [entry('l', labels)]);
+    expect(Object.getPrototypeOf(entries[0]!.labels)).toBe(Object.prototype);
+    expect(Object.entries(entries[0]!.labels)).toEqual([['__proto__', 'p']]);
   });
 });

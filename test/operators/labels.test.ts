@@ -1,8 +1,20 @@
 import fc from 'fast-check';
+import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
+import { ManualClock } from '../../core/clock.js';
+import type { Entry } from '../../core/entry.js';
+import { buildPipeline, ingress } from '../../core/pipeline.js';
 import { doesNotTouch, entryStream } from '../../testing/index.js';
-import { labels } from '../../operators/index.js';
+import { labels, type LabelsConfig } from '../../operators/labels.js';
 import { entry, runConfig } from '../support/run-stages.js';
+
+/** Runs one stage.labels built from a config object (the config language cannot spell every key). */
+function runLabels(config: Partial<LabelsConfig>, input: Entry): Entry {
+  const built = buildPipeline([labels(config).spec], { clock: new ManualClock(0n), registry: new Registry() });
+  const out = built.process!(ingress(input));
+  built.dispose();
+  return out!;
+}
 
 describe('stage.labels', () => {
   it('sets labels from extracted values, an empty source meaning the same name', () => {
@@ -30,6 +42,24 @@ describe('stage.labels', () => {
     ]);
     expect(entries[0]!.labels).toEqual({ trace: 'abc' });
     expect(entries[0]!.structuredMetadata).toEqual([{ name: 'trace_id', value: 'abc' }]);
+  });
+
+  it('sets a label named __proto__ as an ordinary label, from extracted values and from metadata', () => {
+    const values: Record<string, string> = JSON.parse('{"__proto__":"src"}');
+    const fromExtracted = runLabels({ values }, entry('l', {}, { extracted: { src: 'x' } }));
+    expect(Object.getPrototypeOf(fromExtracted.labels)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(fromExtracted.labels, '__proto__')?.value).toBe('x');
+    const fromMetadata = runLabels(
+      { values, source_type: 'structured_metadata' },
+      entry('l', {}, { structuredMetadata: [{ name: 'src', value: 'y' }] }),
+    );
+    expect(Object.getOwnPropertyDescriptor(fromMetadata.labels, '__proto__')?.value).toBe('y');
+  });
+
+  it('rejects an empty label name, unquoted as the reference prints it', () => {
+    expect(() => runConfig('stage.labels {\n  values = { "" = "x" }\n}', [])).toThrow(
+      /^test\.alloy:2:3: stage\.labels: invalid label name: $/,
+    );
   });
 
   it('rejects an unknown source_type at the attribute', () => {

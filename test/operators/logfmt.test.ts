@@ -97,8 +97,10 @@ describe('stage.logfmt', () => {
     expect(() => runConfig('stage.logfmt {}', [])).toThrow('test.alloy:1:1: stage.logfmt: logfmt mapping or regex is required');
   });
 
-  it('rejects a regex that does not compile', () => {
-    expect(() => runConfig('stage.logfmt { regex = "(" }', [])).toThrow('stage.logfmt: could not compile regular expression');
+  it('rejects a regex that does not compile with Go’s error as it is, unprefixed', () => {
+    expect(() => runConfig('stage.logfmt { regex = "((" }', [])).toThrow(
+      /^test\.alloy:1:26: stage\.logfmt: error parsing regexp: missing closing \): `\(\(`$/,
+    );
   });
 
   it('round-trips the values it encodes (property)', () => {

@@ -120,8 +120,10 @@ describe('stage.luhn', () => {
       );
     });
 
-    it('rejects a pattern that does not compile', () => {
-      expect(() => runConfig('stage.luhn { skip_regex = "(" }', [])).toThrow('stage.luhn: could not compile regular expression');
+    it('rejects a pattern that does not compile, prefixing Go’s error', () => {
+      expect(() => runConfig('stage.luhn { skip_regex = "((" }', [])).toThrow(
+        /^test\.alloy:1:29: stage\.luhn: could not compile regular expression: error parsing regexp: missing closing \): `\(\(`$/,
+      );
     });
   });
 

@@ -97,12 +97,16 @@ describe('stage.sampling', () => {
   });
 
   describe('validation', () => {
-    it('rejects a rate above 1 or below 0 at the attribute', () => {
+    it('rejects a rate above 1 or below 0 at the attribute, printing the rate with Go %f', () => {
       expect(() => runConfig('stage.sampling {\n  rate = 12\n}', [])).toThrow(
-        'test.alloy:2:3: stage.sampling: sampling rate must be between 0.0 and 1.0, got 12',
+        /^test\.alloy:2:3: stage\.sampling: sampling stage failed to parse rate,Sampling Rate must be between 0\.0 and 1\.0, received 12\.000000$/,
       );
-      expect(() => runConfig('stage.sampling { rate = -0.1 }', [])).toThrow('sampling rate must be between 0.0 and 1.0, got -0.1');
-      expect(() => sampling({ rate: Number.NaN })).toThrow('sampling rate must be between 0.0 and 1.0, got NaN');
+      expect(() => runConfig('stage.sampling { rate = -0.1 }', [])).toThrow(
+        'stage.sampling: sampling stage failed to parse rate,Sampling Rate must be between 0.0 and 1.0, received -0.100000',
+      );
+      expect(() => sampling({ rate: Number.NaN })).toThrow(
+        'stage.sampling: sampling stage failed to parse rate,Sampling Rate must be between 0.0 and 1.0, received NaN',
+      );
     });
 
     it('requires a rate', () => {

@@ -11,6 +11,21 @@ describe('stage.structured_metadata', () => {
     expect(entries[0]!.structuredMetadata).toEqual([{ name: 'pod', value: 'p-1' }]);
   });
 
+  it('gives every name mapped to one label its value, removing the label only after all mappings', () => {
+    // static_labels adds `pod` after the extracted map was seeded, so only the label step sees it.
+    const config = 'stage.static_labels { values = { pod = "p1" } }\nstage.structured_metadata { values = { a = "pod", b = "pod" } }';
+    const { entries } = runConfig(config, [entry('l', { k: 'v' })]);
+    const [out] = entries;
+    expect(Object.fromEntries(out!.structuredMetadata.map((p) => [p.name, p.value]))).toEqual({ a: 'p1', b: 'p1' });
+    expect(out!.labels).toEqual({ k: 'v' });
+  });
+
+  it('rejects an empty name in values, unquoted as the reference prints it', () => {
+    expect(() => runConfig('stage.structured_metadata {\n  values = { "" = "x" }\n}', [])).toThrow(
+      /^test\.alloy:2:3: stage\.structured_metadata: invalid label name: $/,
+    );
+  });
+
   it('lets a label value override an extracted value of the same name', () => {
     const { entries } = runConfig('stage.structured_metadata { values = { app = "" } }', [
       entry('l', { app: 'from-labels' }, { extracted: {} }),
@@ -48,9 +63,9 @@ describe('stage.structured_metadata', () => {
     ]);
   });
 
-  it('rejects an invalid regex with RE2’s reason', () => {
+  it('rejects an invalid regex with Go’s error as it is, unprefixed', () => {
     expect(() => runConfig('stage.structured_metadata { regex = "(?=x)" }', [])).toThrow(
-      /^test\.alloy:1:38: stage\.structured_metadata: could not compile regular expression: /,
+      /^test\.alloy:1:38: stage\.structured_metadata: error parsing regexp: invalid or unsupported Perl syntax: `\(\?=`$/,
     );
   });
 

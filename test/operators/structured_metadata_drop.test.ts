@@ -24,9 +24,9 @@ describe('stage.structured_metadata_drop', () => {
     expect(entries[0]!.labels).toEqual({ b: 'label stays' });
   });
 
-  it('rejects an empty list', () => {
+  it('rejects an empty list in the reference words', () => {
     expect(() => runConfig('stage.structured_metadata_drop { values = [] }', [])).toThrow(
-      'stage.structured_metadata_drop: structured_metadata_drop values list is empty',
+      /^test\.alloy:1:\d+: stage\.structured_metadata_drop: structured_metadata_drop stage config cannot be empty$/,
     );
   });
 });

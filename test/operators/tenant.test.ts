@@ -22,10 +22,8 @@ describe('stage.tenant', () => {
     expect(entries[0]!.labels.__tenant_id__).toBe('old');
   });
 
-  it('requires exactly one of label, source and value', () => {
-    expect(() => runConfig('stage.tenant { }', [])).toThrow(
-      'test.alloy:1:1: stage.tenant: label, source or value config option is required',
-    );
+  it('requires exactly one of label, source and value, in the reference words', () => {
+    expect(() => runConfig('stage.tenant { }', [])).toThrow(/^test\.alloy:1:1: stage\.tenant: label, source or value config are required$/);
     expect(() => runConfig('stage.tenant {\n  value = "a"\n  label = "b"\n}', [])).toThrow(
       'stage.tenant: label, source and value are mutually exclusive: you should set source, value or label but not all',
     );

@@ -69,6 +69,19 @@ describe('stage.truncate', () => {
       expect(entries[0]!.extracted.truncated).toBe('label');
     });
 
+    it('walks a name listed twice twice, as the reference does: cut once, counted again only when a suffix keeps it over the limit', async () => {
+      const twice = (suffix: string) =>
+        runConfig(rule(`limit = "5B"\nsuffix = "${suffix}"\nsource_type = "label"\nsources = ["a", "a"]`), [
+          entry('l', { a: 'abcdefghij' }),
+        ]);
+      const withSuffix = twice('...');
+      expect(withSuffix.entries[0]!.labels).toEqual({ a: 'ab...' });
+      expect(await truncatedCounts(withSuffix.registry)).toEqual({ label: 2 });
+      const withoutSuffix = twice('');
+      expect(withoutSuffix.entries[0]!.labels).toEqual({ a: 'abcde' });
+      expect(await truncatedCounts(withoutSuffix.registry)).toEqual({ label: 1 });
+    });
+
     it('leaves the label values seeded into the extracted map untouched', () => {
       const { entries } = runConfig(rule('limit = "3B"\nsource_type = "label"'), [entry('l', { app: 'abcdef' })]);
       expect(entries[0]!.extracted.app).toBe('abcdef');
@@ -99,6 +112,13 @@ describe('stage.truncate', () => {
   });
 
   describe('extracted', () => {
+    it('counts a key listed twice twice when a suffix keeps its cut value over the limit', async () => {
+      const config = rule('limit = "5B"\nsuffix = "..."\nsource_type = "extracted"\nsources = ["k", "k"]');
+      const { entries, registry } = runConfig(config, [entry('l', {}, { extracted: { k: 'abcdefghij' } })]);
+      expect(entries[0]!.extracted.k).toBe('ab...');
+      expect(await truncatedCounts(registry)).toEqual({ extracted: 2 });
+    });
+
     it('cuts only string values', async () => {
       const { entries, registry } = runConfig(rule('limit = "2B"\nsource_type = "extracted"'), [
         entry('l', {}, { extracted: { s: 'abc', n: 12345, b: true, z: null, list: ['abc'] } }),
@@ -167,28 +187,28 @@ describe('stage.truncate', () => {
       expect(() => runConfig('stage.truncate {\n  rule {}\n}', [])).toThrow('missing required attribute "limit"');
     });
 
-    it('rejects a zero limit, a bad size and sources for the line', () => {
-      expect(() => runConfig(rule('limit = "0B"'), [])).toThrow('test.alloy:1:1: stage.truncate: rule 1: limit must be greater than 0');
-      expect(() => runConfig(rule('limit = "10b"'), [])).toThrow('stage.truncate: rule 1: invalid limit: units: unknown unit b in 10b');
+    it('rejects a zero limit, a bad size and sources for the line at the attribute, naming no rule', () => {
+      expect(() => runConfig(rule('limit = "0B"'), [])).toThrow(/^test\.alloy:3:1: stage\.truncate: limit must be greater than zero$/);
+      expect(() => runConfig(rule('limit = "10b"'), [])).toThrow(
+        /^test\.alloy:3:1: stage\.truncate: invalid limit: units: unknown unit b in 10b$/,
+      );
       expect(() => runConfig(rule('limit = "10B"\nsources = ["app"]'), [])).toThrow(
-        'stage.truncate: rule 1: sources cannot be set when source_type is line',
+        /^test\.alloy:4:1: stage\.truncate: sources cannot be set when source_type is 'line'$/,
       );
     });
 
     it('rejects a suffix as long as the limit or longer, in bytes', () => {
       expect(() => runConfig(rule('limit = "3B"\nsuffix = "..."'), [])).toThrow(
-        'rule 1: suffix length cannot be greater than or equal to limit',
+        /^test\.alloy:4:1: stage\.truncate: suffix length cannot be greater than or equal to limit$/,
       );
       expect(() => runConfig(rule('limit = "4B"\nsuffix = "éé"'), [])).toThrow(
-        'rule 1: suffix length cannot be greater than or equal to limit',
+        /^test\.alloy:4:1: stage\.truncate: suffix length cannot be greater than or equal to limit$/,
       );
     });
 
-    it('rejects an unknown source_type naming the rule', () => {
+    it('rejects an unknown source_type at the attribute of the rule that has it', () => {
       const config = 'stage.truncate {\n  rule {\n    limit = "1B"\n  }\n  rule {\n    limit = "1B"\n    source_type = "test"\n  }\n}';
-      expect(() => runConfig(config, [])).toThrow(
-        'rule 2: invalid truncate source_type "test", expected one of line, label, structured_metadata, extracted',
-      );
+      expect(() => runConfig(config, [])).toThrow(/^test\.alloy:7:5: stage\.truncate: unknown source_type: test$/);
     });
   });
 

@@ -5,6 +5,7 @@
  * false.
  */
 import { compileRegex, type Regex } from '../../regex/index.js';
+import { goRegexpError } from '../../regex/go-syntax-error.js';
 import { currentMeter } from '../budget.js';
 import { GoError } from '../errors.js';
 import { defineFunc, type FuncMap } from '../func.js';
@@ -15,12 +16,9 @@ const S = T_STRING;
 const CACHE_LIMIT = 256;
 const cache = new Map<string, Regex | GoError>();
 
-/** Go's regexp.Compile error text for a pattern. */
-function compileError(err: unknown): GoError {
-  const message = err instanceof Error ? err.message : String(err);
-  const colon = message.lastIndexOf(': ');
-  const detail = colon < 0 ? message : `${message.slice(0, colon)}: \`${message.slice(colon + 2)}\``;
-  return new GoError(`error parsing regexp: ${detail}`);
+/** Go's regexp.Compile error for a pattern the engine rejected. */
+function compileError(pattern: string, err: unknown): GoError {
+  return new GoError(goRegexpError(pattern, err instanceof Error ? err.message : String(err)));
 }
 
 /** Compiles (and caches) a pattern; returns the Go compile error instead of throwing. */
@@ -30,7 +28,7 @@ export function compileCached(pattern: string): Regex | GoError {
     try {
       entry = compileRegex(pattern);
     } catch (err) {
-      entry = compileError(err);
+      entry = compileError(pattern, err);
     }
     if (cache.size >= CACHE_LIMIT) cache.clear();
     cache.set(pattern, entry);

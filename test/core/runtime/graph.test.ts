@@ -90,10 +90,10 @@ logs.echo "out" { }
       '',
     ].join('\n');
     expect(errorsOf(() => graph.load(config, 'all.alloy'))).toEqual([
-      'all.alloy:3:32: logs.process "p" > stage.regex: could not compile regular expression: missing ): a(b',
+      'all.alloy:3:32: logs.process "p" > stage.regex: could not compile regular expression: error parsing regexp: missing closing ): `a(b`',
       'all.alloy:4:17: logs.process "p": component "logs.echo.missing.receiver" does not exist or is out of scope',
       'all.alloy:6:1: component "logs.echo.a" already declared at all.alloy:1:1',
-      'all.alloy:8:22: logs.process "q" > stage.label_drop: labels list is empty',
+      'all.alloy:8:22: logs.process "q" > stage.label_drop: labeldrop stage config cannot be empty',
     ]);
   });
 
@@ -147,7 +147,9 @@ logs.echo "out" { }
     graph.load(config('stage.static_labels { values = { v = "1" } }'), 'r.alloy');
     const receiver = receiverOf(graph, 'logs.process.p');
     const errors = await graph.reload(config('stage.output { source = "" }'), 'r.alloy');
-    expect(errors.map((e) => e.message)).toEqual(['r.alloy:2:18: logs.process "p" > stage.output: output source value is required if output is specified']);
+    expect(errors.map((e) => e.message)).toEqual([
+      'r.alloy:2:18: logs.process "p" > stage.output: output source value is required if output is specified',
+    ]);
     expect(graph.health().find((c) => c.id === 'logs.process.p')!.health.state).toBe('unhealthy');
     expect(receiverOf(graph, 'logs.process.p')).toBe(receiver);
     await receiver.send([entry('x')]);

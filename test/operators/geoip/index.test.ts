@@ -179,13 +179,14 @@ describe('stage.geoip', () => {
       'test.alloy:4:3: stage.geoip: db type should be either city or asn',
     );
     expect(() => runConfig('stage.geoip {\n  db = "x"\n  source = "ip"\n  custom_lookups = { f = ".-bad" }\n}', [])).toThrow(
-      'test.alloy:4:3: stage.geoip: could not compile JMES expression: SyntaxError: invalid token (Dot): "."',
+      /^test\.alloy:4:3: stage\.geoip: could not compile JMES expression$/,
     );
     expect(() => runConfig('stage.geoip {\n  source = "ip"\n  db_type = "city"\n}', [])).toThrow(
       'test.alloy:1:1: stage.geoip: missing required attribute "db"',
     );
+    // Unlike stage.json, the reference leaves the parser's reason out.
     expect(() => geoip({ db: 'x', source: 'ip', custom_lookups: { 'my name': '' } })).toThrow(
-      'stage.geoip: could not compile JMES expression: SyntaxError: Unexpected token at the end of the expression: tUnquotedIdentifier',
+      /^stage\.geoip: could not compile JMES expression$/,
     );
   });
 

@@ -24,10 +24,22 @@ describe('sprig regex functions', () => {
 
   it('panics on an invalid pattern in the plain forms and returns the error in the must forms', () => {
     expect(renderError('{{ regexFind "(" "x" }}')).toBe(
-      'template: tpl:1:3: executing "tpl" at <regexFind "(" "x">: error calling regexFind: regexp: Compile(`(`): error parsing regexp: missing ): `(`',
+      'template: tpl:1:3: executing "tpl" at <regexFind "(" "x">: error calling regexFind: regexp: Compile(`(`): error parsing regexp: missing closing ): `(`',
     );
     expect(renderError('{{ mustRegexMatch "(" "x" }}')).toBe(
-      'template: tpl:1:3: executing "tpl" at <mustRegexMatch "(" "x">: error calling mustRegexMatch: error parsing regexp: missing ): `(`',
+      'template: tpl:1:3: executing "tpl" at <mustRegexMatch "(" "x">: error calling mustRegexMatch: error parsing regexp: missing closing ): `(`',
+    );
+  });
+
+  it.each([
+    ['[a-z/', 'missing closing ]: `[a-z/`'],
+    ['(?<n', 'invalid named capture: `(?<n`'],
+    ['a\\\\', 'trailing backslash at end of expression: ``'],
+    ['a**', 'invalid nested repetition operator: `**`'],
+    ['x{2,1}', 'invalid repeat count: `{2,1}`'],
+  ])('returns Go’s error for %j, in Go’s words and on the text as written', (pattern, want) => {
+    expect(renderError(`{{ mustRegexFind "${pattern}" "x" }}`)).toBe(
+      `template: tpl:1:3: executing "tpl" at <mustRegexFind "${pattern}" "x">: error calling mustRegexFind: error parsing regexp: ${want}`,
     );
   });
 });
