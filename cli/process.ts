@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { Registry } from 'prom-client';
 import { ManualClock, systemClock, type Clock } from '../core/clock.js';
 import type { EntryOutputFormat } from '../core/entry-json.js';
+import { exposeMetrics } from '../core/metrics.js';
 import { planPartitions } from '../core/partitioning.js';
 import { configErrorsOf } from '../lib/config/errors.js';
 import { loadStageList, startProcessRun } from '../core/process.js';
@@ -126,7 +127,7 @@ export async function processCommand(argv: readonly string[], io: Io): Promise<n
   manual?.runAll();
   await done;
   report.flush();
-  if (metricsOut !== undefined) writeFileSync(metricsOut, await registry.metrics());
+  if (metricsOut !== undefined) writeFileSync(metricsOut, await exposeMetrics(registry));
   run.dispose();
   if (inspect) {
     const colour = (io.stderr as Partial<NodeJS.WriteStream>).isTTY === true && !process.env.NO_COLOR;

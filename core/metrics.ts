@@ -1,3 +1,4 @@
+import { goExposition } from '../lib/go-exposition.js';
 import { AggregatorRegistry, Counter, Registry, collectDefaultMetrics, type MetricObjectWithValues, type MetricValue } from 'prom-client';
 
 /**
@@ -10,8 +11,13 @@ export interface ProcessMetrics {
   readonly droppedLines: Counter<'reason'>;
   readonly droppedLinesByLabel: Counter<'label_name' | 'label_value'>;
   readonly truncatedFields: Counter<'field'>;
-  readonly criPartialLinesFlushed: Counter<string>;
-  readonly criLinesTruncated: Counter<string>;
+  /** The cri stage's counters, registered the first time a cri stage is built (not before, as in the reference). */
+  readonly cri: () => CriMetrics;
+}
+
+export interface CriMetrics {
+  readonly partialLinesFlushed: Counter<string>;
+  readonly linesTruncated: Counter<string>;
 }
 
 const metricsByRegistry = new WeakMap<Registry, ProcessMetrics>();
@@ -20,6 +26,7 @@ const metricsByRegistry = new WeakMap<Registry, ProcessMetrics>();
 export function processMetrics(registry: Registry): ProcessMetrics {
   let metrics = metricsByRegistry.get(registry);
   if (!metrics) {
+    let cri: CriMetrics | undefined;
     metrics = {
       registry,
       droppedLines: new Counter({
@@ -36,20 +43,25 @@ export function processMetrics(registry: Registry): ProcessMetrics {
       }),
       truncatedFields: new Counter({
         name: 'logs_process_truncated_fields_total',
-        help: 'A count of all log lines, labels, extracted values or structured metadata truncated as a result of a pipeline stage',
+        help: 'A count of all log lines, labels, extracted values, or structured_metadata truncated as a result of a pipeline stage',
         labelNames: ['field'],
         registers: [registry],
       }),
-      criPartialLinesFlushed: new Counter({
-        name: 'logs_process_cri_partial_lines_flushed_total',
-        help: 'A count of partial lines flushed because max_partial_lines was exceeded',
-        registers: [registry],
-      }),
-      criLinesTruncated: new Counter({
-        name: 'logs_process_cri_lines_truncated_total',
-        help: 'A count of lines truncated because of max_partial_line_size',
-        registers: [registry],
-      }),
+      cri: () => {
+        cri ??= {
+          partialLinesFlushed: new Counter({
+            name: 'logs_process_cri_partial_lines_flushed_total',
+            help: 'A count of partial lines that were flushed prematurely due to the max_partial_lines limit being exceeded',
+            registers: [registry],
+          }),
+          linesTruncated: new Counter({
+            name: 'logs_process_cri_lines_truncated_total',
+            help: 'A count of lines that were truncated due to the max_partial_line_size limit',
+            registers: [registry],
+          }),
+        };
+        return cri;
+      },
     };
     metricsByRegistry.set(registry, metrics);
   }
@@ -81,11 +93,16 @@ export function addMetricsSource(registry: Registry, source: MetricsSource): () 
 }
 
 /**
- * The exposition text of `registry` plus every added source. A family found in several places
- * (one stage's counter on every thread, the shared pipeline counters) is summed, which is what one
- * registry would have counted: every series is counted by one thread only or adds up.
+ * The exposition text of `registry` plus every added source, as the reference's Go client writes
+ * it (see goExposition). A family found in several places (one stage's counter on every thread,
+ * the shared pipeline counters) is summed, which is what one registry would have counted: every
+ * series is counted by one thread only or adds up.
  */
 export async function exposeMetrics(registry: Registry): Promise<string> {
+  return goExposition(await gatheredMetrics(registry));
+}
+
+async function gatheredMetrics(registry: Registry): Promise<string> {
   const sources = sourcesByRegistry.get(registry);
   if (!sources || sources.size === 0) return registry.metrics();
   const remote = (await Promise.all([...sources].map((source) => source()))).flat();

@@ -175,10 +175,10 @@ const utf8 = new TextEncoder();
 const utf8Decoder = new TextDecoder();
 
 function buildCri(config: CriConfig, ctx: BuildContext): StageImpl {
-  const { criPartialLinesFlushed, criLinesTruncated } = ctx.metrics;
+  const { partialLinesFlushed, linesTruncated } = ctx.metrics.cri();
   // The counters are part of the stage's surface: visible at 0 as soon as it exists.
-  criPartialLinesFlushed.inc(0);
-  criLinesTruncated.inc(0);
+  partialLinesFlushed.inc(0);
+  linesTruncated.inc(0);
   const maxHeld = config.max_partial_lines;
   const truncate = config.max_partial_line_size_truncate;
   const maxBytes = config.max_partial_line_size;
@@ -187,7 +187,7 @@ function buildCri(config: CriConfig, ctx: BuildContext): StageImpl {
   /** Applies the size limit to a held line (as bytes), counting each cut. */
   const limit = (bytes: Uint8Array): Uint8Array => {
     if (bytes.length <= maxBytes) return bytes;
-    criLinesTruncated.inc();
+    linesTruncated.inc();
     return bytes.subarray(0, maxBytes);
   };
   /** The held line joined with `content`, cut to size when truncation is on. */
@@ -237,7 +237,7 @@ function buildCri(config: CriConfig, ctx: BuildContext): StageImpl {
               if (partialsByLabels.size >= maxHeld) {
                 const flushed = [...partialsByLabels.values()];
                 partialsByLabels.clear();
-                criPartialLinesFlushed.inc(flushed.length);
+                partialLinesFlushed.inc(flushed.length);
                 ctx.debug('cri: partial lines upper bound reached, flushing them', { threshold: maxHeld, flushed: flushed.length });
                 partialsByLabels.set(key, join(undefined, entry, parsed.content));
                 for (const held of flushed) subscriber.next(release(held));

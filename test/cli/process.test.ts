@@ -120,12 +120,20 @@ describe('rivulet process', () => {
     expect(result.stderr).toMatch(/^stdin:2: invalid JSON: /);
   });
 
-  it('writes every metric in Prometheus text form with --metrics', async () => {
-    const config = configFile('e.alloy', 'stage.static_labels { values = { a = "1" } }\n');
+  it('writes every metric with a sample in Prometheus text form with --metrics, as the reference exposes them', async () => {
+    const config = configFile('e.alloy', 'stage.drop {\n  expression = "^x"\n}\n');
     const metrics = join(dir, 'metrics.txt');
-    const result = await runCli(['process', '--config', config, '--metrics', metrics], '{"line":"x"}\n');
+    const result = await runCli(['process', '--config', config, '--metrics', metrics], '{"line":"x"}\n{"line":"y"}\n');
     expect(result.code).toBe(0);
-    expect(readFileSync(metrics, 'utf8')).toContain('# TYPE logs_process_dropped_lines_total counter');
+    expect(readFileSync(metrics, 'utf8')).toBe(
+      '# HELP logs_process_dropped_lines_total A count of all log lines dropped as a result of a pipeline stage\n' +
+        '# TYPE logs_process_dropped_lines_total counter\n' +
+        'logs_process_dropped_lines_total{reason="drop_stage"} 1\n\n',
+    );
+    // Nothing dropped, no cri stage: no family has a sample, and none is written.
+    const quiet = configFile('q.alloy', 'stage.static_labels { values = { a = "1" } }\n');
+    expect((await runCli(['process', '--config', quiet, '--metrics', metrics], '{"line":"x"}\n')).code).toBe(0);
+    expect(readFileSync(metrics, 'utf8')).toBe('');
   });
 
   describe('--inspect', () => {

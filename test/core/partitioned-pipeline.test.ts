@@ -113,7 +113,7 @@ async function oneThread(config: string, entries: readonly Entry[]): Promise<{ l
   run.end();
   clock.runAll();
   // Read before dispose, which takes the stages' series away.
-  const metrics = await registry.metrics();
+  const metrics = await exposeMetrics(registry);
   run.dispose();
   return { lines, metrics };
 }
