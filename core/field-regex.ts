@@ -4,19 +4,21 @@ import { goRegexpError, goSyntaxError } from '../lib/regex/go-syntax-error.js';
 
 /**
  * Compiles a stage attribute's RE2 pattern at build time; an invalid pattern is a config error at
- * that attribute, in Go's regexp/syntax wording. The reference wraps the error per attribute: the
- * `regex` attributes (json, logfmt, structured_metadata) return regexp.Compile's error as it is,
- * the others (regex's `expression`, luhn's `skip_regex`) prefix `could not compile regular
- * expression: `.
+ * that attribute, in Go's regexp/syntax wording after the stage's `prefix`. The reference wraps
+ * the error per attribute: by default the `regex` attributes (json, logfmt, structured_metadata)
+ * return regexp.Compile's error as it is, the others (regex's and replace's `expression`, luhn's
+ * `skip_regex`) prefix `could not compile regular expression: `; drop and multiline pass their own.
  */
-export function compileFieldRegex(field: string, pattern: string): Regex {
+export function compileFieldRegex(
+  field: string,
+  pattern: string,
+  prefix = field === 'regex' ? '' : 'could not compile regular expression: ',
+): Regex {
   try {
     return compileRegex(pattern);
   } catch (err) {
     const message = (err as Error).message;
-    const goError = goRegexpError(pattern, message);
-    const reason = field === 'regex' ? goError : `could not compile regular expression: ${goError}`;
-    throw new FieldError(field, reason, { offset: errorOffset(pattern, message) });
+    throw new FieldError(field, prefix + goRegexpError(pattern, message), { offset: errorOffset(pattern, message) });
   }
 }
 

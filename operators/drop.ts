@@ -12,7 +12,8 @@ import { Buffer } from 'node:buffer';
 import { ByteSizeError, parseBase2Bytes } from '../lib/go/bytesize.js';
 import type { Entry } from '../core/entry.js';
 import { ConfigError, FieldError } from '../lib/config/errors.js';
-import { compileRegex, regexErrorOffset, type Regex } from '../lib/regex/index.js';
+import type { Regex } from '../lib/regex/index.js';
+import { compileFieldRegex } from '../core/field-regex.js';
 import { defineStage, type BuildContext, type StageImpl } from '../core/stage.js';
 import { PER_ENTRY } from '../core/stage-partitioning.js';
 import { t } from '../core/schema.js';
@@ -85,12 +86,7 @@ function parseLongerThan(text: string): bigint {
 }
 
 function compileExpression(pattern: string): Regex {
-  try {
-    return compileRegex(pattern);
-  } catch (err) {
-    const message = (err as Error).message;
-    throw new FieldError('expression', `drop stage regex compilation error: ${message}`, { offset: regexErrorOffset(pattern, message) });
-  }
+  return compileFieldRegex('expression', pattern, 'drop stage regex compilation error: ');
 }
 
 type Condition = (entry: Entry) => boolean;

@@ -29,7 +29,8 @@ import { MAX_TIMER_MS } from '../core/clock.js';
 import { Observable, type OperatorFunction, type SchedulerLike, type Subscription } from 'rxjs';
 import { cloneEntry, labelsKey, type Entry, type Labels } from '../core/entry.js';
 import { FieldError } from '../lib/config/errors.js';
-import { compileRegex, regexErrorOffset, type Regex } from '../lib/regex/index.js';
+import type { Regex } from '../lib/regex/index.js';
+import { compileFieldRegex } from '../core/field-regex.js';
 import { defineStage, type BuildContext, type StageImpl } from '../core/stage.js';
 import { NO_NAMES } from '../core/stage-partitioning.js';
 import { t } from '../core/schema.js';
@@ -74,14 +75,7 @@ export function validateMultiline(config: MultilineConfig): void {
 
 function compileFirstline(config: MultilineConfig): Regex {
   if (config.firstline === '') throw new FieldError('firstline', 'multiline stage config must define `firstline` regular expression');
-  try {
-    return compileRegex(config.firstline);
-  } catch (err) {
-    const message = (err as Error).message;
-    throw new FieldError('firstline', `multiline stage first line regex compilation error: ${message}`, {
-      offset: regexErrorOffset(config.firstline, message),
-    });
-  }
+  return compileFieldRegex('firstline', config.firstline, 'multiline stage first line regex compilation error: ');
 }
 
 function buildMultiline(config: MultilineConfig, ctx: BuildContext): StageImpl {

@@ -22,7 +22,8 @@
  */
 import { own, type Entry } from '../core/entry.js';
 import { FieldError } from '../lib/config/errors.js';
-import { compileRegex, regexErrorOffset, type Regex, type RegexMatch } from '../lib/regex/index.js';
+import type { Regex, RegexMatch } from '../lib/regex/index.js';
+import { compileFieldRegex } from '../core/field-regex.js';
 import { defineStage, type BuildContext, type StageImpl } from '../core/stage.js';
 import { PER_ENTRY } from '../core/stage-partitioning.js';
 import { rateLimitedDebug } from '../core/rate-limited-log.js';
@@ -64,14 +65,7 @@ export function validateReplace(config: ReplaceConfig): void {
 
 function compileExpression(config: ReplaceConfig): Regex {
   if (config.expression === '') throw new FieldError('expression', 'expression is required');
-  try {
-    return compileRegex(config.expression);
-  } catch (err) {
-    const message = (err as Error).message;
-    throw new FieldError('expression', `could not compile regular expression: ${message}`, {
-      offset: regexErrorOffset(config.expression, message),
-    });
-  }
+  return compileFieldRegex('expression', config.expression);
 }
 
 /** Parses `replace` as the reference does: named `pipeline_template`, with stage.template's functions. */

@@ -296,6 +296,15 @@ describe('stage.multiline', () => {
       );
     });
 
+    it('rejects a firstline that does not parse, in Go regexp wording', () => {
+      expect(() => validateMultiline({ ...base, firstline: '(' })).toThrow(
+        expect.objectContaining({
+          field: 'firstline',
+          reason: 'multiline stage first line regex compilation error: error parsing regexp: missing closing ): `(`',
+        }),
+      );
+    });
+
     it('rejects a firstline that is not RE2', () => {
       expect(() => validateMultiline({ ...base, firstline: '(?=x)' })).toThrow(
         expect.objectContaining({
