@@ -107,7 +107,9 @@ describe('rivulet validate and fmt', () => {
     writeFileSync(file, 'logs.process "p" {\n  stage.regex {\n    expression = "(?P<a>x"\n  }\n}\n');
     const result = await runCli(['validate', file]);
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe(`${file}:3:19: logs.process "p" > stage.regex: could not compile regular expression: error parsing regexp: missing closing ): \`(?P<a>x\`\n`);
+    expect(result.stderr).toBe(
+      `${file}:3:19: logs.process "p" > stage.regex: could not compile regular expression: error parsing regexp: missing closing ): \`(?P<a>x\`\n`,
+    );
     writeFileSync(file, 'logs.process "p" {\n  stage.regex {\n    expression = "(?P<a>x)"\n  }\n}\n');
     expect(await runCli(['validate', file])).toEqual({ code: 0, stdout: '', stderr: '' });
   });

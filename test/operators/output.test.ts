@@ -28,7 +28,9 @@ describe('stage.output', () => {
   });
 
   it('rejects an empty source', () => {
-    expect(() => runConfig('stage.output { source = "" }', [])).toThrow('test.alloy:1:16: stage.output: output source value is required if output is specified');
+    expect(() => runConfig('stage.output { source = "" }', [])).toThrow(
+      'test.alloy:1:16: stage.output: output source value is required if output is specified',
+    );
   });
 
   it('only ever changes the line (property)', () => {
