@@ -218,7 +218,8 @@ describe('runPlayground', () => {
       {
         line: 3,
         col: 18,
-        message: 'logs.process "default" > stage.multiline: multiline stage first line regex compilation error: error parsing regexp: missing closing ): `(`',
+        message:
+          'logs.process "default" > stage.multiline: multiline stage first line regex compilation error: error parsing regexp: missing closing ): `(`',
       },
     ]);
     expect(checkConfig('stage.decolorize {}\n')).toEqual([]);
