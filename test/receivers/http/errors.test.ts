@@ -10,75 +10,28 @@ import Koa from 'koa';
 import { afterEach, describe, expect, it } from 'vitest';
 import { goErrorResponses, httpError, statusText, writeGoError } from '../../../receivers/http/errors.js';
 
-/** Go's `http.StatusText`, as net/http defines it: every other code gives ''. */
-const GO_STATUS_TEXT: Record<number, string> = {
-  100: 'Continue',
-  101: 'Switching Protocols',
-  102: 'Processing',
-  103: 'Early Hints',
-  200: 'OK',
-  201: 'Created',
-  202: 'Accepted',
-  203: 'Non-Authoritative Information',
-  204: 'No Content',
-  205: 'Reset Content',
-  206: 'Partial Content',
-  207: 'Multi-Status',
-  208: 'Already Reported',
-  226: 'IM Used',
-  300: 'Multiple Choices',
-  301: 'Moved Permanently',
-  302: 'Found',
-  303: 'See Other',
-  304: 'Not Modified',
-  305: 'Use Proxy',
-  307: 'Temporary Redirect',
-  308: 'Permanent Redirect',
-  400: 'Bad Request',
-  401: 'Unauthorized',
-  402: 'Payment Required',
-  403: 'Forbidden',
-  404: 'Not Found',
-  405: 'Method Not Allowed',
-  406: 'Not Acceptable',
-  407: 'Proxy Authentication Required',
-  408: 'Request Timeout',
-  409: 'Conflict',
-  410: 'Gone',
-  411: 'Length Required',
-  412: 'Precondition Failed',
-  413: 'Request Entity Too Large',
-  414: 'Request URI Too Long',
-  415: 'Unsupported Media Type',
-  416: 'Requested Range Not Satisfiable',
-  417: 'Expectation Failed',
-  418: "I'm a teapot",
-  421: 'Misdirected Request',
-  422: 'Unprocessable Entity',
-  423: 'Locked',
-  424: 'Failed Dependency',
-  425: 'Too Early',
-  426: 'Upgrade Required',
-  428: 'Precondition Required',
-  429: 'Too Many Requests',
-  431: 'Request Header Fields Too Large',
-  451: 'Unavailable For Legal Reasons',
-  500: 'Internal Server Error',
-  501: 'Not Implemented',
-  502: 'Bad Gateway',
-  503: 'Service Unavailable',
-  504: 'Gateway Timeout',
-  505: 'HTTP Version Not Supported',
-  506: 'Variant Also Negotiates',
-  507: 'Insufficient Storage',
-  508: 'Loop Detected',
-  510: 'Not Extended',
-  511: 'Network Authentication Required',
-};
-
 describe('statusText', () => {
   it("gives Go's reason phrase for every code Go knows and '' for every other", () => {
-    for (let code = 0; code < 1000; code++) expect([code, statusText(code)]).toEqual([code, GO_STATUS_TEXT[code] ?? '']);
+    // Spot checks, above all where Go's spelling is not Node's (413, 414, 416, 418), then the
+    // count: net/http knows 62 codes, and 306 and the unassigned ones give ''.
+    const known = {
+      100: 'Continue',
+      103: 'Early Hints',
+      202: 'Accepted',
+      226: 'IM Used',
+      302: 'Found',
+      308: 'Permanent Redirect',
+      413: 'Request Entity Too Large',
+      414: 'Request URI Too Long',
+      416: 'Requested Range Not Satisfiable',
+      418: "I'm a teapot",
+      422: 'Unprocessable Entity',
+      451: 'Unavailable For Legal Reasons',
+      511: 'Network Authentication Required',
+    };
+    for (const [code, text] of Object.entries(known)) expect([code, statusText(Number(code))]).toEqual([code, text]);
+    for (const code of [0, 99, 104, 209, 306, 309, 419, 509, 512, 599, 600]) expect([code, statusText(code)]).toEqual([code, '']);
+    expect(Array.from({ length: 1000 }, (_, code) => statusText(code)).filter((text) => text !== '').length).toBe(62);
   });
 });
 
