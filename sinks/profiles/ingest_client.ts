@@ -76,7 +76,7 @@ export class IngestClient {
         );
       }
       if (answer.status === 301 || answer.status === 302 || answer.status === 303) method = 'GET';
-      hopHeaders = { ...headerCopy(headers, hop, next) };
+      hopHeaders = { ...headerCopy(headers, url, next) };
       const referer = refererFor(hop, next);
       if (referer !== undefined) hopHeaders.Referer = referer;
       hop = next;
@@ -140,10 +140,11 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
 /**
  * The first request's headers for the next hop: all of them, except the host-bound ones when the
- * next host (with its port) is neither the previous one nor a subdomain of it.
+ * next host name is neither the first request's nor a subdomain of it (Go compares names without
+ * ports, and against the first request, not the previous hop).
  */
-function headerCopy(first: OutgoingHttpHeaders, previous: URL, next: URL): OutgoingHttpHeaders {
-  const sameSite = next.host === previous.host || next.host.endsWith(`.${previous.host}`);
+function headerCopy(first: OutgoingHttpHeaders, initial: URL, next: URL): OutgoingHttpHeaders {
+  const sameSite = next.hostname === initial.hostname || next.hostname.endsWith(`.${initial.hostname}`);
   if (sameSite) return first;
   return Object.fromEntries(Object.entries(first).filter(([name]) => !HOST_BOUND_HEADERS.has(name.toLowerCase())));
 }

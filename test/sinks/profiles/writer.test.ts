@@ -287,8 +287,8 @@ interface Hop {
   readonly body: string;
 }
 
-/** A server answering every request with `status` and `Location: location(n)` (none when undefined). */
-async function startRedirectServer(status: number, location: (n: number) => string | undefined) {
+/** A server on `host` answering every request with `status` and `Location: location(n)` (none when undefined). */
+async function startRedirectServer(status: number, location: (n: number) => string | undefined, host = '127.0.0.1') {
   const hops: Hop[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -300,8 +300,8 @@ async function startRedirectServer(status: number, location: (n: number) => stri
       res.end('moved');
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
+  const url = `http://${host}:${(server.address() as { port: number }).port}`;
   return track({ url, calls: hops, close: () => new Promise<void>((resolve) => server.close(() => resolve())) });
 }
 
@@ -359,8 +359,17 @@ describe('profiles.write, ingest redirects (follow_redirects)', () => {
     );
   });
 
-  it('drops an endpoint Cookie or Authorization header on a redirect to another host, but not the configured credentials', async () => {
+  it('keeps an endpoint Cookie on a redirect to the same host name on another port, as Go compares names without ports', async () => {
     const target = track(await startIngestServer());
+    const from = await startRedirectServer(307, () => `${target.url}/ingest`);
+    const { writer } = writerFor(`endpoint {\n  url = "${from.url}"\n  headers = { "Cookie" = "c=1" }\n}`);
+    await writer.appendIngest(ingest(), noSignal);
+    expect(target.calls[0]!.headers.cookie).toBe('c=1');
+  });
+
+  it('drops an endpoint Cookie or Authorization header on a redirect to another host, but not the configured credentials', async () => {
+    // Another loopback address is another host name.
+    const target = await startRedirectServer(200, () => undefined, '127.0.0.2');
     const from = await startRedirectServer(307, () => `${target.url}/ingest`);
     const { writer } = writerFor(
       `endpoint {\n  url = "${from.url}"\n  headers = { "Cookie" = "c=1", "X-Scope-OrgID" = "t1" }\n  basic_auth {\n    username = "u"\n    password = "p"\n  }\n}`,
