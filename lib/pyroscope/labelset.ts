@@ -28,20 +28,11 @@ function isServiceNameRune(ch: string): boolean {
   return ch === '-' || ch === '/' || isLabelNameRune(ch);
 }
 
-/**
- * Go's `%q` of the rune at hand (strconv.QuoteRune): short escapes, `\xhh` below U+0020 and for
- * DEL, `\uhhhh`/`\Uhhhhhhhh` for what Go's unicode.IsPrint rejects. A lone surrogate is shown as
- * U+FFFD, the rune Go reads from the bytes it becomes.
- */
-function quoteChar(ch: string): string {
-  return quoteRune(ch.codePointAt(0)!);
-}
-
 /** Rejects a label name the way the reference's validation words it. */
 export function validateLabelName(name: string): void {
   if (name.length === 0) throw new LabelSetError('label name is required');
   for (const ch of name) {
-    if (!isLabelNameRune(ch)) throw new LabelSetError('invalid label name', `${name}: character is not allowed: ${quoteChar(ch)}`);
+    if (!isLabelNameRune(ch)) throw new LabelSetError('invalid label name', `${name}: character is not allowed: ${quoteRune(ch.codePointAt(0)!)}`);
   }
   if (name === '__name__') throw new LabelSetError('label name is reserved', name);
 }
@@ -49,7 +40,7 @@ export function validateLabelName(name: string): void {
 function validateServiceName(name: string): void {
   if (name.length === 0) throw new LabelSetError('service name is required');
   for (const ch of name) {
-    if (!isServiceNameRune(ch)) throw new LabelSetError('invalid service name', `${name}: character is not allowed: ${quoteChar(ch)}`);
+    if (!isServiceNameRune(ch)) throw new LabelSetError('invalid service name', `${name}: character is not allowed: ${quoteRune(ch.codePointAt(0)!)}`);
   }
 }
 
