@@ -32,7 +32,8 @@ function isServiceNameRune(ch: string): boolean {
 export function validateLabelName(name: string): void {
   if (name.length === 0) throw new LabelSetError('label name is required');
   for (const ch of name) {
-    if (!isLabelNameRune(ch)) throw new LabelSetError('invalid label name', `${name}: character is not allowed: ${quoteRune(ch.codePointAt(0)!)}`);
+    if (!isLabelNameRune(ch))
+      throw new LabelSetError('invalid label name', `${name}: character is not allowed: ${quoteRune(ch.codePointAt(0)!)}`);
   }
   if (name === '__name__') throw new LabelSetError('label name is reserved', name);
 }
@@ -40,7 +41,8 @@ export function validateLabelName(name: string): void {
 function validateServiceName(name: string): void {
   if (name.length === 0) throw new LabelSetError('service name is required');
   for (const ch of name) {
-    if (!isServiceNameRune(ch)) throw new LabelSetError('invalid service name', `${name}: character is not allowed: ${quoteRune(ch.codePointAt(0)!)}`);
+    if (!isServiceNameRune(ch))
+      throw new LabelSetError('invalid service name', `${name}: character is not allowed: ${quoteRune(ch.codePointAt(0)!)}`);
   }
 }
 

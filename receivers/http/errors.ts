@@ -148,32 +148,16 @@ function plainText(status: number, text: string): GoErrorWire {
   return { status, headers: { ...PLAIN_TEXT, 'Content-Length': String(body.length) }, body };
 }
 
-/** Koa's form: handlers throw (`ctx.throw`, `httpError`) and this middleware answers. */
+/** Koa's form: handlers throw (`ctx.throw`, `httpError`) and this middleware answers, as writeGoError does. */
 export function goErrorResponses(onUnexpected: (err: unknown) => void = () => {}): Middleware {
   return async (ctx, next) => {
     try {
       await next();
     } catch (caught) {
-      const answer = goErrorAnswer(caught);
-      if (answer.unexpected) onUnexpected(caught);
-      if (answer.text === undefined) {
-        ctx.status = answer.status;
-        ctx.body = '';
-        ctx.remove('Content-Type');
-        return;
-      }
-      const wire = goErrorWire(answer);
-      if (wire.body === undefined || wire.status !== answer.status) {
-        // Koa would drop the Content-Type Go keeps on a 204, or send the 1xx as is: write it ourselves.
-        ctx.respond = false;
-        writeWire(ctx.res, wire);
-        return;
-      }
-      ctx.status = answer.status;
-      if (ctx.req.httpVersionMajor < 2) ctx.message = reasonPhrase(answer.status);
-      ctx.set('X-Content-Type-Options', 'nosniff');
-      ctx.type = 'text/plain; charset=utf-8';
-      ctx.body = answer.text;
+      // Written by hand, not through ctx.body: Koa would drop the Content-Type Go keeps on a 204
+      // and could not send Go's reason phrases or its answer to a 1xx.
+      ctx.respond = false;
+      writeGoError(ctx.res, caught, onUnexpected);
     }
   };
 }
