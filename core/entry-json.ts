@@ -41,38 +41,32 @@ export function formatEntries(entries: readonly Entry[], format: EntryOutputForm
     for (let i = 0; i < entries.length; i++) lines[i] = entries[i]!.line;
     return;
   }
-  toEscape.length = 0;
+  // The lines that need escapes, and each entry's line as JSON (undefined: the next escaped one).
+  const toEscape: string[] = [];
+  const lineJsons: (string | undefined)[] = [];
   for (let i = 0; i < entries.length; i++) {
     const line = entries[i]!.line;
-    if (isPlain(line)) lineJsons[i] = `"${line}"`;
+    if (isPlain(line)) lineJsons.push(`"${line}"`);
     else {
-      lineJsons[i] = undefined;
+      lineJsons.push(undefined);
       toEscape.push(line);
     }
   }
-  quoteEach(toEscape, escaped);
+  const escaped = quoteEach(toEscape);
   let next = 0;
   for (let i = 0; i < entries.length; i++) lines[i] = entryJson(entries[i]!, format === 'json', lineJsons[i] ?? escaped[next++]!);
-  // Not kept past the call: a long run's lines would stay alive until the next one.
-  toEscape.length = 0;
-  escaped.length = 0;
-  lineJsons.length = 0;
 }
 
-/** formatEntries' lines to escape, their JSON, and each entry's line JSON (the arrays reused from run to run). */
-const toEscape: string[] = [];
-const escaped: string[] = [];
-const lineJsons: (string | undefined)[] = [];
-
 /**
- * The JSON string of each text, as JSON.stringify writes it, into `json`: cut from
+ * The JSON string of each text, as JSON.stringify writes it: cut from
  * `JSON.stringify(texts)`, `["…","…"]`. An element ends at the first quote after its opening one
  * that no backslash escapes (inside a JSON string every quote is escaped), which is followed by
  * `","` or, for the last, by `]`. No character is written shorter than it is, so that quote is
  * at least the text's length past the opening one, and the search starts there.
  */
-function quoteEach(texts: readonly string[], json: string[]): void {
-  if (texts.length === 0) return;
+function quoteEach(texts: readonly string[]): string[] {
+  const json: string[] = [];
+  if (texts.length === 0) return json;
   const all = JSON.stringify(texts);
   let start = 1;
   for (let i = 0; i < texts.length - 1; i++) {
@@ -82,6 +76,7 @@ function quoteEach(texts: readonly string[], json: string[]): void {
     start = end + 2;
   }
   json[texts.length - 1] = all.slice(start, all.length - 1);
+  return json;
 }
 
 /** Whether the character at `index` follows an odd run of backslashes. */
