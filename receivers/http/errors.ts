@@ -176,6 +176,22 @@ export function writeGoError(res: HttpResponse, caught: unknown, onUnexpected: (
   writeWire(res, goErrorWire(answer));
 }
 
+/** A redirect as a Go handler writes it with only a status and `Location`: no body, no type. */
+export function writeGoRedirect(res: HttpResponse, status: number, location: string): void {
+  writeWire(res, { status, headers: { Location: location, 'Content-Length': '0' } });
+}
+
+/**
+ * What Go's server writes, before any handler runs, for a request it cannot parse (a broken
+ * `%` escape in the path): a bare 400 with its name as the text, and the connection closed.
+ */
+export function writeGoUnparsableRequest(res: HttpResponse): void {
+  const body = Buffer.from('400 Bad Request');
+  const headers = { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': String(body.length) };
+  // HTTP/2 has no connection-level header; the stream ends with the answer.
+  writeWire(res, { status: 400, headers: 'stream' in res ? headers : { ...headers, Connection: 'close' }, body });
+}
+
 /** Go's status line names a code by its own table (older spellings than Node's), or `status code N`. */
 function reasonPhrase(status: number): string {
   return statusText(status) || `status code ${status}`;

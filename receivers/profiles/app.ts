@@ -18,7 +18,8 @@ import { Router } from '@koa/router';
 import type { Log } from '../../lib/log.js';
 import { scopedDeadline, type ProfilesReceiver } from '../../core/profiles.js';
 import type { BodyLimits } from '../http/body.js';
-import { goErrorResponses, httpError, writeGoError } from '../http/errors.js';
+import { goErrorResponses, httpError, writeGoError, writeGoRedirect, writeGoUnparsableRequest } from '../http/errors.js';
+import { cleanGoPath, escapeGoPath, unescapeGoPath } from '../../lib/go/url-path.js';
 import type { HttpHandler, HttpRequest, HttpResponse } from '../http/server.js';
 import { INGEST_PATH, serveIngest } from './ingest.js';
 import { forwardPush } from './push.js';
@@ -38,7 +39,8 @@ export interface ProfilesAppOptions {
 
 const NO_LIMITS: BodyLimits = { maxBytes: 0 };
 
-type RouteHandler = (req: HttpRequest, res: HttpResponse) => Promise<void>;
+/** A route's handler; `path` is the request path decoded, when the router has decoded it. */
+type RouteHandler = (req: HttpRequest, res: HttpResponse, path?: string) => Promise<void>;
 
 export function createProfilesHandler(options: ProfilesAppOptions): HttpHandler {
   const unexpected = (err: unknown) => options.log('error', 'request failed', { err: (err as Error).message });
@@ -49,7 +51,7 @@ export function createProfilesHandler(options: ProfilesAppOptions): HttpHandler 
     const deadline = scopedDeadline(call.deadlineMs, call.signal);
     return forwardPush(request, options.receivers(), deadline.signal).finally(deadline.release);
   }, limits);
-  const push: RouteHandler = (req, res) => pushHandler(req, res).catch((err: unknown) => writeGoError(res, err, unexpected));
+  const push: RouteHandler = (req, res, path) => pushHandler(req, res, path).catch((err: unknown) => writeGoError(res, err, unexpected));
 
   const viaKoa = createProfilesApp(ingest, push, unexpected).callback() as HttpHandler;
   if (options.directLane === false) return viaKoa;
@@ -85,10 +87,11 @@ function createProfilesApp(ingest: RouteHandler, push: RouteHandler, unexpected:
   });
   router.post('/push.v1.PusherService/{*procedure}', async (ctx) => {
     ctx.respond = false;
-    await push(ctx.req, ctx.res);
+    await push(ctx.req, ctx.res, (ctx as RoutedContext).newRouterPath);
   });
 
   app.use(goErrorResponses(unexpected));
+  app.use(goRequestPath);
   app.use(async (ctx, next) => {
     await next();
     if (ctx.status === 404 && ctx.body == null && ctx.respond !== false) ctx.throw(404);
@@ -97,6 +100,33 @@ function createProfilesApp(ingest: RouteHandler, push: RouteHandler, unexpected:
   app.use(methodNotAllowed);
   return app;
 }
+
+/** @koa/router matches `newRouterPath` instead of the raw path when it is set. */
+type RoutedContext = Koa.Context & { newRouterPath?: string };
+
+/**
+ * The path the reference's server routes by: Go decodes `%XX` escapes before routing (a broken
+ * escape is the server's bare 400, before any handler), and gorilla/mux answers a path that is
+ * not in canonical form (`//ingest`, `/a/../ingest`, `/ingest/.`) with a 301 to its cleaned
+ * form, query kept. Routes then match the decoded path, so `/%69ngest` is `/ingest`.
+ */
+const goRequestPath: Koa.Middleware = async (ctx, next) => {
+  const decoded = unescapeGoPath(ctx.path);
+  if (decoded === undefined) {
+    ctx.respond = false;
+    writeGoUnparsableRequest(ctx.res);
+    return;
+  }
+  const canonical = cleanGoPath(decoded);
+  if (canonical !== decoded) {
+    ctx.respond = false;
+    const query = (ctx.req.url ?? '').includes('?') ? `?${ctx.querystring}` : '';
+    writeGoRedirect(ctx.res, 301, escapeGoPath(canonical) + query);
+    return;
+  }
+  (ctx as RoutedContext).newRouterPath = decoded;
+  await next();
+};
 
 /**
  * Any method but POST on a mounted path is 405 with no body and no `Allow` header: the reference's

@@ -112,7 +112,8 @@ export async function serveIngest(
 
     const contentType = headerValues(req, 'content-type');
     const signal = requestAborted(req, res);
-    const path = q < 0 ? url : url.slice(0, q);
+    // The route matched the decoded path `/ingest` exactly, whatever escapes the request used.
+    const path = INGEST_PATH;
     const failure = await appendToAll(
       receivers,
       () => ({ body, contentType: contentType.slice(), path, rawQuery, labels: labels.map(copyLabel) }),

@@ -44,7 +44,7 @@ const PREPARED = createContextKey<Prepared | undefined>(undefined, { description
 export function createPushHandler(
   implementation: PushImplementation,
   limits: () => BodyLimits = () => ({ maxBytes: 0 }),
-): (req: HttpRequest, res: HttpResponse) => Promise<void> {
+): (req: HttpRequest, res: HttpResponse, path?: string) => Promise<void> {
   // connect-es reads the requests this module leaves to it under its own per-message limit, set
   // when its router is made: a new max_body_size makes a new router.
   let routed: { readonly maxBytes: number; readonly handlers: Map<string, UniversalHandler> } | undefined;
@@ -54,11 +54,12 @@ export function createPushHandler(
   };
 
   // Not an async function itself: the Connect unary path, the common one, hands back its own promise.
-  return (req, res) => {
+  // `path` is the decoded path when the router has read it; else the request's own path.
+  return (req, res, path) => {
     const url = req.url ?? '';
     const q = url.indexOf('?');
     const current = limits();
-    const handler = handlersFor(current.maxBytes).get(q < 0 ? url : url.slice(0, q));
+    const handler = handlersFor(current.maxBytes).get(path ?? (q < 0 ? url : url.slice(0, q)));
     if (!handler) {
       res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' });
       res.end('404 page not found\n');

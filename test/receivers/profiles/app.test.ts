@@ -198,6 +198,54 @@ describe('direct lane and Koa lane', () => {
     expect(await both('/push.v1.PusherService/Push', { method: 'DELETE' })).toStrictEqual(bare);
   });
 
+  it('redirect a path that is not in canonical form to its cleaned form with 301, query kept, as gorilla/mux does', async () => {
+    failWith = undefined;
+    const moved = async (path: string) => {
+      const a = await rawRequest(direct.server.url, { path, body: pprof });
+      const b = await rawRequest(viaKoa.server.url, { path, body: pprof });
+      expect([b.status, b.headers.location, b.headers['content-length'], b.body.toString()]).toEqual([
+        a.status,
+        a.headers.location,
+        a.headers['content-length'],
+        a.body.toString(),
+      ]);
+      expect(a.headers['content-type']).toBeUndefined();
+      return [a.status, a.headers.location, a.headers['content-length'], a.body.toString()];
+    };
+    const ingests = direct.receivers[1]!.ingests.length;
+    expect(await moved('//ingest?name=app')).toEqual([301, '/ingest?name=app', '0', '']);
+    expect(await moved('/x/../ingest')).toEqual([301, '/ingest', '0', '']);
+    expect(await moved('/ingest/.')).toEqual([301, '/ingest', '0', '']);
+    expect(await moved('/ingest/./')).toEqual([301, '/ingest/', '0', '']);
+    expect(await moved('/%2F/push.v1.PusherService/Push')).toEqual([301, '/push.v1.PusherService/Push', '0', '']);
+    // Cleaned from the decoded path and escaped again the Go way: `!` and a raw byte as %XX.
+    expect(await moved('//a!%ff/b?')).toEqual([301, '/a%21%FF/b?', '0', '']);
+    expect(direct.receivers[1]!.ingests.length).toBe(ingests);
+  });
+
+  it('route by the decoded path: an escaped /ingest or Push is served, a broken escape is the bare 400 of the server', async () => {
+    failWith = undefined;
+    const ingest = await rawRequest(direct.server.url, { path: '/%69ngest?name=esc', body: pprof });
+    expect([ingest.status, ingest.body.toString()]).toEqual([200, '']);
+    const received = direct.receivers[0]!.ingests.at(-1)!;
+    expect([received.labels.__name__, received.profile.path, received.profile.rawQuery]).toEqual(['esc', '/ingest', 'name=esc']);
+    const push = await rawRequest(direct.server.url, { path: '/push.v1.PusherService/%50ush', headers: connect, body: pushBody });
+    expect(push.status).toBe(200);
+    const escapedQuestionMark = await rawRequest(direct.server.url, { path: '/ingest%3Fname=x', body: pprof });
+    expect([escapedQuestionMark.status, escapedQuestionMark.body.toString()]).toEqual([404, '404 page not found\n']);
+    const wrongMethod = await rawRequest(direct.server.url, { path: '/%69ngest', method: 'GET' });
+    expect([wrongMethod.status, wrongMethod.body.toString()]).toEqual([405, '']);
+    for (const path of ['/ingest%zz', '/ingest%', '/%6']) {
+      const broken = await rawRequest(direct.server.url, { path, body: pprof });
+      expect([broken.status, broken.headers['content-type'], broken.headers.connection, broken.body.toString()]).toEqual([
+        400,
+        'text/plain; charset=utf-8',
+        'close',
+        '400 Bad Request',
+      ]);
+    }
+  });
+
   it('answer OPTIONS on an unknown path 404 page not found', async () => {
     expect(await both('/', { method: 'OPTIONS' })).toStrictEqual({
       status: 404,

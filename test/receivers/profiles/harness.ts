@@ -165,10 +165,17 @@ export interface RawResponse {
 /** One HTTP/1.1 request with full control of headers (array values become repeated lines). */
 export function rawRequest(
   url: string,
-  options: { method?: string; headers?: OutgoingHttpHeaders; body?: Uint8Array | string; agent?: false } = {},
+  options: { method?: string; headers?: OutgoingHttpHeaders; body?: Uint8Array | string; agent?: false; path?: string } = {},
 ): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method: options.method ?? 'POST', headers: options.headers ?? {}, agent: false }, (res) => {
+    // `path` is sent as written: a URL would resolve `..` and drop `.` before sending.
+    const target = {
+      method: options.method ?? 'POST',
+      headers: options.headers ?? {},
+      agent: false as const,
+      ...(options.path ? { path: options.path } : {}),
+    };
+    const req = httpRequest(url, target, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () =>
