@@ -101,6 +101,14 @@ function workloads(): Workload[] {
       baseline: jsonParse,
     },
     {
+      // Mixed logs: lines that are not JSON at all are passed on unchanged.
+      name: 'stage.json on logfmt lines (not JSON, passed on)',
+      stages: [json({ expressions: { level: '', msg: '' } })],
+      lines: range(appLogfmt),
+      labels: podLabels,
+      baseline: bareLoop,
+    },
+    {
       name: 'stage.logfmt (4 keys)',
       stages: [logfmt({ mapping: { level: '', msg: '', status: '', duration: '' } })],
       lines: range(appLogfmt),

@@ -11,11 +11,20 @@ const MAX_NESTING = 10_001;
 
 /** The parsed object, or `undefined` when the text is malformed for the reference. */
 export function parseJsonObject(text: string): Record<string, unknown> | undefined {
+  // Only an object or a literal null can qualify: a text that starts otherwise (a plain log line)
+  // is refused without building JSON.parse's error.
+  if (!mayBeObjectOrNull(text)) return undefined;
   let doc: unknown;
+  // A line that is not JSON is data, not a bug, and mixed logs hold many: JSON.parse's SyntaxError
+  // would capture a stack for each, which cost ten times the parse of a valid line.
+  const stackDepth = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
   try {
     doc = parseGoJson(text);
   } catch {
     return undefined;
+  } finally {
+    Error.stackTraceLimit = stackDepth;
   }
   if (doc === null) return {};
   if (typeof doc !== 'object' || Array.isArray(doc)) return undefined;
@@ -23,6 +32,16 @@ export function parseJsonObject(text: string): Record<string, unknown> | undefin
   if (text.length > 2 * MAX_NESTING && nestingDepth(text) > MAX_NESTING) return undefined;
   if (overflowed(doc as Record<string, unknown>, text)) return undefined;
   return doc as Record<string, unknown>;
+}
+
+/** Whether the first character after JSON white space opens an object or may start `null`. */
+function mayBeObjectOrNull(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) continue;
+    return c === 0x7b /* { */ || c === 0x6e /* n */;
+  }
+  return false;
 }
 
 /**

@@ -178,3 +178,24 @@ describe('parseGoJson', () => {
     );
   });
 });
+
+describe('parseJsonObject', () => {
+  it('takes an object or a literal null (as an empty object) after any JSON white space, and nothing else', () => {
+    expect(parseJsonObject(' \t\r\n{"a":1}')).toEqual({ a: 1 });
+    expect(parseJsonObject('\nnull ')).toEqual({});
+    for (const text of ['', ' ', '2024-05-01T10:00:00Z stdout F hello', '[1]', '"s"', '12', 'true', 'nul', 'nulls', '\u00a0{}', '{'])
+      expect([text, parseJsonObject(text)]).toEqual([text, undefined]);
+  });
+
+  it('accepts exactly the texts whose value JSON.parse reads as an object or null', () => {
+    const padding = fc.array(fc.constantFrom(' ', '\t', '\r', '\n'), { maxLength: 3 }).map((chars) => chars.join(''));
+    fc.assert(
+      fc.property(padding, fc.json(), padding, (before, text, after) => {
+        const value: unknown = JSON.parse(text);
+        const isObject = value === null || (typeof value === 'object' && !Array.isArray(value));
+        expect(parseJsonObject(before + text + after) !== undefined).toBe(isObject);
+      }),
+      { numRuns },
+    );
+  });
+});
