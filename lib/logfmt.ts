@@ -4,9 +4,10 @@
  * quoted values use JSON escapes, and the first syntax error stops decoding while keeping the
  * pairs found before it.
  */
+import { DataError } from './data-error.js';
 
 /** Why decoding stopped early (or why a key cannot be encoded), with go-logfmt's message. */
-export class LogfmtError extends Error {
+export class LogfmtError extends DataError {
   constructor(
     message: string,
     /** For syntax errors: go-logfmt's short reason, 1-based record number and 1-based byte position. */

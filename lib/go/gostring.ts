@@ -7,9 +7,10 @@
  * string into runes: bytes that form valid UTF-8 together become that character (`"\xc3\xa9"` is
  * `é`), and every byte that does not belong to a valid sequence becomes U+FFFD on its own.
  */
+import { DataError } from '../data-error.js';
 
 /** A malformed Go string literal. `offset` is the index within the literal where the problem is. */
-export class GoStringError extends Error {
+export class GoStringError extends DataError {
   constructor(
     message: string,
     readonly offset: number,

@@ -1,3 +1,5 @@
+import { DataError } from '../data-error.js';
+
 /** A template that cannot be parsed; the message is Go's (`template: NAME:LINE: …`). */
 export class TemplateParseError extends Error {
   constructor(message: string) {
@@ -10,7 +12,7 @@ export class TemplateParseError extends Error {
  * A render that failed; the message follows Go's ExecError
  * (`template: NAME:LINE:COL: executing "NAME" at <NODE>: …`).
  */
-export class TemplateExecError extends Error {
+export class TemplateExecError extends DataError {
   constructor(message: string) {
     super(message);
     this.name = 'TemplateExecError';
@@ -32,7 +34,7 @@ export class TemplateBudgetError extends TemplateExecError {
  * An error a template function returns (Go's non-nil `error` result or a recovered panic). The
  * executor reports it as `error calling NAME: MESSAGE`.
  */
-export class GoError extends Error {
+export class GoError extends DataError {
   constructor(message: string) {
     super(message);
     this.name = 'GoError';

@@ -7,8 +7,9 @@
  *   parsing time "2024-01-02x": extra text: "x"                                (trailing text)
  */
 import { goTimeQuote } from '../go/duration.js';
+import { DataError } from '../data-error.js';
 
-export class TimeParseError extends Error {
+export class TimeParseError extends DataError {
   constructor(
     message: string,
     /** The layout, when a layout parse failed. */

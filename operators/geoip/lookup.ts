@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { Reader, type Response } from 'maxmind';
+import { DataError } from '../../lib/data-error.js';
 
 /** An address as Go's `net.ParseIP` sees it: 16 bytes, IPv4 stored in the `::ffff:a.b.c.d` form. */
 export interface ParsedIp {
@@ -145,7 +146,7 @@ function parseIPv6(input: string): Uint8Array | undefined {
 }
 
 /** A failed lookup: the reference logs it and leaves the entry unchanged. */
-export class GeoipLookupError extends Error {
+export class GeoipLookupError extends DataError {
   constructor(message: string) {
     super(message);
     this.name = 'GeoipLookupError';
