@@ -9,7 +9,7 @@
  * strict RFC 3339 keeps the previous timestamp while still being extracted; other fields are
  * discarded.
  */
-import { parseGoJson } from '../lib/go/gojson.js';
+import { firstJsonChar, MALFORMED_JSON, tryParseGoJson } from '../lib/go/gojson.js';
 import { parseRFC3339Strict } from '../lib/time/rfc3339-strict.js';
 import { defineStage, type StageImpl } from '../core/stage.js';
 import { names } from '../core/stage-partitioning.js';
@@ -41,14 +41,9 @@ export interface DockerRecord {
  * `log`/`stream`/`time` value that is neither a string nor null).
  */
 export function decodeDockerRecord(line: string): DockerRecord | undefined {
-  if (!startsWithBrace(line)) return undefined;
-  let doc: unknown;
-  try {
-    doc = parseGoJson(line);
-  } catch {
-    return undefined;
-  }
-  if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) return undefined;
+  if (firstJsonChar(line) !== 0x7b /* { */) return undefined;
+  const doc = tryParseGoJson(line);
+  if (doc === MALFORMED_JSON || doc === null || typeof doc !== 'object' || Array.isArray(doc)) return undefined;
   const record = { log: '', stream: '', time: '' };
   for (const key in doc) {
     const field = dockerField(key);
@@ -59,16 +54,6 @@ export function decodeDockerRecord(line: string): DockerRecord | undefined {
     record[field] = value;
   }
   return record;
-}
-
-// JSON allows only these four whitespace characters before the value.
-function startsWithBrace(line: string): boolean {
-  for (let i = 0; i < line.length; i++) {
-    const c = line.charCodeAt(i);
-    if (c === 0x7b) return true;
-    if (c !== 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d) return false;
-  }
-  return false;
 }
 
 /** Which field a JSON key fills under Go's case-insensitive struct-field matching. */

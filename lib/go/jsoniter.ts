@@ -1,4 +1,4 @@
-import { goJsonQuote, parseGoJson } from './gojson.js';
+import { firstJsonChar, goJsonQuote, MALFORMED_JSON, tryParseGoJson } from './gojson.js';
 import { compareUtf8 } from './gostring.js';
 
 /**
@@ -13,35 +13,16 @@ const MAX_NESTING = 10_001;
 export function parseJsonObject(text: string): Record<string, unknown> | undefined {
   // Only an object or a literal null can qualify: a text that starts otherwise (a plain log line)
   // is refused without building JSON.parse's error.
-  if (!mayBeObjectOrNull(text)) return undefined;
-  let doc: unknown;
-  // A line that is not JSON is data, not a bug, and mixed logs hold many: JSON.parse's SyntaxError
-  // would capture a stack for each, which cost ten times the parse of a valid line.
-  const stackDepth = Error.stackTraceLimit;
-  Error.stackTraceLimit = 0;
-  try {
-    doc = parseGoJson(text);
-  } catch {
-    return undefined;
-  } finally {
-    Error.stackTraceLimit = stackDepth;
-  }
+  const first = firstJsonChar(text);
+  if (first !== 0x7b /* { */ && first !== 0x6e /* n */) return undefined;
+  const doc = tryParseGoJson(text);
+  if (doc === MALFORMED_JSON) return undefined;
   if (doc === null) return {};
   if (typeof doc !== 'object' || Array.isArray(doc)) return undefined;
   // Every level needs an opening and a closing bracket, so only long texts can be too deep.
   if (text.length > 2 * MAX_NESTING && nestingDepth(text) > MAX_NESTING) return undefined;
   if (overflowed(doc as Record<string, unknown>, text)) return undefined;
   return doc as Record<string, unknown>;
-}
-
-/** Whether the first character after JSON white space opens an object or may start `null`. */
-function mayBeObjectOrNull(text: string): boolean {
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) continue;
-    return c === 0x7b /* { */ || c === 0x6e /* n */;
-  }
-  return false;
 }
 
 /**
