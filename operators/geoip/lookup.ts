@@ -263,46 +263,75 @@ const ASN_SHAPE: Shape = { struct: { autonomous_system_number: 'uint', autonomou
 
 const UINT64_MAX = (1n << 64n) - 1n;
 
-function checkShape(value: unknown, shape: Shape, path: string): void {
-  const fail = (want: string) => {
-    throw new GeoipLookupError(`cannot unmarshal ${describeValue(value)} into ${want} at ${path || 'record'}`);
-  };
+/** A value that does not fit its shape: what was wanted, and where (built only on a failure). */
+interface ShapeMismatch {
+  readonly value: unknown;
+  readonly want: string;
+  path: string;
+}
+
+/** Throws GeoipLookupError when `value` does not fit `shape`. */
+function checkShape(value: unknown, shape: Shape): void {
+  const mismatch = shapeMismatch(value, shape);
+  if (mismatch)
+    throw new GeoipLookupError(`cannot unmarshal ${describeValue(mismatch.value)} into ${mismatch.want} at ${mismatch.path || 'record'}`);
+}
+
+/**
+ * The first place where `value` does not fit `shape`, or undefined. Every lookup runs this over
+ * its whole record, so the fitting case allocates nothing: the path is put together only on the
+ * way back from a mismatch (`subdivisions[0].names`).
+ */
+function shapeMismatch(value: unknown, shape: Shape): ShapeMismatch | undefined {
   if (typeof shape === 'object') {
     if ('list' in shape) {
-      if (!Array.isArray(value)) fail('a list');
-      (value as unknown[]).forEach((item, i) => checkShape(item, shape.list, `${path}[${i}]`));
-      return;
+      if (!Array.isArray(value)) return { value, want: 'a list', path: '' };
+      for (let i = 0; i < value.length; i++) {
+        const inner = shapeMismatch(value[i], shape.list);
+        if (inner) return within(inner, `[${i}]`);
+      }
+      return undefined;
     }
-    if (!isPlainMap(value)) fail('a map');
-    for (const [key, fieldShape] of Object.entries(shape.struct)) {
-      const field = (value as Record<string, unknown>)[key];
-      if (field !== undefined && Object.hasOwn(value as object, key)) checkShape(field, fieldShape, path ? `${path}.${key}` : key);
+    if (!isPlainMap(value)) return { value, want: 'a map', path: '' };
+    for (const key in shape.struct) {
+      const field = value[key];
+      if (field === undefined || !Object.hasOwn(value, key)) continue;
+      const inner = shapeMismatch(field, shape.struct[key]!);
+      if (inner) return within(inner, key);
     }
-    return;
+    return undefined;
   }
   switch (shape) {
     case 'string':
-      if (typeof value !== 'string') fail('a string');
-      return;
+      return typeof value === 'string' ? undefined : { value, want: 'a string', path: '' };
     case 'bool':
-      if (typeof value !== 'boolean') fail('a bool');
-      return;
+      return typeof value === 'boolean' ? undefined : { value, want: 'a bool', path: '' };
     case 'float':
-      if (typeof value !== 'number') fail('a float');
-      return;
+      return typeof value === 'number' ? undefined : { value, want: 'a float', path: '' };
     case 'uint':
     case 'uint16': {
-      const max = shape === 'uint' ? UINT64_MAX : 0xffffn;
+      // 2^64 is the first double above UINT64_MAX, so `< 2 ** 64` is the exact bound for numbers.
       const ok =
-        (typeof value === 'number' && Number.isInteger(value) && value >= 0 && BigInt(value) <= max) ||
-        (typeof value === 'bigint' && value >= 0n && value <= max);
-      if (!ok) fail(`an unsigned integer${shape === 'uint16' ? ' (16 bits)' : ''}`);
-      return;
+        typeof value === 'number'
+          ? Number.isInteger(value) && value >= 0 && (shape === 'uint' ? value < 2 ** 64 : value <= 0xffff)
+          : typeof value === 'bigint' && value >= 0n && value <= (shape === 'uint' ? UINT64_MAX : 0xffffn);
+      return ok ? undefined : { value, want: `an unsigned integer${shape === 'uint16' ? ' (16 bits)' : ''}`, path: '' };
     }
     case 'names':
-      if (!isPlainMap(value) || !Object.values(value).every((v) => typeof v === 'string')) fail('a map of strings');
-      return;
+      if (isPlainMap(value)) {
+        let strings = true;
+        for (const key in value) if (Object.hasOwn(value, key) && typeof value[key] !== 'string') strings = false;
+        if (strings) return undefined;
+      }
+      return { value, want: 'a map of strings', path: '' };
   }
+}
+
+/** The mismatch seen from one level up: `step` is a key or a `[i]` index. */
+function within(mismatch: ShapeMismatch, step: string): ShapeMismatch {
+  const inner = mismatch.path;
+  mismatch.path = inner === '' ? step : inner.startsWith('[') ? step + inner : `${step}.${inner}`;
+  return mismatch;
 }
 
 function isPlainMap(value: unknown): value is Record<string, unknown> {
@@ -342,13 +371,13 @@ export function geoipFields(record: unknown, dbType: GeoipDbType): Record<string
   const out: Record<string, unknown> = {};
   if (record === null || record === undefined) return out;
   if (dbType === 'asn') {
-    checkShape(record, ASN_SHAPE, '');
+    checkShape(record, ASN_SHAPE);
     const asn = field(record, 'autonomous_system_number');
     if (asn !== undefined && asn !== 0 && asn !== 0n) out.geoip_autonomous_system_number = asn;
     setString(out, 'geoip_autonomous_system_organization', field(record, 'autonomous_system_organization'));
     return out;
   }
-  checkShape(record, dbType === 'city' ? CITY_SHAPE : COUNTRY_SHAPE, '');
+  checkShape(record, dbType === 'city' ? CITY_SHAPE : COUNTRY_SHAPE);
   if (dbType === 'city') setString(out, 'geoip_city_name', field(record, 'city', 'names', 'en'));
   setString(out, 'geoip_country_name', field(record, 'country', 'names', 'en'));
   setString(out, 'geoip_country_code', field(record, 'country', 'iso_code'));

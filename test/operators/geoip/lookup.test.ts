@@ -161,6 +161,14 @@ describe('geoipFields', () => {
       'cannot unmarshal number into an unsigned integer at autonomous_system_number',
     );
     expect(() => geoipFields({ subdivisions: {} }, 'city')).toThrow('cannot unmarshal a map into a list at subdivisions');
+    expect(() => geoipFields({ subdivisions: [{ names: { en: 'A' } }, { names: { en: 1 } }] }, 'city')).toThrow(
+      'cannot unmarshal a map into a map of strings at subdivisions[1].names',
+    );
+    expect(() => geoipFields({ subdivisions: [[]] }, 'city')).toThrow('cannot unmarshal a list into a map at subdivisions[0]');
+    expect(() => geoipFields({ city: { geoname_id: 2 ** 64 } }, 'city')).toThrow(
+      'cannot unmarshal number into an unsigned integer at city.geoname_id',
+    );
+    expect(geoipFields({ city: { geoname_id: 2 ** 63, names: { en: 'B' } } }, 'city')).toEqual({ geoip_city_name: 'B' });
     expect(() => geoipFields({ country: { is_in_european_union: 1 } }, 'country')).toThrow(
       'cannot unmarshal number into a bool at country.is_in_european_union',
     );
