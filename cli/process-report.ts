@@ -8,9 +8,9 @@ import type { InputFormat } from './process-input.js';
  * What `rivulet process` tells its user besides the output: malformed lines as they come, progress
  * on a terminal once a second and a summary at the end (not with `--quiet`), and the exit code. It
  * also buffers the output: entries are formatted a run at a time (see formatEntries), and stdout is
- * written once the event loop turns or in 64 KiB pieces, each encoded as UTF-8 here (the bytes `stdout.write` of the text would
- * write) into one buffer kept for the purpose: Buffer.from would go over the text once more to
- * count the bytes first.
+ * written once the event loop turns or in 64 KiB pieces. Each piece is encoded as UTF-8 here (the
+ * bytes `stdout.write` of the text would write) into one buffer kept for the purpose: Buffer.from
+ * would go over the text once more to count the bytes first.
  */
 export class ProcessReport {
   read = 0;

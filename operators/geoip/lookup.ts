@@ -318,13 +318,13 @@ function shapeMismatch(value: unknown, shape: Shape): ShapeMismatch | undefined 
       return ok ? undefined : { value, want: `an unsigned integer${shape === 'uint16' ? ' (16 bits)' : ''}`, path: '' };
     }
     case 'names':
-      if (isPlainMap(value)) {
-        let strings = true;
-        for (const key in value) if (Object.hasOwn(value, key) && typeof value[key] !== 'string') strings = false;
-        if (strings) return undefined;
-      }
-      return { value, want: 'a map of strings', path: '' };
+      return isPlainMap(value) && holdsOnlyStrings(value) ? undefined : { value, want: 'a map of strings', path: '' };
   }
+}
+
+function holdsOnlyStrings(map: Record<string, unknown>): boolean {
+  for (const key in map) if (Object.hasOwn(map, key) && typeof map[key] !== 'string') return false;
+  return true;
 }
 
 /** The mismatch seen from one level up: `step` is a key or a `[i]` index. */

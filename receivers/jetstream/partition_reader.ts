@@ -7,9 +7,10 @@
  * consumer created at a start sequence reports a floor of 0 until it acknowledges its first
  * message, and a new owner that trusted it read the whole partition again. A consumer keeps
  * messages delivered to a previous owner pending until their ack wait runs out and meanwhile
- * goes on with newer ones, which would put a stream's entries out of order; starting afresh from the floor delivers everything not acknowledged
- * again, first, in stream order (at least once: what the previous owner forwarded but had not
- * acknowledged arrives twice). The durable consumer is what a restarted group resumes from.
+ * goes on with newer ones, which would put a stream's entries out of order; starting afresh from
+ * the floor delivers everything not acknowledged again, first, in stream order (at least once:
+ * what the previous owner forwarded but had not acknowledged arrives twice). The durable consumer
+ * is what a restarted group resumes from.
  *
  * Messages are taken as they arrive, decoded and forwarded in batches without waiting for the
  * previous batch (up to `maxInFlight` unacknowledged messages: the consumer's max_ack_pending);
