@@ -8,12 +8,11 @@
  * `overwrite_existing`; a source value that is not convertible to text drops the whole entry,
  * without a metric.
  */
-import { FieldError } from '../lib/config/errors.js';
 import { eventMessageStep, parseHostEvent } from '../lib/hostevent.js';
 import { defineStage, type StageImpl } from '../core/stage.js';
 import { PER_ENTRY } from '../core/stage-partitioning.js';
 import { t } from '../core/schema.js';
-import { isValidLabelName } from '../lib/go/values.js';
+import { checkFieldLabelName } from '../core/field-label-name.js';
 
 export interface HostEventConfig {
   readonly source: string;
@@ -43,7 +42,7 @@ export const hostEvent = defineStage<HostEventConfig>({
 });
 
 export function validateHostEvent(config: HostEventConfig): void {
-  if (!isValidLabelName(config.source)) throw new FieldError('source', `invalid label name: ${config.source}`);
+  checkFieldLabelName('source', config.source);
 }
 
 function buildHostEvent(config: HostEventConfig): StageImpl {

@@ -9,7 +9,8 @@ import { FieldError } from '../lib/config/errors.js';
 import { defineStage, type StageImpl } from '../core/stage.js';
 import { names } from '../core/stage-partitioning.js';
 import { t } from '../core/schema.js';
-import { isValidLabelName, stringify } from '../lib/go/values.js';
+import { stringify } from '../lib/go/values.js';
+import { checkFieldLabelName } from '../core/field-label-name.js';
 
 export interface LabelsConfig {
   /** Label name → source name; null or "" means the same name. */
@@ -43,7 +44,7 @@ stage.labels {
 
 export function validateLabels(config: LabelsConfig): void {
   for (const [name, source] of Object.entries(config.values)) {
-    if (!isValidLabelName(name)) throw new FieldError('values', `invalid label name: ${name}`);
+    checkFieldLabelName('values', name);
     if (source !== null && typeof source !== 'string')
       throw new FieldError('values', `value of ${JSON.stringify(name)} must be a string or null`);
   }

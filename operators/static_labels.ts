@@ -4,11 +4,10 @@
  * not touched.
  */
 import { setOwn } from '../core/entry.js';
-import { FieldError } from '../lib/config/errors.js';
 import { defineStage, type StageImpl } from '../core/stage.js';
 import { names } from '../core/stage-partitioning.js';
 import { t } from '../core/schema.js';
-import { isValidLabelName } from '../lib/go/values.js';
+import { checkFieldLabelName } from '../core/field-label-name.js';
 
 export interface StaticLabelsConfig {
   readonly values: Readonly<Record<string, string>>;
@@ -30,7 +29,7 @@ export const staticLabels = defineStage<StaticLabelsConfig>({
 
 export function validateStaticLabels(config: StaticLabelsConfig): void {
   for (const name of Object.keys(config.values)) {
-    if (!isValidLabelName(name)) throw new FieldError('values', `invalid label name: ${name}`);
+    checkFieldLabelName('values', name);
   }
 }
 

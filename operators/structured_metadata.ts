@@ -11,7 +11,8 @@ import { compileFieldRegex } from '../core/field-regex.js';
 import { defineStage, type StageImpl } from '../core/stage.js';
 import { names, ALL_NAMES } from '../core/stage-partitioning.js';
 import { t } from '../core/schema.js';
-import { isValidLabelName, stringify } from '../lib/go/values.js';
+import { stringify } from '../lib/go/values.js';
+import { checkFieldLabelName } from '../core/field-label-name.js';
 
 export interface StructuredMetadataConfig {
   /** Metadata name → source name; null or "" means the same name. */
@@ -41,7 +42,7 @@ stage.structured_metadata {
 
 export function validateStructuredMetadata(config: StructuredMetadataConfig): void {
   for (const [name, source] of Object.entries(config.values)) {
-    if (!isValidLabelName(name)) throw new FieldError('values', `invalid label name: ${name}`);
+    checkFieldLabelName('values', name);
     if (source !== null && typeof source !== 'string')
       throw new FieldError('values', `value of ${JSON.stringify(name)} must be a string or null`);
   }
