@@ -31,6 +31,41 @@ describe('compileRegex', () => {
     expect(m!.indices).toEqual([[3, 13], [3, 8], [9, 13], undefined]);
   });
 
+  it('gives the exact group offsets whether each group text stands once in the match or not', () => {
+    const offsets = (pattern: string, input: string) => compileRegex(pattern).exec(input)!.indices;
+    // Each text once: read off the text.
+    expect(offsets('"(\\S+) (\\S+)"', 'x "GET /a" y')).toEqual([
+      [2, 10],
+      [3, 6],
+      [7, 9],
+    ]);
+    // A text twice, a repeated group, an empty text in a longer match, nested groups: asked of RE2.
+    expect(offsets('(\\S+) (\\S+)', 'GET GET')).toEqual([
+      [0, 7],
+      [0, 3],
+      [4, 7],
+    ]);
+    expect(offsets('(a)+', 'baaa')).toEqual([
+      [1, 4],
+      [3, 4],
+    ]);
+    expect(offsets('x(\\d*)(y)', 'axy')).toEqual([
+      [1, 3],
+      [2, 2],
+      [2, 3],
+    ]);
+    expect(offsets('((a)b)(a)', 'aba')).toEqual([
+      [0, 3],
+      [0, 2],
+      [0, 1],
+      [2, 3],
+    ]);
+    expect(offsets('(\\d*)', 'x')).toEqual([
+      [0, 0],
+      [0, 0],
+    ]);
+  });
+
   it('prefers the first alternative that matches, not the longest', () => {
     expect(compileRegex('a|ab').exec('ab')!.groups).toEqual(['a']);
     expect(compileRegex('(a|ab)(c|bcd)(d*)').exec('abcd')!.groups).toEqual(['abcd', 'a', 'bcd', '']);
