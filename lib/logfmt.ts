@@ -5,6 +5,7 @@
  * pairs found before it.
  */
 import { DataError } from './data-error.js';
+import { isWellFormed } from './regex/well-formed.js';
 
 /** Why decoding stopped early (or why a key cannot be encoded), with go-logfmt's message. */
 export class LogfmtError extends DataError {
@@ -220,7 +221,7 @@ function isLowSurrogate(code: number): boolean {
 
 /** A key holding U+FFFD (or a lone surrogate, the JS form of invalid UTF-8) is rejected by go-logfmt. */
 function hasInvalidUtf8(s: string): boolean {
-  return /\uFFFD|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(s);
+  return s.includes('\uFFFD') || !isWellFormed(s);
 }
 
 /** UTF-8 length of a string; lone surrogates count as the 3 bytes of U+FFFD. */

@@ -5,6 +5,7 @@
  */
 import { parseGoDuration } from './duration.js';
 import { formatFloat, parseGoFloatOrUndefined } from './strconv.js';
+import { isWellFormed } from '../regex/well-formed.js';
 
 /**
  * A value stored in the extracted map: string, number (Go float64), bigint (Go integers),
@@ -84,9 +85,6 @@ function durationSeconds(ns: bigint): number {
   return Number(seconds) + Number(nanos) / 1e9;
 }
 
-// Lone surrogates are the only way a JS string can fail to be encodable as UTF-8.
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
 /**
  * Label-name validity under the Prometheus UTF-8 scheme (the reference's default): any non-empty
  * name that is valid UTF-8, e.g. `k8s.io/app` or `1abc`.
@@ -108,5 +106,6 @@ export function isLegacyLabelName(name: string): boolean {
  * sequence. Code that must reject invalid UTF-8 bytes has to check them before decoding.
  */
 export function isValidUtf8String(s: string): boolean {
-  return !LONE_SURROGATE.test(s);
+  // Lone surrogates are the only way a JS string can fail to be encodable as UTF-8.
+  return isWellFormed(s);
 }
