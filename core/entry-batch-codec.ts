@@ -1,71 +1,220 @@
 /**
- * Entries packed into one string to cross to another thread: structured cloning copies every
- * object and property one by one (several microseconds per entry), while one string is copied in
- * one piece. Label sets repeat (a batch holds few streams), so each distinct set is written once
- * and entries refer to it. Every text is length-prefixed, so any character may occur in it.
+ * Entries packed to cross to another thread. Structured cloning copies every object and property
+ * one by one (several microseconds per entry); here every text goes into one string, and every
+ * number into typed arrays that are handed over rather than copied. Label sets repeat (a batch
+ * holds few streams), so each distinct set is written once and entries refer to it; a set is
+ * recognised by comparing names and values with the sets seen so far, which builds no key text
+ * for the common case of a few streams.
  *
- * Layout: `<sets>,` then per set `<pairs>,` and its names and values; `<entries>,` then per entry
- * `<set>,<timestamp>,` its line, `<pairs>,` its metadata names and values, and its extracted map
- * as JSON (empty text for an empty map). A text is `<length>,<text>`.
+ * Layout: `texts` is every text one after another, `lengths` their lengths in order. `shape` is
+ * the set count, each set's pair count, then per entry its set, its metadata pair count and its
+ * flags. The texts are each set's names and values, then per entry its line, its metadata names
+ * and values, its extracted map as JSON (when it has keys) and its timestamp in decimal (when it
+ * does not fit the 64-bit slot in `timestamps`).
  */
 import { copyMap, setOwn, type Entry, type Labels, type MetadataPair } from './entry.js';
 
-export function encodeEntries(entries: readonly Entry[]): string {
-  const sets = new Map<string, number>();
-  let table = '';
-  let body = '';
-  for (const entry of entries) {
-    const encoded = encodeLabels(entry.labels);
-    let set = sets.get(encoded);
-    if (set === undefined) {
-      set = sets.size;
-      sets.set(encoded, set);
-      table += encoded;
-    }
-    body += `${set},${entry.timestamp},${text(entry.line)}${entry.structuredMetadata.length},`;
-    for (const pair of entry.structuredMetadata) body += text(pair.name) + text(pair.value);
-    body += text(hasKeys(entry.extracted) ? JSON.stringify(entry.extracted, bigintAsNumber) : '');
-  }
-  return `${sets.size},${table}${entries.length},${body}`;
+export interface PackedEntries {
+  readonly texts: string;
+  readonly lengths: Int32Array;
+  readonly shape: Int32Array;
+  readonly timestamps: BigInt64Array;
 }
 
-export function decodeEntries(packed: string): Entry[] {
-  const reader = new Reader(packed);
+/** The buffers to transfer with a message that carries `packed`. */
+export function packedBuffers(packed: PackedEntries): ArrayBuffer[] {
+  return [packed.lengths.buffer, packed.shape.buffer, packed.timestamps.buffer] as ArrayBuffer[];
+}
+
+const HAS_EXTRACTED = 1;
+const TIMESTAMP_AS_TEXT = 2;
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+
+export function encodeEntries(entries: readonly Entry[]): PackedEntries {
+  const texts: string[] = [];
+  const lengths = new IntList(entries.length * 2 + 16);
+  const add = (text: string) => {
+    texts.push(text);
+    lengths.push(text.length);
+  };
+  const sets = new LabelSetTable();
+  const setOf = new Int32Array(entries.length);
+  for (let i = 0; i < entries.length; i++) setOf[i] = sets.indexOf(entries[i]!.labels);
+
+  const shape = new IntList(1 + sets.size + entries.length * 3);
+  shape.push(sets.size);
+  for (let s = 0; s < sets.size; s++) {
+    const names = sets.names[s]!;
+    const values = sets.values[s]!;
+    shape.push(names.length);
+    for (let p = 0; p < names.length; p++) {
+      add(names[p]!);
+      add(values[p]!);
+    }
+  }
+  const timestamps = new BigInt64Array(entries.length);
+  for (let i = 0; i < entries.length; i++) {
+    const entry = entries[i]!;
+    const metadata = entry.structuredMetadata;
+    const extracted = hasKeys(entry.extracted);
+    const fits = entry.timestamp >= INT64_MIN && entry.timestamp <= INT64_MAX;
+    shape.push(setOf[i]!);
+    shape.push(metadata.length);
+    shape.push((extracted ? HAS_EXTRACTED : 0) | (fits ? 0 : TIMESTAMP_AS_TEXT));
+    add(entry.line);
+    for (let p = 0; p < metadata.length; p++) {
+      add(metadata[p]!.name);
+      add(metadata[p]!.value);
+    }
+    if (extracted) add(JSON.stringify(entry.extracted, bigintAsNumber));
+    if (fits) timestamps[i] = entry.timestamp;
+    else add(String(entry.timestamp));
+  }
+  return { texts: texts.join(''), lengths: lengths.done(), shape: shape.done(), timestamps };
+}
+
+export function decodeEntries(packed: PackedEntries): Entry[] {
+  const { texts, lengths, shape, timestamps } = packed;
+  let at = 0;
+  let nextText = 0;
+  const text = (): string => {
+    const length = lengths[nextText++];
+    if (length === undefined) throw new Error('truncated entry batch');
+    const value = texts.slice(at, at + length);
+    at += length;
+    return value;
+  };
+  let nextShape = 0;
+  const count = (): number => {
+    const value = shape[nextShape++];
+    if (value === undefined) throw new Error('truncated entry batch');
+    return value;
+  };
+
   const sets: Labels[] = [];
-  for (let s = reader.number(); s > 0; s--) {
+  for (let s = count(); s > 0; s--) {
     const labels: Labels = {};
-    for (let p = reader.number(); p > 0; p--) {
-      const name = reader.text();
-      setOwn(labels, name, reader.text());
+    for (let p = count(); p > 0; p--) {
+      const name = text();
+      setOwn(labels, name, text());
     }
     sets.push(labels);
   }
-  const count = reader.number();
-  const entries: Entry[] = new Array(count);
-  for (let i = 0; i < count; i++) {
-    const labels = copyMap(sets[reader.number()]!);
-    const timestamp = BigInt(reader.until(','));
-    const line = reader.text();
+  const entries: Entry[] = new Array(timestamps.length);
+  for (let i = 0; i < entries.length; i++) {
+    const set = sets[count()];
+    if (set === undefined) throw new Error('entry batch refers to a missing label set');
+    const pairs = count();
+    const flags = count();
+    const line = text();
     const structuredMetadata: MetadataPair[] = [];
-    for (let p = reader.number(); p > 0; p--) structuredMetadata.push({ name: reader.text(), value: reader.text() });
-    const extracted = reader.text();
-    entries[i] = { labels, line, timestamp, structuredMetadata, extracted: extracted === '' ? {} : JSON.parse(extracted) };
+    for (let p = pairs; p > 0; p--) structuredMetadata.push({ name: text(), value: text() });
+    const extracted = flags & HAS_EXTRACTED ? JSON.parse(text()) : {};
+    const timestamp = flags & TIMESTAMP_AS_TEXT ? BigInt(text()) : timestamps[i]!;
+    entries[i] = { labels: copyMap(set), line, timestamp, structuredMetadata, extracted };
   }
   return entries;
 }
 
-function encodeLabels(labels: Labels): string {
-  let out = '';
-  let count = 0;
-  for (const name in labels) {
-    out += text(name) + text(labels[name]!);
-    count++;
+/**
+ * The distinct label sets of a batch, each kept as its names and values in their order. Up to
+ * SCAN_LIMIT sets a lookup compares with the last set matched and then with each set; past that it
+ * goes through a map keyed by the set written out.
+ */
+class LabelSetTable {
+  readonly names: string[][] = [];
+  readonly values: string[][] = [];
+  private last = -1;
+  private byKey: Map<string, number> | undefined;
+
+  get size(): number {
+    return this.names.length;
   }
-  return `${count},${out}`;
+
+  indexOf(labels: Labels): number {
+    if (this.last >= 0 && this.matches(this.last, labels)) return this.last;
+    if (this.byKey) {
+      const pairs = pairsOf(labels);
+      const found = this.byKey.get(keyOf(pairs));
+      return (this.last = found ?? this.add(pairs));
+    }
+    for (let s = 0; s < this.names.length; s++) {
+      if (s !== this.last && this.matches(s, labels)) return (this.last = s);
+    }
+    return (this.last = this.add(pairsOf(labels)));
+  }
+
+  private matches(set: number, labels: Labels): boolean {
+    const names = this.names[set]!;
+    const values = this.values[set]!;
+    let p = 0;
+    for (const name in labels) {
+      if (names[p] !== name || values[p] !== labels[name]) return false;
+      p++;
+    }
+    return p === names.length;
+  }
+
+  private add(pairs: Pairs): number {
+    const set = this.names.length;
+    this.names.push(pairs.names);
+    this.values.push(pairs.values);
+    if (this.byKey) this.byKey.set(keyOf(pairs), set);
+    else if (this.names.length > SCAN_LIMIT) {
+      this.byKey = new Map();
+      for (let s = 0; s < this.names.length; s++) this.byKey.set(keyOf({ names: this.names[s]!, values: this.values[s]! }), s);
+    }
+    return set;
+  }
 }
 
-function text(value: string): string {
-  return `${value.length},${value}`;
+const SCAN_LIMIT = 16;
+
+interface Pairs {
+  readonly names: string[];
+  readonly values: string[];
+}
+
+function pairsOf(labels: Labels): Pairs {
+  const names: string[] = [];
+  const values: string[] = [];
+  for (const name in labels) {
+    names.push(name);
+    values.push(labels[name]!);
+  }
+  return { names, values };
+}
+
+/** A set written out, each text length-prefixed so that no two sets share a key. */
+function keyOf({ names, values }: Pairs): string {
+  let key = '';
+  for (let p = 0; p < names.length; p++) key += `${names[p]!.length},${names[p]}${values[p]!.length},${values[p]}`;
+  return key;
+}
+
+/** An Int32Array filled in order, grown by doubling. */
+class IntList {
+  private data: Int32Array;
+  private size = 0;
+
+  constructor(capacity: number) {
+    this.data = new Int32Array(Math.max(capacity, 8));
+  }
+
+  push(value: number): void {
+    if (this.size === this.data.length) {
+      const grown = new Int32Array(this.data.length * 2);
+      grown.set(this.data);
+      this.data = grown;
+    }
+    this.data[this.size++] = value;
+  }
+
+  /** The filled part, in a buffer of its own (so it can be transferred). */
+  done(): Int32Array {
+    return this.size === this.data.length ? this.data : this.data.slice(0, this.size);
+  }
 }
 
 function hasKeys(map: object): boolean {
@@ -75,29 +224,4 @@ function hasKeys(map: object): boolean {
 
 function bigintAsNumber(_key: string, value: unknown): unknown {
   return typeof value === 'bigint' ? Number(value) : value;
-}
-
-class Reader {
-  private pos = 0;
-
-  constructor(private readonly packed: string) {}
-
-  until(delimiter: string): string {
-    const end = this.packed.indexOf(delimiter, this.pos);
-    if (end < 0) throw new Error('truncated entry batch');
-    const value = this.packed.slice(this.pos, end);
-    this.pos = end + 1;
-    return value;
-  }
-
-  number(): number {
-    return Number(this.until(','));
-  }
-
-  text(): string {
-    const length = this.number();
-    const value = this.packed.slice(this.pos, this.pos + length);
-    this.pos += length;
-    return value;
-  }
 }

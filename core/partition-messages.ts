@@ -1,9 +1,10 @@
 /**
  * What the main thread and a partition worker (one pipeline instance on its own thread) say to
- * each other. Entries cross as structured clones; outputs come back either as entries (for
+ * each other. Entries cross packed (entry-batch-codec.ts); outputs come back either as entries (for
  * components that hand them on) or already formatted as output lines (`rivulet process`).
  */
 import type { Entry } from './entry.js';
+import type { PackedEntries } from './entry-batch-codec.js';
 import type { EntryOutputFormat } from './entry-json.js';
 import type { MetricFamilies } from './metrics.js';
 
@@ -26,14 +27,20 @@ export interface PartitionWorkerSetup {
 export type PartitionItem = Entry | string;
 
 /**
- * Outputs as they cross: entries packed into one string (entry-batch-codec.ts), or formatted lines
- * joined into one string with their lengths (one copy instead of one per line).
+ * Outputs as they cross: packed entries (entry-batch-codec.ts), or formatted lines joined into one
+ * string with their lengths (one copy instead of one per line).
  */
-export type PackedItems = { readonly packed: string } | { readonly text: string; readonly lengths: Int32Array };
+export type PackedItems = { readonly packed: PackedEntries } | { readonly text: string; readonly lengths: Int32Array };
 
 export type ToPartitionWorker =
   /** Entries to process; `seqs[i]` is entry i's place in the whole batch, returned with its outputs. */
-  | { readonly kind: 'batch'; readonly id: number; readonly packed: string; readonly seqs: Int32Array; readonly untilSentOn: boolean }
+  | {
+      readonly kind: 'batch';
+      readonly id: number;
+      readonly packed: PackedEntries;
+      readonly seqs: Int32Array;
+      readonly untilSentOn: boolean;
+    }
   | { readonly kind: 'end' }
   | { readonly kind: 'metrics'; readonly id: number };
 

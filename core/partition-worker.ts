@@ -10,7 +10,7 @@ import { ManualClock, systemClock } from './clock.js';
 import type { Entry } from './entry.js';
 import { formatEntry } from './entry-json.js';
 import { configErrorsOf } from '../lib/config/errors.js';
-import { decodeEntries, encodeEntries } from './entry-batch-codec.js';
+import { decodeEntries, encodeEntries, packedBuffers, type PackedEntries } from './entry-batch-codec.js';
 import type { FromPartitionWorker, PackedItems, PartitionItem, PartitionWorkerSetup, ToPartitionWorker } from './partition-messages.js';
 import { loadStageList, startProcessRun, type ProcessRun } from './process.js';
 
@@ -71,7 +71,7 @@ export function servePartition(port: MessagePort, setup: PartitionWorkerSetup): 
     emitted = [];
   }
 
-  function processBatch(id: number, packed: string, seqs: Int32Array, untilSentOn: boolean): void {
+  function processBatch(id: number, packed: PackedEntries, seqs: Int32Array, untilSentOn: boolean): void {
     const entries = decodeEntries(packed);
     // Timer outputs not yet sent came before this batch.
     flushEmitted();
@@ -125,6 +125,9 @@ function joinLines(lines: readonly string[]): PackedItems {
 function transferablesOf(message: FromPartitionWorker): ArrayBuffer[] {
   const buffers: ArrayBuffer[] = [];
   if (message.kind === 'outputs') buffers.push(message.seqs.buffer as ArrayBuffer);
-  if ('items' in message && 'lengths' in message.items) buffers.push(message.items.lengths.buffer as ArrayBuffer);
+  if ('items' in message) {
+    if ('lengths' in message.items) buffers.push(message.items.lengths.buffer as ArrayBuffer);
+    else buffers.push(...packedBuffers(message.items.packed));
+  }
   return buffers;
 }

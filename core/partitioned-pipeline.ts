@@ -9,7 +9,7 @@
 import { Worker } from 'node:worker_threads';
 import type { Entry } from './entry.js';
 import type { MetricFamilies } from './metrics.js';
-import { decodeEntries, encodeEntries } from './entry-batch-codec.js';
+import { decodeEntries, encodeEntries, packedBuffers } from './entry-batch-codec.js';
 import type { FromPartitionWorker, PackedItems, PartitionItem, PartitionWorkerSetup, ToPartitionWorker } from './partition-messages.js';
 import { partitioner, type PartitionPlan } from './partitioning.js';
 
@@ -127,7 +127,8 @@ export class PartitionedPipeline {
       batch.awaitingSettled++;
       thread.unanswered.push(batch);
       const seqs = Int32Array.from(part.seqs);
-      thread.post({ kind: 'batch', id: batch.id, packed: encodeEntries(part.entries), seqs, untilSentOn }, [seqs.buffer]);
+      const packed = encodeEntries(part.entries);
+      thread.post({ kind: 'batch', id: batch.id, packed, seqs, untilSentOn }, [seqs.buffer, ...packedBuffers(packed)]);
     });
     if (batch.awaitingAnswers === 0) {
       batch.answered.resolve([]);

@@ -10,10 +10,16 @@ const textArb = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 6 }),
   fc.constantFrom('', ',', '12,', '0,,', '\u0000', '__proto__'),
 );
+// Label sets drawn from a small pool as well, so that batches repeat sets (in either key order).
+const labelsArb: fc.Arbitrary<Record<string, string>> = fc.oneof(
+  fc.dictionary(textArb, textArb, { maxKeys: 4 }),
+  fc.constantFrom<Record<string, string>>({ a: '1', b: '2' }, { b: '2', a: '1' }, { a: '1' }, { a: '1', b: '3' }, {}),
+);
 const entryArb: fc.Arbitrary<Entry> = fc.record({
-  labels: fc.dictionary(textArb, textArb, { maxKeys: 4 }),
+  labels: labelsArb,
   line: textArb,
-  timestamp: fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }),
+  // Past the 64-bit range too: such timestamps cross as text.
+  timestamp: fc.oneof(fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }), fc.bigInt({ min: -(2n ** 80n), max: 2n ** 80n })),
   structuredMetadata: fc.array(fc.record({ name: textArb, value: textArb }), { maxLength: 3 }),
   extracted: fc.dictionary(textArb, fc.jsonValue(), { maxKeys: 3 }),
 });
@@ -21,7 +27,7 @@ const entryArb: fc.Arbitrary<Entry> = fc.record({
 describe('entry batch codec', () => {
   it('gives back every entry as it was, each with labels of its own', () => {
     fc.assert(
-      fc.property(fc.array(entryArb, { maxLength: 20 }), (entries) => {
+      fc.property(fc.array(entryArb, { maxLength: 40 }), (entries) => {
         const decoded = decodeEntries(encodeEntries(entries));
         expect(decoded).toHaveLength(entries.length);
         expect(decoded.map((e) => e.timestamp)).toEqual(entries.map((e) => e.timestamp));
@@ -38,9 +44,59 @@ describe('entry batch codec', () => {
     const labels = { pod: 'web-1' };
     const entries = [0, 1].map((i) => ({ labels, line: `l${i}`, timestamp: BigInt(i), structuredMetadata: [], extracted: {} }));
     const packed = encodeEntries(entries);
-    expect(packed).toBe('1,1,3,pod5,web-12,0,0,2,l00,0,0,1,2,l10,0,');
+    expect(packed.texts).toBe('podweb-1l0l1');
+    expect([...packed.lengths]).toEqual([3, 5, 2, 2]);
+    // One set of one pair; then per entry: set 0, no metadata, no flags.
+    expect([...packed.shape]).toEqual([1, 1, 0, 0, 0, 0, 0, 0]);
+    expect(packed.timestamps).toEqual(new BigInt64Array([0n, 1n]));
     const [a, b] = decodeEntries(packed);
     a!.labels.pod = 'changed';
     expect(b!.labels.pod).toBe('web-1');
+  });
+
+  it('keeps the same pairs in another key order as a set of its own', () => {
+    const entries = [
+      { a: '1', b: '2' },
+      { b: '2', a: '1' },
+      { a: '1', b: '2' },
+    ].map((labels) => ({
+      labels,
+      line: '',
+      timestamp: 0n,
+      structuredMetadata: [],
+      extracted: {},
+    }));
+    const packed = encodeEntries(entries);
+    expect(packed.shape[0]).toBe(2);
+    expect(decodeEntries(packed).map((e) => Object.keys(e.labels))).toEqual([
+      ['a', 'b'],
+      ['b', 'a'],
+      ['a', 'b'],
+    ]);
+  });
+
+  it('finds sets through a map once a batch has more than sixteen', () => {
+    const entries = Array.from({ length: 60 }, (_, i) => ({
+      labels: { pod: `web-${i % 20}` },
+      line: String(i),
+      timestamp: BigInt(i),
+      structuredMetadata: [],
+      extracted: {},
+    }));
+    const packed = encodeEntries(entries);
+    expect(packed.shape[0]).toBe(20);
+    expect(decodeEntries(packed).map((e) => e.labels.pod)).toEqual(entries.map((e) => e.labels.pod));
+  });
+
+  it('carries a timestamp past the 64-bit range as text', () => {
+    const timestamp = 2n ** 70n + 1n;
+    const packed = encodeEntries([{ labels: {}, line: 'x', timestamp, structuredMetadata: [], extracted: {} }]);
+    expect(packed.texts).toBe(`x${timestamp}`);
+    expect(decodeEntries(packed)[0]!.timestamp).toBe(timestamp);
+  });
+
+  it('refuses a batch whose lengths run out', () => {
+    const packed = encodeEntries([{ labels: {}, line: 'x', timestamp: 0n, structuredMetadata: [], extracted: {} }]);
+    expect(() => decodeEntries({ ...packed, lengths: new Int32Array(0) })).toThrow('truncated entry batch');
   });
 });
