@@ -2,9 +2,7 @@
  * Entries packed to cross to another thread. Structured cloning copies every object and property
  * one by one (several microseconds per entry); here every text goes into one string, and every
  * number into typed arrays that are handed over rather than copied. Label sets repeat (a batch
- * holds few streams), so each distinct set is written once and entries refer to it; a set is
- * recognised by comparing names and values with the sets seen so far, which builds no key text
- * for the common case of a few streams.
+ * holds few streams), so each distinct set is written once and entries refer to it.
  *
  * Layout: `texts` is every text one after another, `lengths` their lengths in order. `shape` is
  * the set count, each set's pair count, then per entry its set, its metadata pair count and its
@@ -12,6 +10,7 @@
  * and values, its extracted map as JSON (when it has keys) and its timestamp in decimal (when it
  * does not fit the 64-bit slot in `timestamps`).
  */
+import { fnv1a32 } from '../lib/fnv1a.js';
 import { copyMap, setOwn, type Entry, type Labels, type MetadataPair } from './entry.js';
 
 export interface PackedEntries {
@@ -31,22 +30,35 @@ const TIMESTAMP_AS_TEXT = 2;
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
 
-export function encodeEntries(entries: readonly Entry[]): PackedEntries {
+/**
+ * Packs `entries`. A caller that has already looked up every entry's label set (to partition a
+ * batch, say) passes the table and each entry's set in it; the pack then holds only the sets its
+ * entries use.
+ */
+export function encodeEntries(
+  entries: readonly Entry[],
+  sets: LabelSets = new LabelSets(),
+  setOf: ArrayLike<number> = entries.map((entry) => sets.indexOf(entry.labels)),
+): PackedEntries {
   const texts: string[] = [];
   const lengths = new IntList(entries.length * 2 + 16);
   const add = (text: string) => {
     texts.push(text);
     lengths.push(text.length);
   };
-  const sets = new LabelSetTable();
-  const setOf = new Int32Array(entries.length);
-  for (let i = 0; i < entries.length; i++) setOf[i] = sets.indexOf(entries[i]!.labels);
+  // The table's sets this pack uses, numbered in the order they first occur.
+  const localOf = new Int32Array(sets.size).fill(-1);
+  const used: number[] = [];
+  for (let i = 0; i < entries.length; i++) {
+    const set = setOf[i]!;
+    if (localOf[set] === -1) localOf[set] = used.push(set) - 1;
+  }
 
-  const shape = new IntList(1 + sets.size + entries.length * 3);
-  shape.push(sets.size);
-  for (let s = 0; s < sets.size; s++) {
-    const names = sets.names[s]!;
-    const values = sets.values[s]!;
+  const shape = new IntList(1 + used.length + entries.length * 3);
+  shape.push(used.length);
+  for (const set of used) {
+    const names = sets.names[set]!;
+    const values = sets.values[set]!;
     shape.push(names.length);
     for (let p = 0; p < names.length; p++) {
       add(names[p]!);
@@ -59,7 +71,7 @@ export function encodeEntries(entries: readonly Entry[]): PackedEntries {
     const metadata = entry.structuredMetadata;
     const extracted = hasKeys(entry.extracted);
     const fits = entry.timestamp >= INT64_MIN && entry.timestamp <= INT64_MAX;
-    shape.push(setOf[i]!);
+    shape.push(localOf[setOf[i]!]!);
     shape.push(metadata.length);
     shape.push((extracted ? HAS_EXTRACTED : 0) | (fits ? 0 : TIMESTAMP_AS_TEXT));
     add(entry.line);
@@ -118,15 +130,16 @@ export function decodeEntries(packed: PackedEntries): Entry[] {
 }
 
 /**
- * The distinct label sets of a batch, each kept as its names and values in their order. Up to
- * SCAN_LIMIT sets a lookup compares with the last set matched and then with each set; past that it
- * goes through a map keyed by the set written out.
+ * The distinct label sets of a batch, each kept as its names and values in their order (the same
+ * pairs in another order make another set, so every entry gets its labels back as they were). A
+ * lookup compares with the set matched last (entries come in runs of one stream), then with the
+ * sets whose hash it shares; nothing is allocated unless the set is new.
  */
-class LabelSetTable {
+export class LabelSets {
   readonly names: string[][] = [];
   readonly values: string[][] = [];
   private last = -1;
-  private byKey: Map<string, number> | undefined;
+  private readonly byHash = new Map<number, number[]>();
 
   get size(): number {
     return this.names.length;
@@ -134,15 +147,25 @@ class LabelSetTable {
 
   indexOf(labels: Labels): number {
     if (this.last >= 0 && this.matches(this.last, labels)) return this.last;
-    if (this.byKey) {
-      const pairs = pairsOf(labels);
-      const found = this.byKey.get(keyOf(pairs));
-      return (this.last = found ?? this.add(pairs));
+    let hash: number | undefined;
+    for (const name in labels) hash = fnv1a32(labels[name]!, fnv1a32(SEPARATOR, fnv1a32(name, hash)));
+    hash ??= 0;
+    const candidates = this.byHash.get(hash);
+    if (candidates) {
+      for (const set of candidates) if (this.matches(set, labels)) return (this.last = set);
     }
-    for (let s = 0; s < this.names.length; s++) {
-      if (s !== this.last && this.matches(s, labels)) return (this.last = s);
+    const set = this.names.length;
+    const names: string[] = [];
+    const values: string[] = [];
+    for (const name in labels) {
+      names.push(name);
+      values.push(labels[name]!);
     }
-    return (this.last = this.add(pairsOf(labels)));
+    this.names.push(names);
+    this.values.push(values);
+    if (candidates) candidates.push(set);
+    else this.byHash.set(hash, [set]);
+    return (this.last = set);
   }
 
   private matches(set: number, labels: Labels): boolean {
@@ -155,43 +178,10 @@ class LabelSetTable {
     }
     return p === names.length;
   }
-
-  private add(pairs: Pairs): number {
-    const set = this.names.length;
-    this.names.push(pairs.names);
-    this.values.push(pairs.values);
-    if (this.byKey) this.byKey.set(keyOf(pairs), set);
-    else if (this.names.length > SCAN_LIMIT) {
-      this.byKey = new Map();
-      for (let s = 0; s < this.names.length; s++) this.byKey.set(keyOf({ names: this.names[s]!, values: this.values[s]! }), s);
-    }
-    return set;
-  }
 }
 
-const SCAN_LIMIT = 16;
-
-interface Pairs {
-  readonly names: string[];
-  readonly values: string[];
-}
-
-function pairsOf(labels: Labels): Pairs {
-  const names: string[] = [];
-  const values: string[] = [];
-  for (const name in labels) {
-    names.push(name);
-    values.push(labels[name]!);
-  }
-  return { names, values };
-}
-
-/** A set written out, each text length-prefixed so that no two sets share a key. */
-function keyOf({ names, values }: Pairs): string {
-  let key = '';
-  for (let p = 0; p < names.length; p++) key += `${names[p]!.length},${names[p]}${values[p]!.length},${values[p]}`;
-  return key;
-}
+// Between a name and its value, so that `ab`=`c` and `a`=`bc` hash apart (a clash only costs a compare).
+const SEPARATOR = '\u0000';
 
 /** An Int32Array filled in order, grown by doubling. */
 class IntList {

@@ -9,7 +9,7 @@
 import { Worker } from 'node:worker_threads';
 import type { Entry } from './entry.js';
 import type { MetricFamilies } from './metrics.js';
-import { decodeEntries, encodeEntries, packedBuffers } from './entry-batch-codec.js';
+import { decodeEntries, encodeEntries, LabelSets, packedBuffers } from './entry-batch-codec.js';
 import type { FromPartitionWorker, PackedItems, PartitionItem, PartitionWorkerSetup, ToPartitionWorker } from './partition-messages.js';
 import { partitioner, type PartitionPlan } from './partitioning.js';
 
@@ -119,7 +119,8 @@ export class PartitionedPipeline {
       batch.settled.reject(this.failure);
       return { outputs: batch.answered.promise, settled: batch.settled.promise };
     }
-    const parts = this.split(entries);
+    const sets = new LabelSets();
+    const parts = this.split(entries, sets);
     parts.forEach((part, index) => {
       if (part.entries.length === 0) return;
       const thread = this.threads[index]!;
@@ -127,7 +128,7 @@ export class PartitionedPipeline {
       batch.awaitingSettled++;
       thread.unanswered.push(batch);
       const seqs = Int32Array.from(part.seqs);
-      const packed = encodeEntries(part.entries);
+      const packed = encodeEntries(part.entries, sets, part.setOf);
       thread.post({ kind: 'batch', id: batch.id, packed, seqs, untilSentOn }, [seqs.buffer, ...packedBuffers(packed)]);
     });
     if (batch.awaitingAnswers === 0) {
@@ -175,26 +176,28 @@ export class PartitionedPipeline {
     await Promise.all(this.threads.map((t) => t.worker.terminate()));
   }
 
-  private split(entries: readonly Entry[]): Array<{ entries: Entry[]; seqs: number[] }> {
+  /**
+   * The batch's parts, one per thread, each with the seqs of its entries and their label sets in
+   * `sets` (looked up once per entry, for the partition and the pack alike).
+   */
+  private split(entries: readonly Entry[], sets: LabelSets): Array<{ entries: Entry[]; seqs: number[]; setOf: number[] }> {
     const count = this.threads.length;
-    const parts = Array.from({ length: count }, () => ({ entries: [] as Entry[], seqs: [] as number[] }));
+    const parts = Array.from({ length: count }, () => ({ entries: [] as Entry[], seqs: [] as number[], setOf: [] as number[] }));
     const { plan } = this.options;
-    if (this.partitionOf) {
-      for (let i = 0; i < entries.length; i++) {
-        const part = parts[this.partitionOf(entries[i]!.labels)]!;
-        part.entries.push(entries[i]!);
-        part.seqs.push(i);
-      }
-    } else if (plan.kind === 'stateless') {
-      // Nothing is kept between entries: contiguous slices, put back in order by seq.
-      const size = Math.ceil(entries.length / count);
-      for (let i = 0; i < entries.length; i++) {
-        const part = parts[Math.floor(i / size)]!;
-        part.entries.push(entries[i]!);
-        part.seqs.push(i);
-      }
-    } else {
-      parts[0] = { entries: [...entries], seqs: entries.map((_, i) => i) };
+    // The partition of each set, worked out the first time the set occurs.
+    const partOfSet: number[] = [];
+    // Nothing is kept between entries when stateless: contiguous slices, put back in order by seq.
+    const size = Math.ceil(entries.length / count);
+    for (let i = 0; i < entries.length; i++) {
+      const entry = entries[i]!;
+      const set = sets.indexOf(entry.labels);
+      let index = 0;
+      if (this.partitionOf) index = partOfSet[set] ??= this.partitionOf(entry.labels);
+      else if (plan.kind === 'stateless') index = Math.floor(i / size);
+      const part = parts[index]!;
+      part.entries.push(entry);
+      part.seqs.push(i);
+      part.setOf.push(set);
     }
     return parts;
   }

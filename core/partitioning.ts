@@ -86,40 +86,19 @@ function planWalk(specs: readonly PartitionedStage[], touchedBefore: NameSet, ke
 /**
  * The partition (0 … count-1) of an entry's labels under `key`: FNV-1a over the key's labels in
  * name order, so the same labels give the same partition whatever their insertion order. The
- * test of which names belong to the key is made once here, not per entry.
+ * test of which names belong to the key is made once here, not per entry; a caller that sees the
+ * same set again keeps its partition (PartitionedPipeline does, per batch).
  */
 export function partitioner(key: NameSet, count: number): (labels: Labels) => number {
   if (count <= 1) return () => 0;
   const inKey = 'only' in key ? (name: string) => key.only.has(name) : (name: string) => !key.allBut.has(name);
-  const partitionOf = (labels: Labels): number => {
+  return (labels) => {
     const keyNames = Object.keys(labels).filter(inKey);
     if (keyNames.length > 1) keyNames.sort();
     let hash: number | undefined;
     // A separator after each text keeps `a`+`bc` apart from `ab`+`c` (a clash would only spread worse).
     for (const name of keyNames) hash = fnv1a32(SEPARATOR, fnv1a32(labels[name]!, fnv1a32(SEPARATOR, fnv1a32(name, hash))));
     return (hash ?? 0) % count;
-  };
-  // Entries come in runs of one stream (a push holds them stream by stream), so the last label
-  // set's partition is kept and reused while the names and values are the same.
-  const lastNames: string[] = [];
-  const lastValues: string[] = [];
-  let lastPartition = -1;
-  return (labels) => {
-    let i = 0;
-    let same = lastPartition >= 0;
-    for (const name in labels) {
-      if (same && (lastNames[i] !== name || lastValues[i] !== labels[name])) same = false;
-      i++;
-    }
-    if (same && i === lastNames.length) return lastPartition;
-    lastNames.length = 0;
-    lastValues.length = 0;
-    for (const name in labels) {
-      lastNames.push(name);
-      lastValues.push(labels[name]!);
-    }
-    lastPartition = partitionOf(labels);
-    return lastPartition;
   };
 }
 

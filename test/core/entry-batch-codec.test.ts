@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Entry } from '../../core/entry.js';
-import { decodeEntries, encodeEntries } from '../../core/entry-batch-codec.js';
+import { decodeEntries, encodeEntries, LabelSets } from '../../core/entry-batch-codec.js';
 
 const numRuns = Number(process.env.FC_NUM_RUNS ?? 200);
 // Separators, digits and commas in every text, and characters outside the BMP.
@@ -75,7 +75,19 @@ describe('entry batch codec', () => {
     ]);
   });
 
-  it('finds sets through a map once a batch has more than sixteen', () => {
+  it('packs only the sets its entries use when given a table looked up before', () => {
+    const sets = new LabelSets();
+    const all = ['a', 'b', 'c'].map((pod) => ({ labels: { pod }, line: pod, timestamp: 0n, structuredMetadata: [], extracted: {} }));
+    const setOf = all.map((e) => sets.indexOf(e.labels));
+    expect(setOf).toEqual([0, 1, 2]);
+    const part = [all[2]!, all[0]!, all[2]!];
+    const packed = encodeEntries(part, sets, [2, 0, 2]);
+    expect(packed.texts).toBe('podcpodacac');
+    expect([...packed.shape]).toEqual([2, 1, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0]);
+    expect(decodeEntries(packed).map((e) => e.labels.pod)).toEqual(['c', 'a', 'c']);
+  });
+
+  it('tells many sets apart, however they interleave', () => {
     const entries = Array.from({ length: 60 }, (_, i) => ({
       labels: { pod: `web-${i % 20}` },
       line: String(i),

@@ -109,26 +109,6 @@ describe('partitioner', () => {
     );
   });
 
-  it('gives each label set the same partition in any sequence as on its own (the last set is kept)', () => {
-    fc.assert(
-      fc.property(
-        fc.array(labelsArb, { minLength: 1, maxLength: 4 }),
-        fc.array(fc.nat(), { maxLength: 20 }),
-        fc.integer({ min: 2, max: 5 }),
-        (sets, picks, count) => {
-          const key: NameSet = { allBut: new Set(['x']) };
-          const reused = partitioner(key, count);
-          for (const pick of picks) {
-            // A fresh copy each time, as every entry carries its own label set.
-            const labels = { ...sets[pick % sets.length]! };
-            expect(reused(labels)).toBe(partitioner(key, count)(labels));
-          }
-        },
-      ),
-      { numRuns },
-    );
-  });
-
   it('hashes the key labels in name order, each name and value followed by a NUL', () => {
     const partitionOf = partitioner({ only: new Set(['b', 'a']) }, 1000);
     const hash = fnv1a32(
