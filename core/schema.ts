@@ -39,6 +39,12 @@ export interface BlockSpec {
   readonly blocks?: Readonly<Record<string, NestedBlockSpec>>;
   /** Accepts nested `stage.*` blocks (stage.match). */
   readonly stages?: boolean;
+  /**
+   * Property that receives the names of the nested blocks in the order they were written, for
+   * blocks of several names that form one list (the reference's enum blocks: `metric.counter`,
+   * `metric.gauge`, … in document order). Absent from programmatic configs unless given.
+   */
+  readonly blockOrderKey?: string;
 }
 
 export interface NestedBlockSpec extends BlockSpec {
@@ -168,6 +174,7 @@ export function decodeBlock(block: Block, spec: BlockSpec, scope: EvalScope, pat
   const nestedDecoded = new Map<string, NestedDecoded[]>();
   const stageBlocks: StageBlock[] = [];
   const nestedSeen = new Map<string, unknown[]>();
+  const blockOrder: string[] = [];
 
   for (const stmt of block.body) {
     try {
@@ -191,6 +198,7 @@ export function decodeBlock(block: Block, spec: BlockSpec, scope: EvalScope, pat
     if (nested.multiple) values[key] = seen ?? [];
     else if (seen) values[key] = seen[0];
   }
+  if (spec.blockOrderKey !== undefined) values[spec.blockOrderKey] = blockOrder;
   if (errors.length > 0) throw new ConfigErrors(errors);
   return { values, positions, valueExprs, nested: nestedDecoded, stageBlocks };
 
@@ -250,6 +258,7 @@ export function decodeBlock(block: Block, spec: BlockSpec, scope: EvalScope, pat
     if (decoded.stageBlocks.length > 0) decoded.values.stages = decoded.stageBlocks;
     seen.push(decoded.values);
     nestedSeen.set(stmt.name, seen);
+    blockOrder.push(stmt.name);
   }
 }
 
@@ -320,7 +329,8 @@ export function applyDefaults(spec: BlockSpec, config: Record<string, unknown>, 
     if (
       !(key in spec.fields) &&
       !(spec.blocks && Object.values(spec.blocks).some((b, i) => (b.key ?? Object.keys(spec.blocks!)[i]) === key)) &&
-      !(spec.stages && key === 'stages')
+      !(spec.stages && key === 'stages') &&
+      key !== spec.blockOrderKey
     ) {
       throw new ConfigError(`unrecognized attribute name "${key}"`, undefined, path);
     }

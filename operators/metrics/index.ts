@@ -61,7 +61,11 @@ export interface MetricsConfig {
   readonly 'metric.counter': readonly CounterMetricConfig[];
   readonly 'metric.gauge': readonly GaugeMetricConfig[];
   readonly 'metric.histogram': readonly HistogramMetricConfig[];
+  /** The metric blocks' names in the order written (set from config files; see buildMetrics). */
+  readonly blockOrder?: readonly MetricBlockName[];
 }
+
+type MetricBlockName = 'metric.counter' | 'metric.gauge' | 'metric.histogram';
 
 const DEFAULT_PREFIX = 'logs_process_custom_';
 const MIN_IDLE_NS = 1_000_000_000n;
@@ -128,6 +132,7 @@ stage.metrics {
       },
     },
   },
+  blockOrderKey: 'blockOrder',
   validate: validateMetrics,
   build: buildMetrics,
   // Series are kept per label set, and set gauges and idle expiry need one owner per series.
@@ -223,17 +228,28 @@ function noting(metric: CustomMetric, type: CustomMetricType, note: (effect: str
 }
 
 function buildMetrics(config: MetricsConfig, ctx: BuildContext): StageImpl {
-  // Keyed by `name` like the reference's own table: a later definition of a name replaces the
-  // earlier one. (The reference still registers the earlier one, but it never gets a series, so
-  // leaving it out exports the same samples.)
+  // Keyed by `name` like the reference's own table, filled in the order the blocks were written
+  // whatever their type: a later definition of a name replaces the earlier one. (The reference
+  // still registers the earlier one, but it never gets a series, so leaving it out exports the
+  // same samples.) A programmatic config has no written order: counters, gauges, then histograms.
   const definitions = new Map<string, Definition>();
-  for (const counter of config['metric.counter'])
-    definitions.set(counter.name, { config: counter, type: 'counter', update: counterUpdate(counter) });
-  for (const gauge of config['metric.gauge']) definitions.set(gauge.name, { config: gauge, type: 'gauge', update: gaugeUpdate(gauge) });
-  for (const histogram of config['metric.histogram']) {
-    const bounds = histogramBounds(histogram.buckets);
-    const buckets = typeof bounds === 'string' ? DEFAULT_BUCKETS : bounds;
-    definitions.set(histogram.name, { config: histogram, type: 'histogram', buckets, update: histogramUpdate(histogram) });
+  const next = { 'metric.counter': 0, 'metric.gauge': 0, 'metric.histogram': 0 };
+  const order =
+    config.blockOrder ?? (['metric.counter', 'metric.gauge', 'metric.histogram'] as const).flatMap((name) => config[name].map(() => name));
+  for (const name of order) {
+    const index = next[name]++;
+    if (name === 'metric.counter') {
+      const counter = config[name][index]!;
+      definitions.set(counter.name, { config: counter, type: 'counter', update: counterUpdate(counter) });
+    } else if (name === 'metric.gauge') {
+      const gauge = config[name][index]!;
+      definitions.set(gauge.name, { config: gauge, type: 'gauge', update: gaugeUpdate(gauge) });
+    } else {
+      const histogram = config[name][index]!;
+      const bounds = histogramBounds(histogram.buckets);
+      const buckets = typeof bounds === 'string' ? DEFAULT_BUCKETS : bounds;
+      definitions.set(histogram.name, { config: histogram, type: 'histogram', buckets, update: histogramUpdate(histogram) });
+    }
   }
 
   const registered: CustomMetric[] = [];

@@ -232,6 +232,31 @@ describe('stage.metrics', () => {
       expect(await p.samples('logs_process_custom_c')).toEqual({ 'logs_process_custom_c{}': 5 });
     });
 
+    it('lets the last block of a name win in the order written, whatever the types', async () => {
+      const gauge = 'metric.gauge {\n  name = "hits"\n  source = "v"\n  action = "set"\n}';
+      const counter = 'metric.counter {\n  name = "hits"\n  match_all = true\n  action = "inc"\n}';
+      const counterLast = start(stage(`${gauge}\n${counter}`));
+      counterLast.push(entry('x', {}, { extracted: { v: 7 } }), entry('y'));
+      expect(await counterLast.registry.metrics()).toContain('# TYPE logs_process_custom_hits counter\nlogs_process_custom_hits 2');
+      counterLast.dispose();
+
+      const gaugeLast = start(stage(`${counter}\n${gauge}`));
+      gaugeLast.push(entry('x', {}, { extracted: { v: 7 } }), entry('y'));
+      expect(await gaugeLast.registry.metrics()).toContain('# TYPE logs_process_custom_hits gauge\nlogs_process_custom_hits 7');
+    });
+
+    it('takes counters, gauges, then histograms when a programmatic config gives no written order', async () => {
+      const registry = new Registry();
+      const { spec } = metrics({
+        'metric.gauge': [{ name: 'hits', source: 'v', action: 'set' }],
+        'metric.counter': [{ name: 'hits', match_all: true, action: 'inc' }],
+      } as unknown as Parameters<typeof metrics>[0]);
+      const built = buildPipeline([spec], { clock: new ManualClock(START_NS), registry });
+      built.process!(ingress(entry('x', {}, { extracted: { v: 7 } })));
+      expect(await registry.metrics()).toContain('# TYPE logs_process_custom_hits gauge\nlogs_process_custom_hits 7');
+      built.dispose();
+    });
+
     it('refuses a name taken by another kind of metric', () => {
       expect(() =>
         start(
