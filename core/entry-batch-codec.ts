@@ -41,7 +41,7 @@ export function encodeEntries(
   setOf: ArrayLike<number> = entries.map((entry) => sets.indexOf(entry.labels)),
 ): PackedEntries {
   const texts: string[] = [];
-  const lengths = new IntList(entries.length * 2 + 16);
+  const lengths: number[] = [];
   const add = (text: string) => {
     texts.push(text);
     lengths.push(text.length);
@@ -54,7 +54,7 @@ export function encodeEntries(
     if (localOf[set] === -1) localOf[set] = used.push(set) - 1;
   }
 
-  const shape = new IntList(1 + used.length + entries.length * 3);
+  const shape: number[] = [];
   shape.push(used.length);
   for (const set of used) {
     const names = sets.names[set]!;
@@ -83,7 +83,7 @@ export function encodeEntries(
     if (fits) timestamps[i] = entry.timestamp;
     else add(String(entry.timestamp));
   }
-  return { texts: texts.join(''), lengths: lengths.done(), shape: shape.done(), timestamps };
+  return { texts: texts.join(''), lengths: Int32Array.from(lengths), shape: Int32Array.from(shape), timestamps };
 }
 
 export function decodeEntries(packed: PackedEntries): Entry[] {
@@ -182,30 +182,6 @@ export class LabelSets {
 
 // Between a name and its value, so that `ab`=`c` and `a`=`bc` hash apart (a clash only costs a compare).
 const SEPARATOR = '\u0000';
-
-/** An Int32Array filled in order, grown by doubling. */
-class IntList {
-  private data: Int32Array;
-  private size = 0;
-
-  constructor(capacity: number) {
-    this.data = new Int32Array(Math.max(capacity, 8));
-  }
-
-  push(value: number): void {
-    if (this.size === this.data.length) {
-      const grown = new Int32Array(this.data.length * 2);
-      grown.set(this.data);
-      this.data = grown;
-    }
-    this.data[this.size++] = value;
-  }
-
-  /** The filled part, in a buffer of its own (so it can be transferred). */
-  done(): Int32Array {
-    return this.size === this.data.length ? this.data : this.data.slice(0, this.size);
-  }
-}
 
 function hasKeys(map: object): boolean {
   for (const _ in map) return true;
