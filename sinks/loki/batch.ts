@@ -6,6 +6,7 @@
  */
 import type { Buffer } from 'node:buffer';
 import { TENANT_LABEL, type Entry, type Labels } from '../../core/entry.js';
+import { Fifo } from '../../lib/fifo.js';
 import { snappyEncode } from '../../lib/loki/compression.js';
 import { formatLabelText } from '../../lib/loki/label_text.js';
 import { encodePushRequest, utf8Length, type WireEntry } from '../../lib/loki/wire.js';
@@ -39,6 +40,81 @@ export function streamLabels(entry: Entry, externalLabels: Labels): Labels {
   const labels: Labels = { ...externalLabels };
   for (const name in entry.labels) if (name !== TENANT_LABEL) labels[name] = entry.labels[name]!;
   return labels;
+}
+
+/** A queued item, taken either in its tenant's batch or (at a drain deadline) with everything left. */
+interface Slot<T> {
+  readonly item: T;
+  taken: boolean;
+}
+
+/**
+ * An endpoint's queue of entries, kept per tenant as well as in arrival order, so that forming a
+ * batch never scans other tenants' entries. The next batch is the tenant of the oldest entry
+ * waiting: that tenant's entries, oldest first, up to a byte budget (at least one). Arrival order
+ * is a queue of slots, each also in its tenant's queue; a slot taken with its tenant's batch stays
+ * behind in arrival order, marked, and is passed over once it reaches the front. Every entry is
+ * thus pushed and shifted twice, whatever the number of tenants.
+ */
+export class TenantQueue<T extends { readonly tenant: string; readonly bytes: number }> {
+  private readonly arrivals = new Fifo<Slot<T>>();
+  private readonly byTenant = new Map<string, Fifo<Slot<T>>>();
+  private waiting = 0;
+
+  /** Entries waiting (not yet taken). */
+  get length(): number {
+    return this.waiting;
+  }
+
+  push(item: T): void {
+    const slot: Slot<T> = { item, taken: false };
+    this.arrivals.push(slot);
+    let own = this.byTenant.get(item.tenant);
+    if (!own) {
+      own = new Fifo();
+      this.byTenant.set(item.tenant, own);
+    }
+    own.push(slot);
+    this.waiting++;
+  }
+
+  /** The oldest entry waiting, left in place. */
+  peek(): T | undefined {
+    let head = this.arrivals.peek();
+    while (head?.taken) {
+      this.arrivals.shift();
+      head = this.arrivals.peek();
+    }
+    return head?.item;
+  }
+
+  /** The oldest entry's tenant's entries, in order, up to `maxBytes` (at least one). */
+  takeBatch(maxBytes: number): T[] {
+    const oldest = this.peek();
+    if (oldest === undefined) return [];
+    const own = this.byTenant.get(oldest.tenant)!;
+    const taken: T[] = [];
+    let bytes = 0;
+    for (let slot = own.peek(); slot !== undefined; slot = own.peek()) {
+      if (taken.length > 0 && bytes + slot.item.bytes > maxBytes) break;
+      own.shift();
+      slot.taken = true;
+      taken.push(slot.item);
+      bytes += slot.item.bytes;
+    }
+    if (own.length === 0) this.byTenant.delete(oldest.tenant);
+    this.waiting -= taken.length;
+    return taken;
+  }
+
+  /** Empties the queue and returns what was waiting, in arrival order. */
+  takeAll(): T[] {
+    const rest: T[] = [];
+    for (const slot of this.arrivals.takeAll()) if (!slot.taken) rest.push(slot.item);
+    this.byTenant.clear();
+    this.waiting = 0;
+    return rest;
+  }
 }
 
 export interface EncodedBatch {

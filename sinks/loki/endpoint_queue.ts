@@ -29,9 +29,8 @@ import type { Clock } from '../../core/clock.js';
 import type { Entry, Labels } from '../../core/entry.js';
 import type { Log } from '../../lib/log.js';
 import { Backoff, backoffClockOn, retryAfterMs, type BackoffClock } from '../../lib/backoff.js';
-import { Fifo } from '../../lib/fifo.js';
 import { redactText } from '../../lib/redact.js';
-import { encodeBatch, entryBytes, tenantOf, type QueuedEntry } from './batch.js';
+import { encodeBatch, entryBytes, TenantQueue, tenantOf, type QueuedEntry } from './batch.js';
 import type { EndpointConfig } from './endpoint_config.js';
 import type { EndpointWal } from './endpoint_wal.js';
 import type { DropReason, WriteMetrics } from './metrics.js';
@@ -70,7 +69,7 @@ interface Waiter {
 }
 
 export class EndpointQueue {
-  private readonly items = new Fifo<Queued>();
+  private readonly items = new TenantQueue<Queued>();
   /** Bytes of entries waiting in `items`. */
   private queuedBytes = 0;
   /** Bytes waiting plus the batch in flight: what the capacity bounds. */
@@ -255,24 +254,9 @@ export class EndpointQueue {
 
   /** The oldest entry's tenant's entries, in order, up to batch_size bytes (at least one). */
   private takeBatch(batchSizeBytes: number): Queued[] {
-    const tenant = this.items.peek()!.tenant;
-    const taken: Queued[] = [];
-    const skipped: Queued[] = [];
-    let bytes = 0;
-    while (this.items.length > 0) {
-      const item = this.items.peek()!;
-      if (item.tenant === tenant) {
-        if (taken.length > 0 && bytes + item.bytes > batchSizeBytes) break;
-        taken.push(item);
-        bytes += item.bytes;
-      } else {
-        skipped.push(item);
-      }
-      this.items.shift();
-    }
-    // Other tenants' entries wait for their own batches, ahead of everything queued after them.
-    this.items.unshiftAll(skipped);
-    this.queuedBytes -= bytes;
+    // Other tenants' entries keep their places, ahead of everything queued after them.
+    const taken = this.items.takeBatch(batchSizeBytes);
+    for (const item of taken) this.queuedBytes -= item.bytes;
     return taken;
   }
 

@@ -4,7 +4,7 @@ import type { Entry } from '../../../core/entry.js';
 import { snappyDecode } from '../../../lib/loki/compression.js';
 import { parseLabelText } from '../../../lib/loki/label_text.js';
 import { decodePushRequest } from '../../../lib/loki/wire.js';
-import { encodeBatch, entryBytes, tenantOf, type QueuedEntry } from '../../../sinks/loki/batch.js';
+import { encodeBatch, entryBytes, TenantQueue, tenantOf, type QueuedEntry } from '../../../sinks/loki/batch.js';
 
 const numRuns = Number(process.env.FC_NUM_RUNS ?? 100);
 
@@ -55,6 +55,52 @@ describe('push batches', () => {
           const order = s.entries.map((e) => e.timestampNs);
           expect(order).toEqual([...order].sort((a, b) => (a < b ? -1 : 1)));
         }
+      }),
+      { numRuns },
+    );
+  });
+});
+
+/** The batch the queue forms, by a scan of everything waiting: the oldest entry's tenant, in order, up to `max` bytes. */
+function modelTake(waiting: Array<{ tenant: string; bytes: number; id: number }>, max: number) {
+  const tenant = waiting[0]!.tenant;
+  const taken: typeof waiting = [];
+  let bytes = 0;
+  for (const item of waiting) {
+    if (item.tenant !== tenant) continue;
+    if (taken.length > 0 && bytes + item.bytes > max) break;
+    taken.push(item);
+    bytes += item.bytes;
+  }
+  for (const item of taken) waiting.splice(waiting.indexOf(item), 1);
+  return taken;
+}
+
+describe('TenantQueue', () => {
+  it('forms the same batches as a scan of the whole queue, through any mix of pushes and takes', () => {
+    const op = fc.oneof(
+      fc.record({ push: fc.record({ tenant: fc.constantFrom('a', 'b', 'c', ''), bytes: fc.integer({ min: 0, max: 40 }) }) }),
+      fc.record({ take: fc.integer({ min: 0, max: 100 }) }),
+    );
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 200 }), (ops) => {
+        const queue = new TenantQueue<{ tenant: string; bytes: number; id: number }>();
+        const model: Array<{ tenant: string; bytes: number; id: number }> = [];
+        let id = 0;
+        for (const o of ops) {
+          if ('push' in o) {
+            const item = { ...o.push, id: id++ };
+            queue.push(item);
+            model.push(item);
+          } else if (model.length > 0) {
+            expect(queue.peek()).toBe(model[0]);
+            expect(queue.takeBatch(o.take)).toEqual(modelTake(model, o.take));
+          }
+          expect(queue.length).toBe(model.length);
+        }
+        expect(queue.takeAll()).toEqual(model);
+        expect(queue.length).toBe(0);
+        expect(queue.peek()).toBeUndefined();
       }),
       { numRuns },
     );
