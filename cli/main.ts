@@ -6,7 +6,7 @@ import { COMMANDS, commandHelp, completionScript, overview, usageOf } from './co
 import { didYouMean } from '../lib/suggest.js';
 import { fmtCommand } from './fmt.js';
 import { playgroundCommand } from './playground.js';
-import type { Io } from './io.js';
+import { FileReadError, type Io } from './io.js';
 import { processCommand } from './process.js';
 import { runCommand } from './run.js';
 import { tapCommand } from './tap.js';
@@ -75,6 +75,10 @@ export async function main(
     if (err instanceof UsageError) {
       io.stderr.write(`rivulet ${command}: ${err.message}\n`);
       return 1;
+    }
+    if (err instanceof FileReadError) {
+      io.stderr.write(`rivulet ${command}: ${err.message}\n`);
+      return 2;
     }
     throw err;
   }

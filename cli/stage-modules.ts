@@ -1,8 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { configErrorsOf } from '../lib/config/errors.js';
 import { loadConfigStageModules, loadStageModules, StageModuleError } from '../core/stage-modules.js';
 import type { ParsedArgs } from './args.js';
-import type { Io } from './io.js';
+import { readTextFile, type Io } from './io.js';
 
 /** The repeatable flag that names custom stage modules on `run`, `validate`, `process`, `playground`. */
 export const STAGES_FLAG = 'stages';
@@ -24,10 +23,11 @@ export async function loadFlagStageModules(args: ParsedArgs, io: Io): Promise<bo
 
 /**
  * Reads a config file and loads the stage modules its `stages.import` blocks name. Returns the
- * text, or undefined after printing every problem as `FILE:LINE:COL: message`.
+ * text, or undefined after printing every problem as `FILE:LINE:COL: message`; a file that cannot
+ * be read throws a FileReadError.
  */
 export async function readConfigWithStageModules(file: string, io: Io): Promise<string | undefined> {
-  const text = readFileSync(file, 'utf8');
+  const text = readTextFile(file);
   try {
     await loadConfigStageModules(text, file);
     return text;

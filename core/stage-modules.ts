@@ -113,8 +113,9 @@ async function loadStageModule(path: string, baseDir: string): Promise<LoadedSta
   let exports: Record<string, unknown>;
   if (TYPESCRIPT_MODULE.test(file)) await ensureTypeScriptLoader(path);
   try {
-    exports = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+    exports = (await unlessLoopDrains(import(pathToFileURL(file).href), path)) as Record<string, unknown>;
   } catch (err) {
+    if (err instanceof StageModuleError) throw err;
     throw new StageModuleError(path, `cannot be loaded: ${(err as Error).message ?? String(err)}`);
   }
   const definitions = stageDefinitionsIn(exports);
@@ -129,6 +130,21 @@ async function loadStageModule(path: string, baseDir: string): Promise<LoadedSta
   }
   loadedModules.set(file, definitions);
   return { path, file, stages: definitions.map((d) => d.name) };
+}
+
+const NEVER_SETTLES = 'cannot be loaded: its top-level await waits on a promise that never settles';
+
+/**
+ * Settles as `loading` does, or rejects with a StageModuleError once the event loop has nothing
+ * left to run while it is still pending: a module whose top level awaits a promise nothing will
+ * settle. Node would otherwise end the process there with status 13 and no message.
+ */
+function unlessLoopDrains<T>(loading: Promise<T>, path: string): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onDrained = () => reject(new StageModuleError(path, NEVER_SETTLES));
+    process.once('beforeExit', onDrained);
+    loading.then(resolve, reject).finally(() => process.off('beforeExit', onDrained));
+  });
 }
 
 /** Stage definitions among a module's exports, each once, in export order. */

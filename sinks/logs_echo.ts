@@ -1,7 +1,8 @@
 /**
  * logs.echo — the simple sink: writes every entry it receives as one JSON line to stdout, or
  * appended to the file named by `path`. Exports `receiver`. Counts `logs_echo_entries_total`,
- * `logs_echo_bytes_total` and `logs_echo_write_errors_total` by `component_id`.
+ * `logs_echo_bytes_total` and `logs_echo_write_errors_total` by `component_id`. The file is opened
+ * when the component starts, never while a config is only built (`rivulet validate`).
  */
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { Counter, type Registry } from 'prom-client';
@@ -9,6 +10,8 @@ import { entryToJson } from '../core/entry-json.js';
 import { logsReceiverCapsule, type LogsReceiver } from '../core/receiver.js';
 import { defineComponent, healthy, type ComponentContext } from '../core/runtime/component.js';
 import { t } from '../core/schema.js';
+import { ConfigError } from '../lib/config/errors.js';
+import { attributePos } from '../lib/loki/config.js';
 
 interface EchoMetrics {
   readonly entries: Counter<'component_id'>;
@@ -40,18 +43,27 @@ export const logsEchoComponent = defineComponent({
     path: { kind: t.string, default: '', doc: 'File to append JSON lines to; empty means stdout.' },
   },
   build(args, ctx) {
-    return new LogsEcho(args.values.path as string, ctx);
+    const path = args.values.path as string;
+    // Go's open fails on a NUL with EINVAL; Node's throws later, from deep inside a stream.
+    if (path.includes('\0')) {
+      throw new ConfigError(
+        `open ${JSON.stringify(path)}: invalid argument (a path cannot hold a NUL character)`,
+        attributePos(args.block, 'path'),
+        args.path,
+      );
+    }
+    return new LogsEcho(path, ctx);
   },
 });
 
 class LogsEcho {
   readonly exports;
-  private out: NodeJS.WritableStream;
   private file: WriteStream | undefined;
 
-  constructor(path: string, ctx: ComponentContext) {
-    this.file = path ? createWriteStream(path, { flags: 'a' }) : undefined;
-    this.out = this.file ?? ctx.stdout;
+  constructor(
+    private readonly path: string,
+    private readonly ctx: ComponentContext,
+  ) {
     const metrics = echoMetrics(ctx.registry);
     const series = { component_id: ctx.id };
     const receiver: LogsReceiver = {
@@ -74,6 +86,21 @@ class LogsEcho {
     return healthy();
   }
 
+  async start(): Promise<void> {
+    this.output();
+  }
+
+  /** Stdout, or the file, opened on first use: at start, or by a send that comes before it. */
+  private output(): NodeJS.WritableStream {
+    if (!this.path) return this.ctx.stdout;
+    if (this.file === undefined) {
+      this.file = createWriteStream(this.path, { flags: 'a' });
+      // A file that cannot be opened fails every write (counted), instead of crashing the process.
+      this.file.on('error', () => {});
+    }
+    return this.file;
+  }
+
   update(): void {
     // The path is fixed for the component's life; a changed path takes effect on restart.
   }
@@ -81,7 +108,7 @@ class LogsEcho {
   /** Resolves once the stream has taken the text, so a slow disk slows the pipeline. */
   private write(text: string): Promise<void> {
     return new Promise((resolve, reject) => {
-      this.out.write(text, (err) => (err ? reject(err) : resolve()));
+      this.output().write(text, (err) => (err ? reject(err) : resolve()));
     });
   }
 
