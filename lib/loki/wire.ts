@@ -9,6 +9,7 @@
  * nanos=2}, LabelPairAdapter{name=1, value=2}.
  */
 import { isUtf8 } from 'node:buffer';
+import { finishSteps, ItemSlices } from '../slices.js';
 
 /** One structured-metadata name/value pair, in the order it was sent. */
 export interface MetadataPair {
@@ -237,11 +238,7 @@ export const DECODE_SLICE_ITEMS = 1024;
 
 /** Decodes a PushRequest body (already decompressed) at once. Throws WireError. */
 export function decodePushRequest(bytes: Uint8Array): WireStream[] {
-  const steps = decodePushRequestSteps(bytes, new SliceBudget({ sliceItems: Number.POSITIVE_INFINITY }));
-  for (;;) {
-    const step = steps.next();
-    if (step.done) return step.value;
-  }
+  return finishSteps(decodePushRequestSteps(bytes, new SliceBudget({ sliceItems: Number.POSITIVE_INFINITY })));
 }
 
 /**
@@ -276,22 +273,18 @@ export function* decodePushRequestSteps(bytes: Uint8Array, budget = new SliceBud
  * Counts what a decode built, stops it at the entry limit and says when a slice is full; shared
  * by the decoders of the other push formats so every format is sliced and bounded alike.
  */
-export class SliceBudget {
+export class SliceBudget extends ItemSlices {
   readonly progress: DecodeProgress = { streams: 0, entries: 0, pairs: 0, bytes: 0 };
   private readonly maxEntries: number;
-  private readonly sliceItems: number;
-  private items = 0;
-  private yieldAt: number;
 
   constructor(options: DecodeOptions = {}) {
+    super(options.sliceItems ?? DECODE_SLICE_ITEMS);
     this.maxEntries = options.maxEntries ?? Number.POSITIVE_INFINITY;
-    this.sliceItems = options.sliceItems ?? DECODE_SLICE_ITEMS;
-    this.yieldAt = this.sliceItems;
   }
 
   stream(): void {
     this.progress.streams++;
-    this.items++;
+    this.count();
   }
 
   /** One more entry of `bytes` on the wire. Throws EntryLimitError past the limit. */
@@ -299,29 +292,17 @@ export class SliceBudget {
     if (this.progress.entries === this.maxEntries) throw new EntryLimitError(this.maxEntries);
     this.progress.entries++;
     this.progress.bytes += bytes;
-    this.items++;
+    this.count();
   }
 
   pair(): void {
     this.progress.pairs++;
-    this.items++;
+    this.count();
   }
 
   /** Text decoded beside the entries (label sets, say). */
   text(bytes: number): void {
     this.progress.bytes += bytes;
-  }
-
-  /** True once per full slice; the caller then yields `progress`. */
-  sliceFull(): boolean {
-    if (this.items < this.yieldAt) return false;
-    this.yieldAt = this.items + this.sliceItems;
-    return true;
-  }
-
-  /** Starts a new slice now (a caller that also slices by other measures, such as bytes scanned). */
-  restartSlice(): void {
-    this.yieldAt = this.items + this.sliceItems;
   }
 }
 
