@@ -9,11 +9,13 @@
  * event: an HTTP/2 server gets the sockets that open with the h2c preface or negotiate `h2`, an
  * HTTP/1.1 server the rest.
  *
- * The limit is an accept gate, not a refusal: the listening server's own connection handling is
- * taken over, and sockets beyond `conn_limit` are held unanswered (read from only until their
- * buffer fills), like connections waiting in a listen backlog, and handed on in arrival order as
- * admitted connections close. Node's `maxConnections` would instead close them. Only admitted
- * connections count, so the connection gauge never exceeds the limit. At most
+ * The limit is an accept gate, not a refusal, like Go's `netutil.LimitListener`, which the
+ * reference uses: a semaphore whose slot is taken when a connection is admitted and given back
+ * (once) when it closes, however it closes. The listening server's own connection handling is
+ * taken over, and sockets beyond `conn_limit` are held unanswered and unread, like connections
+ * waiting in a listen backlog, and handed on in arrival order as admitted connections close.
+ * Node's `maxConnections` would instead close them. Only admitted connections count, so the
+ * connection gauge never exceeds the limit. At most
  * `MAX_WAITING_CONNECTIONS` wait; a connection beyond that is closed at once, as a full listen
  * backlog drops it.
  *
@@ -119,6 +121,11 @@ export async function startHttpServer(
     : undefined;
 
   const listening: NetServer = secure?.server ?? http1;
+  // Sockets arrive paused: nothing is read from one until it is admitted, as a connection waiting
+  // in the listen backlog is not read. Were a waiting socket read, a client that leaves meanwhile
+  // would have its end of stream taken into a buffer no one watches, and once admitted the socket
+  // would hold its slot, unseen as closed, until the read timeout.
+  (listening as NetServer & { pauseOnConnect: boolean }).pauseOnConnect = true;
   /** The listening server's own connection handling, which the gate calls for admitted sockets. */
   const accept = takeOverConnections(listening, (socket: Socket) => {
     // Errors on any socket (resets) are the HTTP layer's business; never crash on them.
@@ -171,6 +178,7 @@ export async function startHttpServer(
     } else {
       http1Over.set(socket, socket);
       accept(socket);
+      socket.resume();
     }
   }
 

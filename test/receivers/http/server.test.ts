@@ -96,6 +96,74 @@ describe('the connections waiting beyond conn_limit', () => {
   });
 });
 
+describe('a conn_limit slot', () => {
+  /** GET / on a fresh connection; resolves with the status and how long it took. */
+  function push(server: RunningHttpServer, tls: boolean): Promise<{ status: number; ms: number }> {
+    const started = Date.now();
+    return new Promise((resolve, reject) => {
+      const options = { method: 'GET', agent: false, ...(tls ? { ca: certPem } : {}) };
+      const req = (tls ? httpsRequest : httpRequest)(`${server.url}/`, options, (res) => {
+        res.resume();
+        res.on('end', () => resolve({ status: res.statusCode!, ms: Date.now() - started }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+  }
+
+  const limit = 4;
+  const cases: Array<[string, 'plain' | 'h2c' | 'tls', 'end' | 'destroy' | 'reset']> = [
+    ['plain HTTP/1.1, clients closing with FIN', 'plain', 'end'],
+    ['plain HTTP/1.1, clients destroying their sockets', 'plain', 'destroy'],
+    ['plain HTTP/1.1, clients resetting', 'plain', 'reset'],
+    ['h2c enabled', 'h2c', 'destroy'],
+    ['TLS', 'tls', 'destroy'],
+  ];
+  it.each(cases)('is free again as soon as a client leaves, waiting or admitted (%s)', async (_name, protocol, leave) => {
+    const tls = protocol === 'tls';
+    const counts: number[] = [];
+    const config = resolveHttpConfig(
+      {
+        listen_address: '127.0.0.1',
+        listen_port: 0,
+        conn_limit: limit,
+        // Far longer than the test: a slot that only the read timeout frees fails it.
+        server_read_timeout: 60_000_000_000n,
+        ...(protocol === 'h2c' ? { http2: { enabled: true } } : {}),
+        ...(tls ? { tls: { cert_pem: certPem, key_pem: keyPem, cipher_suites: [] } } : {}),
+      },
+      { listenPort: 0, connLimit: 0 },
+    );
+    const server = await startHttpServer(config, (_req, res) => res.end('ok'), { onConnections: (n) => counts.push(n) });
+    servers.push(server);
+
+    const clients = await Promise.all(
+      Array.from(
+        { length: 10 * limit },
+        () =>
+          new Promise<Socket>((resolve) => {
+            const socket = connect(server.port, '127.0.0.1', () => resolve(socket));
+            socket.on('error', () => {});
+            sockets.push(socket);
+          }),
+      ),
+    );
+    await until(() => server.connections() === limit && server.waiting() === 9 * limit);
+    for (const socket of clients) {
+      if (leave === 'end') socket.end();
+      else if (leave === 'destroy') socket.destroy();
+      else socket.resetAndDestroy();
+    }
+
+    const { status, ms } = await push(server, tls);
+    expect(status).toBe(200);
+    expect(ms).toBeLessThan(3_000);
+    await until(() => server.connections() === 0 && server.waiting() === 0);
+    expect(Math.max(...counts)).toBe(limit);
+    expect(counts.at(-1)).toBe(0);
+  });
+});
+
 describe('timeouts longer than a Node timer can wait', () => {
   it('keep an idle connection open instead of firing at once, with no timer overflow', async () => {
     const warnings: Error[] = [];
