@@ -1,0 +1,108 @@
+/**
+ * logs.write with many tenants: the same entries sent to its receiver once spread over 20,000
+ * tenants (round robin, so every batch holds a single tenant's share) and once as one tenant,
+ * delivered to a loopback endpoint that decodes every push. Each tenant's batch is its own request
+ * (the endpoint's queue holds about six entries of each tenant at a time here), so the rate with
+ * many tenants is that of requests sent one at a time; forming the batches must not cost more as
+ * tenants grow.
+ */
+import { PassThrough } from 'node:stream';
+import { Registry } from 'prom-client';
+import { systemClock } from '../core/clock.js';
+import type { Entry } from '../core/entry.js';
+import type { LogsReceiver } from '../core/receiver.js';
+import { ComponentGraph } from '../core/runtime/graph.js';
+import '../index.js';
+import { compared } from './harness.js';
+import { countingSink, type CountingSink } from './pushes.js';
+import type { BenchRow } from './types.js';
+
+const TENANTS = Number(process.env.BENCH_TENANTS ?? 20_000);
+const ENTRIES = Number(process.env.BENCH_TENANT_ENTRIES ?? 200_000);
+const PER_SEND = 1000;
+
+/** ENTRIES entries over `tenants` tenants, round robin, in sends of PER_SEND. */
+function sends(tenants: number): Entry[][] {
+  const out: Entry[][] = [];
+  for (let from = 0; from < ENTRIES; from += PER_SEND) {
+    const batch: Entry[] = [];
+    for (let i = from; i < Math.min(ENTRIES, from + PER_SEND); i++) {
+      batch.push({
+        labels: { app: 'web', __tenant_id__: `tenant-${i % tenants}` },
+        line: `GET /api/v1/items/${i} 200 ${'x'.repeat(60)}`,
+        timestamp: BigInt(i),
+        structuredMetadata: [],
+        extracted: {},
+      });
+    }
+    out.push(batch);
+  }
+  return out;
+}
+
+export interface Measured {
+  readonly wallSeconds: number;
+  /** CPU seconds of this process, user + system. */
+  readonly cpuSeconds: number;
+}
+
+/** Wall and CPU (user + system) seconds of `run`. */
+export async function measured(run: () => Promise<void>): Promise<Measured> {
+  const cpu = process.cpuUsage();
+  const started = process.hrtime.bigint();
+  await run();
+  const used = process.cpuUsage(cpu);
+  return { wallSeconds: Number(process.hrtime.bigint() - started) / 1e9, cpuSeconds: (used.user + used.system) / 1e6 };
+}
+
+/** Sends every batch to a logs.write with default queue settings and waits for the sink to count them all. */
+async function throughWrite(batches: readonly Entry[][], sink: CountingSink): Promise<Measured> {
+  sink.reset();
+  const graph = new ComponentGraph((id) => ({
+    id,
+    clock: systemClock(),
+    registry: new Registry(),
+    stdout: new PassThrough(),
+    log: () => {},
+  }));
+  graph.load(
+    `logs.write "out" {\n  endpoint {\n    url = ${JSON.stringify(sink.url)}\n    batch_wait = "100ms"\n  }\n}\n`,
+    'tenants.alloy',
+  );
+  await graph.start();
+  const receiver = (graph.component('logs.write.out')!.exports.receiver as { value: LogsReceiver }).value;
+  const result = await measured(async () => {
+    for (const batch of batches) await receiver.send(batch);
+    while (sink.entries() < ENTRIES) await new Promise((r) => setTimeout(r, 5));
+  });
+  await graph.stop();
+  return result;
+}
+
+export async function benchTenants(): Promise<BenchRow[]> {
+  const many = sends(TENANTS);
+  const one = sends(1);
+  const sink = await countingSink();
+  // One unmeasured turn of one tenant warms the code both share; then one measured turn each
+  // (a turn of 20,000 tenants lasts long enough to warm itself).
+  await throughWrite(one, sink);
+  const oneBest = await throughWrite(one, sink);
+  const manyBest = await throughWrite(many, sink);
+  sink.server.close();
+  return [
+    compared(
+      `logs.write: ${TENANTS.toLocaleString('en-US')} tenants (${ENTRIES.toLocaleString('en-US')} entries)`,
+      ENTRIES / manyBest.wallSeconds,
+      'entries/s',
+      'one tenant',
+      ENTRIES / oneBest.wallSeconds,
+    ),
+    compared(
+      `logs.write: ${TENANTS.toLocaleString('en-US')} tenants, CPU s (user+sys) per 100k entries`,
+      (manyBest.cpuSeconds * 100_000) / ENTRIES,
+      's',
+      'one tenant',
+      (oneBest.cpuSeconds * 100_000) / ENTRIES,
+    ),
+  ];
+}
