@@ -26,8 +26,12 @@
  * join blocks held from before.
  *
  * `partitions` and `subject_prefix` default to what the writer recorded when it created the
- * stream. Only `forward_to`, `max_in_flight`, `ack_delay` and `ack_wait` may change while the
- * component runs (the last three apply to partitions acquired afterwards).
+ * stream. Only `forward_to`, `max_in_flight`, `ack_delay`, `ack_wait` and `max_entries_per_message`
+ * may change while the component runs (all but the first apply to partitions acquired afterwards).
+ *
+ * A message is decoded and forwarded in slices, so a large one (a hundred thousand tiny entries)
+ * never holds the event loop, lease renewals included, for its whole decoding, nor sits in memory
+ * whole; one declaring more than `max_entries_per_message` entries is terminated unread.
  */
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
@@ -42,6 +46,7 @@ import {
   natsConnectionFields,
   natsTlsBlockSpec,
   resolveNatsConnection,
+  takesTermReasons,
   type NatsConnectionSettings,
 } from '../lib/jetstream/connection.js';
 import { parseLayoutDescription, partitionSubject } from '../lib/jetstream/partition.js';
@@ -59,6 +64,11 @@ const NAME = /^[A-Za-z0-9_-]+$/;
 const RETRY_MS = 1000;
 /** Longest a partition read again waits for the previous reading's batches to be handed on. */
 const LEFTOVERS_WAIT_MS = 30_000;
+/**
+ * As logs.source.api's max_entries_per_push: a message of the writer's default size (256KiB)
+ * holds at most about 26,000 entries, one of 1MiB (NATS's default max_payload) about 105,000.
+ */
+const DEFAULT_MAX_ENTRIES_PER_MESSAGE = 100_000;
 
 export const logsSourceJetStreamComponent = defineComponent({
   name: 'logs.source.jetstream',
@@ -99,6 +109,11 @@ logs.echo "out" { }`,
       default: 60_000_000_000n,
       doc: 'How long JetStream waits for an acknowledgement before delivering a message again.',
     },
+    max_entries_per_message: {
+      kind: t.int,
+      default: DEFAULT_MAX_ENTRIES_PER_MESSAGE,
+      doc: 'Most entries in one message; a message declaring more is terminated unread (counted with reason too_many_entries and logged).',
+    },
   },
   blocks: { tls: natsTlsBlockSpec },
   build(args, ctx) {
@@ -117,6 +132,7 @@ interface Settings {
   readonly maxInFlight: number;
   readonly ackDelayMs: number;
   readonly ackWaitMs: number;
+  readonly maxEntriesPerMessage: number;
 }
 
 function settingsOf(args: ComponentArgs, componentId: string): Settings {
@@ -146,6 +162,8 @@ function settingsOf(args: ComponentArgs, componentId: string): Settings {
   if (ackDelayMs < 0) fail('ack_delay must not be negative', 'ack_delay');
   const ackWaitMs = durationMs(v.ack_wait);
   if (ackWaitMs <= ackDelayMs) fail('ack_wait must be longer than ack_delay', 'ack_wait');
+  const maxEntriesPerMessage = v.max_entries_per_message as number;
+  if (maxEntriesPerMessage < 1) fail('max_entries_per_message must be at least 1', 'max_entries_per_message');
   if (errors.length > 0) throw new ConfigErrors(errors);
   return {
     connection: connection!,
@@ -158,6 +176,7 @@ function settingsOf(args: ComponentArgs, componentId: string): Settings {
     maxInFlight,
     ackDelayMs,
     ackWaitMs,
+    maxEntriesPerMessage,
   };
 }
 
@@ -319,7 +338,7 @@ export class LogsSourceJetStream {
 
   private startReader(partition: number): void {
     const layout = this.layout!;
-    const { stream, group, maxInFlight, ackDelayMs, ackWaitMs } = this.settings;
+    const { stream, group, maxInFlight, ackDelayMs, ackWaitMs, maxEntriesPerMessage } = this.settings;
     const reader = new PartitionReader({
       js: layout.js,
       jsm: layout.jsm,
@@ -330,6 +349,8 @@ export class LogsSourceJetStream {
       maxInFlight,
       ackDelayMs,
       ackWaitMs,
+      maxEntriesPerMessage,
+      termReasons: takesTermReasons(this.link.connection()?.info?.version),
       forward: (entries) => this.forward(entries),
       ...(this.leftovers.has(partition) ? { after: this.afterLeftovers(partition) } : {}),
       holds: () => this.keeper?.holds(partition) === true,

@@ -316,3 +316,9 @@ export function errorText(err: unknown): string {
   const message = err instanceof Error ? err.message : String(err);
   return message.replace(/([a-z]+:\/\/)[^@\s/]*@/gi, '$1');
 }
+
+/** Servers before 2.10 take only a bare `+TERM`: one with a reason is not a termination to them. */
+export function takesTermReasons(version: string | undefined): boolean {
+  const [major = 0, minor = 0] = (version ?? '').split('.').map(Number);
+  return major > 2 || (major === 2 && minor >= 10);
+}

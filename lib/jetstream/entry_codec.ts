@@ -17,6 +17,8 @@
  * rejects the message as malformed rather than guessing.
  */
 
+import { finishSteps, ItemSlices } from '../slices.js';
+
 /** The version byte this module writes and the only one it reads. */
 export const ENTRY_CODEC_VERSION = 1;
 
@@ -111,65 +113,159 @@ export function encodeEntryBatch(batch: WireBatch): Buffer {
 /** Decoded entries: fresh objects the caller may mutate. */
 export interface DecodedBatch {
   labels: Record<string, string>;
-  entries: { timestamp: bigint; line: string; structuredMetadata: { name: string; value: string }[] }[];
+  entries: DecodedEntry[];
 }
 
-/** Decodes a version-1 message; throws MalformedEntryMessage for anything else. */
+export interface DecodedEntry {
+  timestamp: bigint;
+  line: string;
+  structuredMetadata: { name: string; value: string }[];
+}
+
+/** A message declaring more entries than the reader takes in one message. */
+export class EntryCountExceeded extends Error {
+  constructor(
+    readonly entries: number,
+    readonly limit: number,
+  ) {
+    super(`message has ${entries} entries, more than the limit of ${limit}`);
+    this.name = 'EntryCountExceeded';
+  }
+}
+
+/** Decodes a version-1 message at once; throws MalformedEntryMessage for anything else. */
 export function decodeEntryBatch(data: Uint8Array): DecodedBatch {
-  const buf = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
-  let at = 0;
-  const fail = (what: string): never => {
-    throw new MalformedEntryMessage(`${what} at byte ${at} of ${buf.length}`);
-  };
-  const readVarint = (): number => {
+  return finishSteps(decodeEntryBatchSteps(data, new ItemSlices(Number.POSITIVE_INFINITY)));
+}
+
+/**
+ * Decodes a version-1 message in slices of entries and metadata pairs, as `slices` counts them
+ * (one count may serve several messages, so small messages share a slice). The whole message is
+ * checked first, so a malformed one is refused before any of its entries is handed on, and a
+ * message declaring more than `maxEntries` entries is refused (EntryCountExceeded) before even
+ * that. After every full slice it yields the labels with the entries decoded since the last
+ * yield (none while checking), and returns the labels with the rest; the labels object is one for
+ * the whole message. Throws MalformedEntryMessage or EntryCountExceeded.
+ */
+export function* decodeEntryBatchSteps(
+  data: Uint8Array,
+  slices: ItemSlices,
+  maxEntries = Number.POSITIVE_INFINITY,
+): Generator<DecodedBatch, DecodedBatch, void> {
+  const reader = new WireReader(data);
+  const labels = reader.labels();
+  const entryCount = reader.count(10, 'entries');
+  if (entryCount > maxEntries) throw new EntryCountExceeded(entryCount, maxEntries);
+  const entriesStart = reader.at;
+  // Slices end between metadata pairs too: one entry of a million pairs is sliced like any other.
+  for (let i = 0; i < entryCount; i++) {
+    reader.skipTimestamp();
+    reader.skipString();
+    const pairs = reader.count(2, 'metadata pairs');
+    for (let j = 0; j < pairs; j++) {
+      reader.skipString();
+      reader.skipString();
+      slices.count();
+      if (slices.sliceFull()) yield { labels, entries: [] };
+    }
+    slices.count();
+    if (slices.sliceFull()) yield { labels, entries: [] };
+  }
+  if (reader.at !== reader.buf.length) reader.fail(`${reader.buf.length - reader.at} bytes left over`);
+  reader.at = entriesStart;
+  let entries: DecodedEntry[] = [];
+  for (let i = 0; i < entryCount; i++) {
+    const timestamp = reader.timestamp();
+    const line = reader.string();
+    const pairs = reader.count(2, 'metadata pairs');
+    const structuredMetadata: { name: string; value: string }[] = new Array(pairs);
+    for (let j = 0; j < pairs; j++) {
+      structuredMetadata[j] = { name: reader.string(), value: reader.string() };
+      slices.count();
+      if (j < pairs - 1 && slices.sliceFull()) {
+        yield { labels, entries };
+        entries = [];
+      }
+    }
+    entries.push({ timestamp, line, structuredMetadata });
+    slices.count();
+    if (slices.sliceFull()) {
+      yield { labels, entries };
+      entries = [];
+    }
+  }
+  return { labels, entries };
+}
+
+/** A cursor over one message; every read is checked against the end. */
+class WireReader {
+  readonly buf: Buffer;
+  at = 0;
+
+  constructor(data: Uint8Array) {
+    this.buf = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  }
+
+  fail(what: string): never {
+    throw new MalformedEntryMessage(`${what} at byte ${this.at} of ${this.buf.length}`);
+  }
+
+  varint(): number {
     let n = 0;
     let scale = 1;
     for (let i = 0; i < 8; i++) {
-      if (at >= buf.length) return fail('truncated varint');
-      const b = buf[at++]!;
+      if (this.at >= this.buf.length) return this.fail('truncated varint');
+      const b = this.buf[this.at++]!;
       n += (b & 0x7f) * scale;
       if (b < 0x80) return n;
       scale *= 0x80;
     }
-    return fail('varint too long');
-  };
-  const readString = (): string => {
-    const length = readVarint();
-    if (length > buf.length - at) fail(`string of ${length} bytes runs past the end`);
-    const s = buf.toString('utf8', at, at + length);
-    at += length;
-    return s;
-  };
+    return this.fail('varint too long');
+  }
+
+  /** Skips a string, returning its byte length. */
+  skipString(): number {
+    const length = this.varint();
+    if (length > this.buf.length - this.at) this.fail(`string of ${length} bytes runs past the end`);
+    this.at += length;
+    return length;
+  }
+
+  string(): string {
+    const length = this.skipString();
+    return this.buf.toString('utf8', this.at - length, this.at);
+  }
+
+  timestamp(): bigint {
+    this.skipTimestamp();
+    return this.buf.readBigInt64BE(this.at - 8);
+  }
+
+  skipTimestamp(): void {
+    if (this.buf.length - this.at < 8) this.fail('truncated timestamp');
+    this.at += 8;
+  }
+
   /** A count of items each at least `minBytes` long, checked against what is left. */
-  const readCount = (minBytes: number, what: string): number => {
-    const count = readVarint();
-    if (count * minBytes > buf.length - at) fail(`${count} ${what} cannot fit`);
+  count(minBytes: number, what: string): number {
+    const count = this.varint();
+    if (count * minBytes > this.buf.length - this.at) this.fail(`${count} ${what} cannot fit`);
     return count;
-  };
-  if (buf.length === 0) fail('empty message');
-  const version = buf[at++]!;
-  if (version !== ENTRY_CODEC_VERSION) fail(`unknown version ${version}`);
-  const labels: Record<string, string> = {};
-  const labelCount = readCount(2, 'labels');
-  for (let i = 0; i < labelCount; i++) {
-    const name = readString();
-    const value = readString();
-    // Label names come from the wire: keep `__proto__` an own property.
-    if (name === '__proto__') Object.defineProperty(labels, name, { value, writable: true, enumerable: true, configurable: true });
-    else labels[name] = value;
   }
-  const entryCount = readCount(10, 'entries');
-  const entries: DecodedBatch['entries'] = new Array(entryCount);
-  for (let i = 0; i < entryCount; i++) {
-    if (buf.length - at < 8) fail('truncated timestamp');
-    const timestamp = buf.readBigInt64BE(at);
-    at += 8;
-    const line = readString();
-    const pairs = readCount(2, 'metadata pairs');
-    const structuredMetadata: { name: string; value: string }[] = new Array(pairs);
-    for (let j = 0; j < pairs; j++) structuredMetadata[j] = { name: readString(), value: readString() };
-    entries[i] = { timestamp, line, structuredMetadata };
+
+  labels(): Record<string, string> {
+    if (this.buf.length === 0) this.fail('empty message');
+    const version = this.buf[this.at++]!;
+    if (version !== ENTRY_CODEC_VERSION) this.fail(`unknown version ${version}`);
+    const labels: Record<string, string> = {};
+    const labelCount = this.count(2, 'labels');
+    for (let i = 0; i < labelCount; i++) {
+      const name = this.string();
+      const value = this.string();
+      // Label names come from the wire: keep `__proto__` an own property.
+      if (name === '__proto__') Object.defineProperty(labels, name, { value, writable: true, enumerable: true, configurable: true });
+      else labels[name] = value;
+    }
+    return labels;
   }
-  if (at !== buf.length) fail(`${buf.length - at} bytes left over`);
-  return { labels, entries };
 }

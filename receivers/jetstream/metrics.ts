@@ -6,6 +6,7 @@ export interface JetStreamSourceMetrics {
   readonly receivedEntries: Counter<'component_id'>;
   readonly ackedMessages: Counter<'component_id'>;
   readonly malformedMessages: Counter<'component_id'>;
+  readonly terminatedMessages: Counter<'component_id' | 'reason'>;
   readonly redeliveredMessages: Counter<'component_id'>;
   readonly forwardFailures: Counter<'component_id'>;
   readonly ownedPartitions: Gauge<'component_id'>;
@@ -35,6 +36,11 @@ export function jetStreamSourceMetrics(registry: Registry): JetStreamSourceMetri
       'logs_source_jetstream_malformed_messages_total',
       'Messages that did not decode; they are logged and terminated so they are not delivered again.',
       ['component_id'],
+    ),
+    terminatedMessages: counter(
+      'logs_source_jetstream_terminated_messages_total',
+      'Messages terminated unread so they are not delivered again, by reason: malformed, too_many_entries.',
+      ['component_id', 'reason'],
     ),
     redeliveredMessages: counter(
       'logs_source_jetstream_redelivered_messages_total',

@@ -12,20 +12,27 @@
  * what the previous owner forwarded but had not acknowledged arrives twice). The durable consumer
  * is what a restarted group resumes from.
  *
- * Messages are taken as they arrive, decoded and forwarded in batches without waiting for the
- * previous batch (up to `maxInFlight` unacknowledged messages: the consumer's max_ack_pending);
- * each batch is acknowledged, in order, once every receiver took it over and `ackDelayMs` more
- * has passed. The delay is for receivers that acknowledge entries they still hold (a multiline
+ * Messages are taken as they arrive and decoded in slices of entries (lib/slices.ts), across
+ * messages for small ones and within a message for a large one. Each slice is forwarded as a batch
+ * without waiting for the previous one (up to `maxInFlight` unacknowledged messages: the
+ * consumer's max_ack_pending), and the event loop gets a turn before the next: a message of a
+ * hundred thousand tiny entries neither holds the loop (lease renewals, acknowledgements) for its
+ * whole decoding nor lives in memory whole. While MAX_FORWARDING_ENTRIES entries are on their way
+ * through the receivers, decoding waits. A message is acknowledged with the batch holding its last
+ * entry; batches are acknowledged, in order, once every receiver took them over and `ackDelayMs`
+ * more has passed. The delay is for receivers that acknowledge entries they still hold (a multiline
  * block waiting for its next line, a writer's in-memory batch): if the process dies within it,
  * JetStream delivers those messages again to the next owner.
  *
- * A message that does not decode is counted, logged and terminated, so it is never delivered
- * again. A message delivered again while its first delivery is still in flight (its ack wait ran
+ * A message that does not decode, or declares more than `maxEntriesPerMessage` entries, is
+ * counted with its reason, logged and terminated (before any of its entries is forwarded), so it
+ * is never delivered again. A message delivered again while its first delivery is still in flight (its ack wait ran
  * out) is not forwarded twice; one already acknowledged is acknowledged again.
  *
  * While `holds()` is false (a renewal late on a busy event loop) nothing is forwarded or
  * acknowledged, but nothing is given up either: `resume()`, called when the lease is renewed,
- * goes on where it stopped. Only `abandon()` (the lease is gone) ends the session.
+ * goes on where it stopped, in the middle of a message if need be. Only `abandon()` (the lease is
+ * gone) ends the session.
  *
  * A session's batches may outlive it: what was forwarded before `abandon()` is still on its way
  * through the receivers, and a stage may hold its lines (an open multiline block). `settled()`
@@ -43,14 +50,28 @@ import {
   type JsMsg,
 } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/transport-node';
-import { decodeEntryBatch, MalformedEntryMessage } from '../../lib/jetstream/entry_codec.js';
+import { decodeEntryBatchSteps, EntryCountExceeded, MalformedEntryMessage, type DecodedBatch } from '../../lib/jetstream/entry_codec.js';
 import { errorText } from '../../lib/jetstream/connection.js';
+import { ItemSlices } from '../../lib/slices.js';
 import type { Log } from '../../lib/log.js';
 import { copyMap, makeEntry, type Entry } from '../../core/entry.js';
 import type { JetStreamSourceMetrics } from './metrics.js';
 
 /** Longest a hand-over waits for the receivers to take over what is in flight (ack delay aside). */
 const DRAIN_TIMEOUT_MS = 30_000;
+
+/**
+ * Entries forwarded and not yet taken over beyond which decoding waits. Several slices, so that
+ * a batch whose last line a stage holds (an open multiline block, sent on with the next batch's
+ * lines) never stops the reading.
+ */
+export const MAX_FORWARDING_ENTRIES = 16_384;
+
+/** Entries and metadata pairs checked or decoded between two turns of the event loop, as for a push. */
+const SLICE_ITEMS = 1024;
+
+/** Why a message was terminated, the `reason` of the terminated-messages metric. */
+export type TerminationReason = 'malformed' | 'too_many_entries';
 
 export interface PartitionReaderOptions {
   readonly js: JetStreamClient;
@@ -62,6 +83,10 @@ export interface PartitionReaderOptions {
   readonly maxInFlight: number;
   readonly ackDelayMs: number;
   readonly ackWaitMs: number;
+  /** A message declaring more entries is terminated unread. */
+  readonly maxEntriesPerMessage: number;
+  /** Whether the server takes a reason with a termination (2.10 and later; 2.9 ignores `+TERM <reason>`). */
+  readonly termReasons: boolean;
   readonly forward: (entries: Entry[]) => Promise<void>;
   /** The reader reads nothing before this settles (the previous session's batches, see settled()). */
   readonly after?: Promise<void>;
@@ -74,20 +99,46 @@ export interface PartitionReaderOptions {
   readonly log: Log;
 }
 
-/** Messages forwarded together, acknowledged together once taken over. */
+/** Messages whose last entries were forwarded together, acknowledged together once taken over. */
 interface InFlight {
-  /** In stream order; malformed ones are terminated in their place, so the floor moves in order. */
+  /**
+   * In stream order; terminated ones are terminated in their place, so the floor moves in order.
+   * Empty for a slice in the middle of a message.
+   */
   readonly messages: JsMsg[];
-  readonly malformed: ReadonlySet<JsMsg>;
+  /** The termination text of each message terminated. */
+  readonly terminated: ReadonlyMap<JsMsg, string>;
   /** Resolves with the time the receivers took the batch over. */
   readonly takenOver: Promise<number>;
 }
+
+/** A batch being put together: the entries of one slice and the messages it completes. */
+interface Outgoing {
+  readonly entries: Entry[];
+  readonly messages: JsMsg[];
+  readonly terminated: Map<JsMsg, string>;
+}
+
+/** The message being decoded, kept across turns of the event loop. */
+interface Reading {
+  readonly message: JsMsg;
+  readonly steps: Generator<DecodedBatch, DecodedBatch, void>;
+}
+
+const outgoing = (): Outgoing => ({ entries: [], messages: [], terminated: new Map() });
 
 export class PartitionReader {
   private state: 'starting' | 'running' | 'draining' | 'stopped' = 'starting';
   private consumer: ConsumerMessages | undefined;
   private incoming: JsMsg[] = [];
+  /** The message decoded so far, when a slice ended inside it. */
+  private reading: Reading | undefined;
   private pumpScheduled = false;
+  private pumping = false;
+  /** Entries forwarded whose batch the receivers have not taken over (or refused) yet. */
+  private forwardingEntries = 0;
+  /** Whoever waits for forwardingEntries to go down. */
+  private roomWaiters: Array<() => void> = [];
   private readonly inFlight: InFlight[] = [];
   private acking: Promise<void> | undefined;
   /** Highest stream sequence forwarded (or terminated) in this session. */
@@ -169,6 +220,7 @@ export class PartitionReader {
     this.inFlight.length = 0;
     this.ackTimer?.wake();
     this.wakeLeaseWaiters();
+    this.wakeRoomWaiters();
     void this.consumer?.close().catch(() => {});
   }
 
@@ -179,10 +231,7 @@ export class PartitionReader {
   resume(): void {
     if (!this.options.holds()) return;
     this.wakeLeaseWaiters();
-    if (this.incoming.length > 0 && !this.pumpScheduled) {
-      this.pumpScheduled = true;
-      setImmediate(() => this.pump());
-    }
+    if (this.incoming.length > 0 || this.reading) this.schedulePump();
   }
 
   /**
@@ -199,8 +248,17 @@ export class PartitionReader {
     return this.state === 'stopped';
   }
 
+  /** Read through a call, as it changes across awaits. */
+  private isReading(): boolean {
+    return this.state === 'running' || this.state === 'starting';
+  }
+
   private wakeLeaseWaiters(): void {
     for (const wake of this.leaseWaiters.splice(0)) wake();
+  }
+
+  private wakeRoomWaiters(): void {
+    for (const wake of this.roomWaiters.splice(0)) wake();
   }
 
   /**
@@ -208,71 +266,148 @@ export class PartitionReader {
    * JetStream would otherwise hold them until their ack_wait ran out (a minute by default).
    */
   private handBack(): void {
+    // Part of it may be on its way already: it is read again whole, at least once.
+    this.reading?.message.nak();
+    this.reading = undefined;
     for (const message of this.incoming.splice(0)) message.nak();
+    this.wakeRoomWaiters();
   }
 
   private receive(message: JsMsg): void {
-    if (this.state !== 'running' && this.state !== 'starting') {
+    if (!this.isReading()) {
       // Not ours to forward any more: handed back at once rather than after ack_wait.
       message.nak();
       return;
     }
     this.incoming.push(message);
-    if (this.pumpScheduled) return;
-    this.pumpScheduled = true;
-    // Everything that arrived in the same read of the socket goes out as one batch.
-    setImmediate(() => this.pump());
+    // Everything that arrived in the same read of the socket goes out in the same slices.
+    this.schedulePump();
   }
 
-  private pump(): void {
+  private schedulePump(): void {
+    if (this.pumpScheduled) return;
+    this.pumpScheduled = true;
+    setImmediate(() => void this.pump());
+  }
+
+  private async pump(): Promise<void> {
     this.pumpScheduled = false;
-    if (this.state !== 'running' && this.state !== 'starting') return;
-    // Kept in `incoming` until resume() (lease renewed) or abandon() (lease lost, handed back).
-    if (!this.options.holds()) return;
-    const { metrics, labels, log, partition } = this.options;
-    const entries: Entry[] = [];
-    const messages: JsMsg[] = [];
-    const malformed = new Set<JsMsg>();
-    for (const message of this.incoming.splice(0)) {
-      const seq = message.seq;
-      if (seq <= this.highestSeen) {
-        metrics.redeliveredMessages.inc(labels);
-        if (seq <= this.ackedThrough) message.ack();
-        continue;
-      }
-      this.highestSeen = seq;
-      let batch;
-      try {
-        batch = decodeEntryBatch(message.data);
-      } catch (err) {
-        metrics.malformedMessages.inc(labels);
-        log('warn', 'terminating a message that does not decode', {
-          partition,
-          sequence: seq,
-          bytes: message.data.length,
-          error: err instanceof MalformedEntryMessage ? err.message : errorText(err),
-        });
-        malformed.add(message);
-        messages.push(message);
-        continue;
-      }
-      for (const e of batch.entries)
-        entries.push(
-          makeEntry({ labels: copyMap(batch.labels), line: e.line, timestamp: e.timestamp, structuredMetadata: e.structuredMetadata }),
-        );
-      messages.push(message);
+    if (this.pumping) return;
+    this.pumping = true;
+    try {
+      await this.forwardIncoming();
+    } finally {
+      this.pumping = false;
     }
-    if (messages.length === 0) return;
-    metrics.receivedMessages.inc(labels, messages.length - malformed.size);
-    metrics.receivedEntries.inc(labels, entries.length);
+    // Messages that came in while the last slice was on its way.
+    if (this.incoming.length > 0 && this.isReading() && this.options.holds()) this.schedulePump();
+  }
+
+  /**
+   * Decodes and forwards slice by slice until nothing is left, the session ends or the lease may
+   * have lapsed (then the messages wait in `incoming` and `reading` until resume() or abandon()).
+   * Nothing but the decoder's place in `reading` is kept across an await.
+   */
+  private async forwardIncoming(): Promise<void> {
+    const slices = new ItemSlices(SLICE_ITEMS);
+    let batch = outgoing();
+    while (this.isReading() && this.options.holds()) {
+      this.reading ??= this.nextReading(slices);
+      const reading = this.reading;
+      if (!reading) break;
+      let step: IteratorResult<DecodedBatch, DecodedBatch>;
+      try {
+        step = reading.steps.next();
+      } catch (err) {
+        this.reading = undefined;
+        this.terminate(reading.message, err, batch);
+        continue;
+      }
+      const { labels, entries } = step.value;
+      for (const e of entries)
+        batch.entries.push(
+          makeEntry({ labels: copyMap(labels), line: e.line, timestamp: e.timestamp, structuredMetadata: e.structuredMetadata }),
+        );
+      if (step.done) {
+        this.reading = undefined;
+        batch.messages.push(reading.message);
+        continue;
+      }
+      // A slice is full: it goes on its way, and the event loop (lease renewals, acknowledgements,
+      // the receivers) gets a turn before the next.
+      this.send(batch);
+      batch = outgoing();
+      await this.turn();
+    }
+    this.send(batch);
+  }
+
+  /** The next message to decode; redeliveries of messages already forwarded are not. */
+  private nextReading(slices: ItemSlices): Reading | undefined {
+    const { metrics, labels, maxEntriesPerMessage } = this.options;
+    for (let message = this.incoming.shift(); message; message = this.incoming.shift()) {
+      if (message.seq <= this.highestSeen) {
+        metrics.redeliveredMessages.inc(labels);
+        if (message.seq <= this.ackedThrough) message.ack();
+        continue;
+      }
+      this.highestSeen = message.seq;
+      return { message, steps: decodeEntryBatchSteps(message.data, slices, maxEntriesPerMessage) };
+    }
+    return undefined;
+  }
+
+  /** Counts and logs a message refused unread; it is terminated in its place among the acknowledgements. */
+  private terminate(message: JsMsg, err: unknown, batch: Outgoing): void {
+    const { metrics, labels, log, partition } = this.options;
+    const reason: TerminationReason = err instanceof EntryCountExceeded ? 'too_many_entries' : 'malformed';
+    metrics.terminatedMessages.inc({ ...labels, reason });
+    if (err instanceof EntryCountExceeded) {
+      log('warn', 'terminating a message with more entries than max_entries_per_message', {
+        partition,
+        sequence: message.seq,
+        entries: err.entries,
+        limit: err.limit,
+      });
+      batch.terminated.set(message, `${err.message} (max_entries_per_message)`);
+    } else {
+      metrics.malformedMessages.inc(labels);
+      const error = err instanceof MalformedEntryMessage ? err.message : errorText(err);
+      log('warn', 'terminating a message that does not decode', { partition, sequence: message.seq, bytes: message.data.length, error });
+      batch.terminated.set(message, `malformed entry message: ${error}`);
+    }
+    batch.messages.push(message);
+  }
+
+  private send(batch: Outgoing): void {
+    const { messages, entries, terminated } = batch;
+    if (messages.length === 0 && entries.length === 0) return;
+    const { metrics, labels } = this.options;
+    const forwarded = messages.length - terminated.size;
+    if (forwarded > 0) metrics.receivedMessages.inc(labels, forwarded);
+    if (entries.length > 0) metrics.receivedEntries.inc(labels, entries.length);
     const takenOver =
       entries.length === 0 ? Promise.resolve(performance.now()) : this.options.forward(entries).then(() => performance.now());
     // Failures are handled in order by the acknowledging loop.
     takenOver.catch(() => {});
+    this.forwardingEntries += entries.length;
     this.unsettled.add(takenOver);
-    void takenOver.finally(() => this.unsettled.delete(takenOver)).catch(() => {});
-    this.inFlight.push({ messages, malformed, takenOver });
+    void takenOver
+      .finally(() => {
+        this.unsettled.delete(takenOver);
+        this.forwardingEntries -= entries.length;
+        if (this.forwardingEntries <= MAX_FORWARDING_ENTRIES) this.wakeRoomWaiters();
+      })
+      .catch(() => {});
+    this.inFlight.push({ messages, terminated, takenOver });
     this.acking ??= this.ackInOrder().finally(() => (this.acking = undefined));
+  }
+
+  /** Gives the event loop a turn, then waits while too many entries are on their way. */
+  private async turn(): Promise<void> {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    while (this.forwardingEntries > MAX_FORWARDING_ENTRIES && this.isReading())
+      await new Promise<void>((resolve) => this.roomWaiters.push(resolve));
   }
 
   /** Acknowledges the batches in order, each once taken over and its ack delay has passed. */
@@ -291,27 +426,28 @@ export class PartitionReader {
       const wait = at + ackDelayMs - performance.now();
       if (wait > 0) await this.sleep(wait);
       if (this.state === 'stopped' || this.inFlight[0] !== head) return;
-      // A lease that may have lapsed is not given up here: the keeper either renews it (resume())
-      // or finds it lost (abandon()). Returning instead left the batches unacknowledged for good
-      // once the renewal came through, and the partition stalled at max_in_flight.
-      while (!this.options.holds()) {
-        await new Promise<void>((resolve) => this.leaseWaiters.push(resolve));
-        if (this.isStopped() || this.inFlight[0] !== head) return;
+      if (head.messages.length > 0) {
+        // A lease that may have lapsed is not given up here: the keeper either renews it (resume())
+        // or finds it lost (abandon()). Returning instead left the batches unacknowledged for good
+        // once the renewal came through, and the partition stalled at max_in_flight.
+        while (!this.options.holds()) {
+          await new Promise<void>((resolve) => this.leaseWaiters.push(resolve));
+          if (this.isStopped() || this.inFlight[0] !== head) return;
+        }
+        const last = head.messages.length - 1;
+        // The last acknowledgement before a hand-over is confirmed by the server, so the next
+        // owner reads an acknowledgement floor that includes everything acknowledged here.
+        const confirm = this.state === 'draining' && this.inFlight.every((b) => b === head || b.messages.length === 0);
+        for (let i = 0; i <= last; i++) {
+          const message = head.messages[i]!;
+          const termination = head.terminated.get(message);
+          if (termination !== undefined) message.term(this.options.termReasons ? termination : undefined);
+          else if (i === last && confirm) await message.ackAck().catch(() => false);
+          else message.ack();
+        }
+        this.ackedThrough = head.messages[last]!.seq;
+        metrics.ackedMessages.inc(labels, head.messages.length - head.terminated.size);
       }
-      const last = head.messages.length - 1;
-      // The last acknowledgement before a hand-over is confirmed by the server, so the next
-      // owner reads an acknowledgement floor that includes everything acknowledged here.
-      const confirm = this.state === 'draining' && this.inFlight.length === 1;
-      for (let i = 0; i <= last; i++) {
-        const message = head.messages[i]!;
-        if (head.malformed.has(message))
-          // No reason text: servers before 2.10 recognise only the bare +TERM.
-          message.term();
-        else if (i === last && confirm) await message.ackAck().catch(() => false);
-        else message.ack();
-      }
-      this.ackedThrough = head.messages[last]!.seq;
-      metrics.ackedMessages.inc(labels, head.messages.length - head.malformed.size);
       this.inFlight.shift();
     }
   }

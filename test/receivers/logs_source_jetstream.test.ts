@@ -2,6 +2,7 @@ import { connect, headers } from '@nats-io/transport-node';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Entry } from '../../core/entry.js';
 import type { LogsReceiver } from '../../core/receiver.js';
+import { encodeEntryBatch } from '../../lib/jetstream/entry_codec.js';
 import { LogsSourceJetStream, logsSourceJetStreamComponent } from '../../receivers/logs_source_jetstream.js';
 import { LogsWriteJetStream, logsWriteJetStreamComponent } from '../../sinks/logs_write_jetstream.js';
 import { natsServerInstalled, startNatsServer, type NatsServer } from '../support/nats-server.js';
@@ -115,6 +116,67 @@ describe.skipIf(!installed)('logs.write.jetstream and logs.source.jetstream', { 
     expect(ctx.logs.filter((l) => l.includes('does not decode'))).toEqual([
       'warn terminating a message that does not decode {"partition":0,"sequence":2,"bytes":4,"error":"unknown version 9 at byte 1 of 4"}',
     ]);
+  });
+
+  it('drains a backlog of large messages of tiny entries in slices, with no lease lost and the event loop never held up', async () => {
+    const stream = nextStream();
+    const { receiver } = startWriter(stream);
+    await receiver.send([entryOf('first', pod(1))]);
+    // 60,000 entries of 15 bytes per message of 900 KB (the server's max_payload is 1 MiB).
+    const perMessage = 60_000;
+    const lineOf = (n: number) => n.toString(36).padStart(5, '0');
+    const messages = 12;
+    const nc = await connect({ servers: server.url });
+    for (let m = 0; m < messages; m++) {
+      const entries = Array.from({ length: perMessage }, (_, i) => ({
+        timestamp: BigInt(i),
+        line: lineOf(m * perMessage + i),
+        structuredMetadata: [],
+      }));
+      const data = encodeEntryBatch({ labels: pod(1), entries });
+      expect(data.length).toBeLessThan(1_024_000);
+      await nc.request(`${stream}.0`, data, { timeout: 5000 });
+    }
+    await nc.close();
+    let largestBatch = 0;
+    let received = 0;
+    let lastLine = '';
+    const sink: LogsReceiver = {
+      send: async (batch) => {
+        largestBatch = Math.max(largestBatch, batch.length);
+        received += batch.length;
+        lastLine = batch[batch.length - 1]!.line;
+        // A pipeline's work per entry.
+        let h = 0;
+        for (const e of batch) for (let i = 0; i < e.line.length; i++) h = (h * 31 + e.line.charCodeAt(i)) | 0;
+        if (h === 42) received--;
+      },
+    };
+    let longestStall = 0;
+    let last = performance.now();
+    const watch = setInterval(() => {
+      const now = performance.now();
+      longestStall = Math.max(longestStall, now - last);
+      last = now;
+    }, 10);
+    cleanups.push(async () => clearInterval(watch));
+    const ctx = testContext('logs.source.jetstream.in');
+    const config = `logs.source.jetstream "in" {\n url = "${server.url}"\n stream = "${stream}"\n group = "g"\n forward_to = [r0]\n lease_ttl = "1s"\n}`;
+    const source = new LogsSourceJetStream(componentArgs(logsSourceJetStreamComponent, config, [sink]), ctx);
+    cleanups.push(() => source.stop());
+    await source.start();
+    const total = 1 + perMessage * messages;
+    await eventually(() => received === total, 20_000, 'every entry');
+    await eventually(
+      async () => (await metricValue(ctx.registry, 'logs_source_jetstream_acked_messages_total')) === 1 + messages,
+      5_000,
+      'every message acknowledged',
+    );
+    expect(lastLine).toBe(lineOf(messages * perMessage - 1));
+    expect(await metricValue(ctx.registry, 'logs_source_jetstream_partition_changes_total', { change: 'lost' })).toBe(0);
+    expect(largestBatch).toBeLessThanOrEqual(1024);
+    // The lease is held for 90% of lease_ttl past a renewal's send: a longer stall could lose it.
+    expect(longestStall).toBeLessThan(900);
   });
 
   it('shares partitions between instances and hands a stopping instance’s partitions over at once', async () => {

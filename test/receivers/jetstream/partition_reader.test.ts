@@ -7,14 +7,17 @@ import { JetStreamApiCodes, JetStreamApiError, type JetStreamClient, type JetStr
 import { Registry } from 'prom-client';
 import { describe, expect, it, vi } from 'vitest';
 import type { Entry } from '../../../core/entry.js';
-import { encodeEntryBatch } from '../../../lib/jetstream/entry_codec.js';
+import { encodeEntryBatch, type WireEntry } from '../../../lib/jetstream/entry_codec.js';
 import { jetStreamSourceMetrics } from '../../../receivers/jetstream/metrics.js';
-import { PartitionReader, type PartitionReaderOptions } from '../../../receivers/jetstream/partition_reader.js';
+import { MAX_FORWARDING_ENTRIES, PartitionReader, type PartitionReaderOptions } from '../../../receivers/jetstream/partition_reader.js';
 
 interface FakeMessage {
   readonly seq: number;
   readonly data: Uint8Array;
   readonly acked: () => boolean;
+  readonly naked: () => boolean;
+  /** The reason given with the termination ('' for a bare one), undefined if not terminated. */
+  readonly terminated: () => string | undefined;
 }
 
 /** A stream with one durable consumer; `deliver` hands messages to the reader's callback. */
@@ -45,19 +48,23 @@ function fakeJetStream(info: { ackFloor: number; optStartSeq?: number } | undefi
       }),
     },
   };
-  const deliver = (seq: number, line: string): FakeMessage => {
+  /** One message of one entry `line`, or of these entries. */
+  const deliver = (seq: number, content: string | WireEntry[]): FakeMessage => {
     let acked = false;
-    const data = encodeEntryBatch({ labels: { app: 'a' }, entries: [{ timestamp: BigInt(seq), line, structuredMetadata: [] }] });
+    let naked = false;
+    let terminated: string | undefined;
+    const entries = typeof content === 'string' ? [{ timestamp: BigInt(seq), line: content, structuredMetadata: [] }] : content;
+    const data = encodeEntryBatch({ labels: { app: 'a' }, entries });
     const message = {
       seq,
       data,
       ack: () => void (acked = true),
       ackAck: async () => (acked = true),
-      nak: () => {},
-      term: () => {},
+      nak: () => void (naked = true),
+      term: (reason = '') => void (terminated = reason),
     };
     callback!(message as unknown as JsMsg);
-    return { seq, data, acked: () => acked };
+    return { seq, data, acked: () => acked, naked: () => naked, terminated: () => terminated };
   };
   return { jsm: jsm as unknown as JetStreamManager, js: js as unknown as JetStreamClient, added, deliver };
 }
@@ -76,6 +83,8 @@ function reader(
     maxInFlight: 100,
     ackDelayMs: 0,
     ackWaitMs: 60_000,
+    maxEntriesPerMessage: 100_000,
+    termReasons: false,
     failed: () => {},
     metrics: jetStreamSourceMetrics(new Registry()),
     labels: { component_id: 'c' },
@@ -85,6 +94,28 @@ function reader(
 }
 
 const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
+const ticks = async (n: number) => {
+  for (let i = 0; i < n; i++) await tick();
+};
+const linesOf = (from: number, count: number): WireEntry[] =>
+  Array.from({ length: count }, (_, i) => ({ timestamp: BigInt(from + i), line: `l${from + i}`, structuredMetadata: [] }));
+
+/** A receiver that takes each batch over only when told to. */
+function heldReceiver() {
+  const batches: Entry[][] = [];
+  const releases: Array<() => void> = [];
+  return {
+    batches,
+    forward: (entries: Entry[]) => {
+      batches.push(entries);
+      return new Promise<void>((resolve) => releases.push(resolve));
+    },
+    release: () => {
+      for (const release of releases.splice(0)) release();
+    },
+    lines: () => batches.flat().map((e) => e.line),
+  };
+}
 
 describe('PartitionReader', () => {
   it('starts where the old consumer started when that consumer has acknowledged nothing yet', async () => {
@@ -158,5 +189,117 @@ describe('PartitionReader', () => {
     expect(fake.added).toHaveLength(2);
     fake.deliver(1, 'one');
     await vi.waitFor(() => expect(forwarded).toEqual(['one']));
+  });
+
+  it('forwards a large message in slices and acknowledges it once its last slice was taken over', async () => {
+    const fake = fakeJetStream(undefined);
+    const receiver = heldReceiver();
+    const r = reader(fake, { forward: receiver.forward, holds: () => true });
+    await r.start();
+    const message = fake.deliver(1, linesOf(0, 5000));
+    await vi.waitFor(() => expect(receiver.lines()).toHaveLength(5000));
+    expect(receiver.lines()).toEqual(linesOf(0, 5000).map((e) => e.line));
+    expect(Math.max(...receiver.batches.map((b) => b.length))).toBeLessThanOrEqual(1024);
+    expect(receiver.batches.length).toBeGreaterThanOrEqual(5);
+    await ticks(5);
+    expect(message.acked()).toBe(false);
+    receiver.release();
+    await vi.waitFor(() => expect(message.acked()).toBe(true));
+  });
+
+  it('stops decoding while too many entries are on their way through the receivers', async () => {
+    const fake = fakeJetStream(undefined);
+    const receiver = heldReceiver();
+    const r = reader(fake, { forward: receiver.forward, holds: () => true });
+    await r.start();
+    const total = MAX_FORWARDING_ENTRIES * 3;
+    const message = fake.deliver(1, linesOf(0, total));
+    await ticks(200);
+    const forwarded = receiver.lines().length;
+    expect(forwarded).toBeGreaterThan(MAX_FORWARDING_ENTRIES);
+    expect(forwarded).toBeLessThanOrEqual(MAX_FORWARDING_ENTRIES + 1024);
+    // Taken over batch by batch, the rest follows.
+    while (receiver.lines().length < total) {
+      receiver.release();
+      await tick();
+    }
+    receiver.release();
+    await vi.waitFor(() => expect(message.acked()).toBe(true));
+    expect(receiver.lines()).toEqual(linesOf(0, total).map((e) => e.line));
+  });
+
+  it('goes on in the middle of a message once a lease that lapsed for a moment is renewed', async () => {
+    const fake = fakeJetStream(undefined);
+    let holding = true;
+    let lapsed = false;
+    const forwarded: string[] = [];
+    const r = reader(fake, {
+      forward: async (entries: Entry[]) => {
+        forwarded.push(...entries.map((e) => e.line));
+        // The lease lapses locally, once, while the message is being read.
+        if (!lapsed && forwarded.length >= 2000) holding = !(lapsed = true);
+      },
+      holds: () => holding,
+    });
+    await r.start();
+    const message = fake.deliver(1, linesOf(0, 6000));
+    await vi.waitFor(() => expect(forwarded.length).toBeGreaterThanOrEqual(2000));
+    await ticks(20);
+    const before = forwarded.length;
+    expect(before).toBeLessThan(6000);
+    expect(message.acked()).toBe(false);
+    holding = true;
+    r.resume();
+    await vi.waitFor(() => expect(message.acked()).toBe(true));
+    expect(forwarded).toEqual(linesOf(0, 6000).map((e) => e.line));
+  });
+
+  it('hands a message read in part back when the lease is lost', async () => {
+    const fake = fakeJetStream(undefined);
+    const receiver = heldReceiver();
+    const r = reader(fake, { forward: receiver.forward, holds: () => true });
+    await r.start();
+    const message = fake.deliver(1, linesOf(0, MAX_FORWARDING_ENTRIES * 2));
+    const next = fake.deliver(2, 'next');
+    await ticks(200);
+    r.abandon();
+    receiver.release();
+    await ticks(5);
+    expect([message.naked(), message.acked(), next.naked(), next.acked()]).toEqual([true, false, true, false]);
+  });
+
+  it('terminates a message with more entries than the limit unread, with its reason, and goes on', async () => {
+    const fake = fakeJetStream(undefined);
+    const registry = new Registry();
+    const logs: string[] = [];
+    const forwarded: string[] = [];
+    const r = reader(fake, {
+      forward: async (entries: Entry[]) => void forwarded.push(...entries.map((e) => e.line)),
+      holds: () => true,
+      maxEntriesPerMessage: 10,
+      termReasons: true,
+      metrics: jetStreamSourceMetrics(registry),
+      log: (level, message, fields) => void (level === 'warn' && logs.push(`${level} ${message} ${JSON.stringify(fields)}`)),
+    });
+    await r.start();
+    const large = fake.deliver(1, linesOf(0, 11));
+    const small = fake.deliver(2, linesOf(100, 10));
+    await vi.waitFor(() => expect(small.acked()).toBe(true));
+    expect(forwarded).toEqual(linesOf(100, 10).map((e) => e.line));
+    expect(large.terminated()).toBe('message has 11 entries, more than the limit of 10 (max_entries_per_message)');
+    expect(large.acked()).toBe(false);
+    expect(logs).toEqual([
+      'warn terminating a message with more entries than max_entries_per_message {"partition":0,"sequence":1,"entries":11,"limit":10}',
+    ]);
+    const terminated = await registry.getSingleMetric('logs_source_jetstream_terminated_messages_total')!.get();
+    expect(terminated.values).toEqual([{ labels: { component_id: 'c', reason: 'too_many_entries' }, value: 1 }]);
+  });
+
+  it('terminates without a reason where the server takes none', async () => {
+    const fake = fakeJetStream(undefined);
+    const r = reader(fake, { forward: async () => {}, holds: () => true, maxEntriesPerMessage: 1 });
+    await r.start();
+    const large = fake.deliver(1, linesOf(0, 2));
+    await vi.waitFor(() => expect(large.terminated()).toBe(''));
   });
 });
