@@ -36,6 +36,11 @@ export const COMMANDS: readonly CommandHelp[] = [
         help: 'where /metrics, /-/healthy, /-/ready and the API listen (default 127.0.0.1:12345)',
       },
       {
+        name: 'server.http.allowed-hosts',
+        value: 'NAME,...',
+        help: 'Host names the server answers besides its listen address (and localhost on loopback); on 0.0.0.0 without it, any',
+      },
+      {
         name: 'workers',
         value: 'N',
         help: 'threads each logs.process spreads its stages over, split by stream (default: one per core; 1 runs them in place)',

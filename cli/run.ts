@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { systemClock } from '../core/clock.js';
+import { redactUrlsIn } from '../lib/redact.js';
 import { configErrorsOf } from '../lib/config/errors.js';
 import { processRegistry } from '../core/metrics.js';
 import { ComponentGraph } from '../core/runtime/graph.js';
@@ -23,14 +24,15 @@ export function parseListenAddr(value: string): { host: string; port: number } {
 }
 
 /**
- * `rivulet run CONFIG [--server.http.listen-addr HOST:PORT] [--workers N] [--stages PATH]...`:
- * runs each logs.process on N worker threads split by stream (default: one per core), loads custom
- * stage modules, builds every component, serves the run server, reloads on SIGHUP and POST
+ * `rivulet run CONFIG [--server.http.listen-addr HOST:PORT] [--server.http.allowed-hosts NAME,...]
+ * [--workers N] [--stages PATH]...`: runs each logs.process on N worker threads split by stream
+ * (default: one per core), loads custom stage modules, builds every component, serves the run
+ * server (answering only the Host names allowed_hosts.ts allows), reloads on SIGHUP and POST
  * /-/reload (loading modules newly named in `stages.import` blocks), and on SIGINT/SIGTERM stops
  * components so stateful stages flush and pending output drains, then resolves 0.
  */
 export async function runCommand(argv: readonly string[], io: Io, signals: NodeJS.EventEmitter = process): Promise<number> {
-  const args = parseArgs(argv, [], ['server.http.listen-addr', 'workers'], [STAGES_FLAG]);
+  const args = parseArgs(argv, [], ['server.http.listen-addr', 'server.http.allowed-hosts', 'workers'], [STAGES_FLAG]);
   const file = args.positional[0];
   if (!file || args.positional.length > 1) throw new UsageError('run needs exactly one CONFIG file');
   const { host, port } = parseListenAddr((args.flags.get('server.http.listen-addr') as string | undefined) ?? DEFAULT_LISTEN_ADDR);
@@ -41,18 +43,19 @@ export async function runCommand(argv: readonly string[], io: Io, signals: NodeJ
   if (initialText === undefined) return 2;
   const registry = processRegistry();
   const clock = systemClock();
+  // Components hide the secrets they are given; URL credentials are hidden here once more, for
+  // any URL a message or field quotes (a server list, an error naming an address).
   const log = (level: string, message: string, fields?: Record<string, unknown>) => {
     if (level === 'debug' && !process.env.RIVULET_DEBUG) return;
-    io.stderr.write(
-      `level=${level} msg=${JSON.stringify(message)}${
-        fields
-          ? ' ' +
-            Object.entries(fields)
-              .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
-              .join(' ')
-          : ''
-      }\n`,
-    );
+    const line = `level=${level} msg=${JSON.stringify(message)}${
+      fields
+        ? ' ' +
+          Object.entries(fields)
+            .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+            .join(' ')
+        : ''
+    }`;
+    io.stderr.write(`${redactUrlsIn(line)}\n`);
   };
   const taps = new TapHub(registry);
   const graph = new ComponentGraph(
@@ -93,7 +96,11 @@ export async function runCommand(argv: readonly string[], io: Io, signals: NodeJ
     );
     return errors;
   };
-  const server = await startRunServer({ host, port, registry, graph, reload, taps });
+  const allowedHosts = ((args.flags.get('server.http.allowed-hosts') as string | undefined) ?? '')
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+  const server = await startRunServer({ host, port, registry, graph, reload, taps, allowedHosts });
   log('info', 'now listening for http traffic', { addr: server.url });
   await graph.start();
   log('info', 'running; press Ctrl-C to stop', {

@@ -5,11 +5,18 @@
  *
  * URL credentials follow Go's HTTP client, as the reference does: a URL's userinfo is not sent
  * in the URL but as `Authorization: Basic …` (user and password percent-decoded), unless the
- * request already carries an Authorization header; where a URL is shown, its password reads
- * `xxxxx` (Go's `URL.Redacted`).
+ * request already carries an Authorization header.
+ *
+ * Where a URL is shown, every credential it can carry reads `xxxxx`: the password of its userinfo
+ * (as Go's `URL.Redacted`), a userinfo that is a name alone (NATS takes `nats://TOKEN@host` as a
+ * token, and an HTTP client sends the name as a Basic credential, so it is hidden whole, unlike
+ * Go), and the value of each query or fragment parameter named like a credential (`token`,
+ * `password`, `access_token`, `api_key`, `secret`, `sig`, `X-Amz-Signature`, …).
  *
  * @example
  * redactUrl('http://ops:s3cret@loki:3100/push') // 'http://ops:xxxxx@loki:3100/push'
+ * redactUrl('nats://s3cret@nats:4222') // 'nats://xxxxx@nats:4222'
+ * redactUrl('https://h/push?tenant=a&access_token=s3cret') // 'https://h/push?tenant=a&access_token=xxxxx'
  * splitUserinfo('http://ops:s3cret@loki:3100/push')
  * // { url: 'http://loki:3100/push', username: 'ops', password: 's3cret' }
  */
@@ -45,15 +52,73 @@ export function userinfoAuthorization(url: string): string | undefined {
   return `Basic ${Buffer.from(`${username}:${password ?? ''}`).toString('base64')}`;
 }
 
-/** The URL with the password of its userinfo, if any, replaced by `xxxxx`. */
+/** The URL with every credential in it hidden: its userinfo's password (or the userinfo itself when it is a name alone) and secret parameters. */
 export function redactUrl(url: string): string {
   const m = AUTHORITY.exec(url);
   const at = m ? m[2]!.lastIndexOf('@') : -1;
-  if (!m || at < 0) return url;
+  if (!m || at < 0) return redactParameters(url);
   const userinfo = m[2]!.slice(0, at);
   const colon = userinfo.indexOf(':');
-  if (colon < 0) return url;
-  return `${m[1]}${userinfo.slice(0, colon)}:${REDACTED}${url.slice(m[1]!.length + at)}`;
+  const shown = colon < 0 ? REDACTED : `${userinfo.slice(0, colon)}:${REDACTED}`;
+  return `${m[1]}${shown}${redactParameters(url.slice(m[1]!.length + at))}`;
+}
+
+/**
+ * A `name=value` parameter after `?`, `&`, `;` or `#` (query and fragment alike: OAuth puts an
+ * `access_token` in the fragment); the name is checked by `isSecretParameter`.
+ */
+const PARAMETER = /([?&;#])([^=&;#?\s"'<>]{1,100})=([^&;#\s"'<>]*)/g;
+
+/** Whether a URL parameter carries a credential: named as a secret header would be, or `pass`, `pwd`, `sig` or a signature. */
+export function isSecretParameter(name: string): boolean {
+  let decoded = name;
+  try {
+    decoded = decodeURIComponent(name);
+  } catch {
+    // Shown as written.
+  }
+  return isSecretHeader(decoded) || /^(pass|pwd|sig)$|signature/i.test(decoded);
+}
+
+/** `text` with the value of every secret URL parameter in it hidden. */
+function redactParameters(text: string): string {
+  return text.replace(PARAMETER, (whole, lead: string, name: string, value: string) =>
+    value !== '' && isSecretParameter(name) ? `${lead}${name}=${REDACTED}` : whole,
+  );
+}
+
+/**
+ * A URL in free text: a scheme, `://`, then anything up to white space, a quote or an angle
+ * bracket. A comma followed by another scheme starts another URL (NATS server lists).
+ */
+const URL_IN_TEXT = /[A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s"'<>`]*/g;
+const NEXT_URL = /,(?=[A-Za-z][A-Za-z0-9+.-]*:\/\/)/;
+
+/**
+ * The credentials in the URLs of `text`, as written: each userinfo password (or a userinfo that
+ * is a name alone) and each secret parameter's value. Other text may quote them without the URL.
+ */
+export function urlCredentials(text: string): string[] {
+  const found: string[] = [];
+  for (const url of text.match(URL_IN_TEXT) ?? []) {
+    for (const one of url.split(NEXT_URL)) {
+      const m = AUTHORITY.exec(one);
+      const at = m ? m[2]!.lastIndexOf('@') : -1;
+      if (m && at >= 0) {
+        const userinfo = m[2]!.slice(0, at);
+        const colon = userinfo.indexOf(':');
+        found.push(colon < 0 ? userinfo : userinfo.slice(colon + 1));
+      }
+    }
+  }
+  for (const [, , name, value] of text.matchAll(PARAMETER)) if (value !== '' && isSecretParameter(name!)) found.push(value!);
+  return found.filter((secret) => secret !== '').flatMap((secret) => [secret, unescape(secret)]);
+}
+
+/** `text` with every credential of every URL in it hidden, as `redactUrl` hides them. */
+export function redactUrlsIn(text: string): string {
+  if (!text.includes('://')) return redactParameters(text);
+  return redactParameters(text.replace(URL_IN_TEXT, (found) => found.split(NEXT_URL).map(redactUrl).join(',')));
 }
 
 /**
@@ -80,10 +145,10 @@ export function redactHeaders(headers: Readonly<Record<string, string>>): Record
 
 /**
  * `text` with every occurrence of each secret (and of its percent-encoded form) replaced, and the
- * password of every URL in it hidden. For messages that may quote a request or a server's answer.
+ * credentials of every URL in it hidden. For messages that may quote a request or a server's answer.
  */
 export function redactText(text: string, secrets: Iterable<string>): string {
-  let out = text.replace(/([A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s/?#@:"']*):[^\s/?#@"']*@/g, `$1:${REDACTED}@`);
+  let out = redactUrlsIn(text);
   const forms = new Set<string>();
   for (const secret of secrets) {
     for (const form of [secret, encodeURIComponent(secret)]) if (form.length >= MIN_SECRET_LENGTH) forms.add(form);

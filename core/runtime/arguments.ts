@@ -1,26 +1,32 @@
 import { isCapsule } from '../../lib/config/evaluate.js';
 import { formatGoDuration } from '../../lib/go/duration.js';
-import { isSecretHeader, REDACTED, redactText } from '../../lib/redact.js';
+import { isSecretHeader, REDACTED, redactText, urlCredentials } from '../../lib/redact.js';
 
 /** Attribute names whose values are credentials: passwords, tokens, keys, secrets. */
 const SECRET_NAME = /passw|secret|token|credential|key|auth|cookie/i;
 
 /**
  * A component's decoded arguments as JSON for the run server's page, with every secret hidden:
- * values of attributes named like a credential, of secret headers, and URL passwords read
+ * values of attributes named like a credential, of secret headers, and URL credentials read
  * `xxxxx`, and any of those secrets quoted elsewhere in the arguments is hidden too. Durations are
  * shown as Go durations, receivers as `<receiver>`.
  */
 export function redactedArguments(values: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  return show(values, argumentSecrets(values), 0) as Record<string, unknown>;
+}
+
+/** The secret values among a component's arguments, for hiding them in what else it shows (its health message). */
+export function argumentSecrets(values: Readonly<Record<string, unknown>>): string[] {
   const secrets: string[] = [];
   collectSecrets(values, secrets);
-  return show(values, secrets, 0) as Record<string, unknown>;
+  return secrets;
 }
 
 function collectSecrets(value: unknown, out: string[], depth = 0): void {
   if (depth > 8 || value === null || typeof value !== 'object' || isCapsule(value)) return;
   for (const [name, v] of Object.entries(value as Record<string, unknown>)) {
     if (typeof v === 'string' && v !== '' && (SECRET_NAME.test(name) || isSecretHeader(name))) out.push(v);
+    else if (typeof v === 'string') out.push(...urlCredentials(v));
     else collectSecrets(v, out, depth + 1);
   }
 }

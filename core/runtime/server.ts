@@ -6,7 +6,9 @@ import type { Registry } from 'prom-client';
 import type { ServerResponse } from 'node:http';
 import { isCapsule } from '../../lib/config/evaluate.js';
 import { LOGS_RECEIVER } from '../receiver.js';
-import { redactedArguments } from './arguments.js';
+import { redactText } from '../../lib/redact.js';
+import { hostCheck } from './allowed_hosts.js';
+import { argumentSecrets, redactedArguments } from './arguments.js';
 import { exposeMetrics } from '../metrics.js';
 import type { ComponentGraph } from './graph.js';
 import type { TapHub } from './tap.js';
@@ -21,6 +23,8 @@ export interface RunServerOptions {
   readonly reload: () => Promise<string[]>;
   /** Where `/api/v0/tap/<id>` subscribes; without it every tap answers 404. */
   readonly taps?: TapHub;
+  /** Host names the server may be reached by besides its listen address (see allowed_hosts.ts). */
+  readonly allowedHosts?: readonly string[];
 }
 
 /** Most entries a second a tap may ask for with `?rate=`. */
@@ -40,19 +44,31 @@ function reloadAsked(header: string, contentType: string): boolean {
   return /^application\/([\w.+-]*\+)?json\s*(;|$)/i.test(contentType);
 }
 
+/** What a request with a Host the server does not answer to gets, with 403. */
+export const HOST_NOT_ALLOWED = 'host not allowed: use the listen address, localhost, or a name given with --server.http.allowed-hosts\n';
+
 /**
  * The built-in HTTP server of `rivulet run`: `/metrics`, `/-/healthy`, `/-/ready`,
  * `/-/reload` and `/api/v0/components`, as the reference agent serves them, except that a
  * reload must carry `X-Rivulet-Reload` (any value) or a JSON content type, and is answered 403
- * otherwise. `/` is a page showing the graph, health, arguments, live counters and taps;
+ * otherwise, and a request whose Host the server does not answer to (DNS rebinding) is answered
+ * 403. `/` is a page showing the graph, health, arguments, live counters and taps;
  * `/api/v0/tap/<id>` streams, as JSON lines, a sample of the entries sent to a component's
- * receiver (or, for a source, the entries it sends on).
+ * receiver (or, for a source, the entries it sends on). Credentials are hidden in everything it
+ * shows: arguments, health messages.
  */
 export async function startRunServer(options: RunServerOptions): Promise<{ server: Server; url: string; close(): Promise<void> }> {
   const app = new Koa();
   const router = new Router();
   let ready = false;
   const taps = new Set<ServerResponse>();
+  const hostAllowed = hostCheck(options.host, options.allowedHosts ?? []);
+  app.use(async (ctx, next) => {
+    if (hostAllowed(ctx.get('host') || undefined)) return next();
+    ctx.status = 403;
+    ctx.type = 'text/plain; charset=utf-8';
+    ctx.body = HOST_NOT_ALLOWED;
+  });
 
   router.get('/metrics', async (ctx) => {
     ctx.type = options.registry.contentType;
@@ -88,14 +104,21 @@ export async function startRunServer(options: RunServerOptions): Promise<{ serve
   router.get('/api/v0/components', (ctx) => {
     const list = options.graph.health();
     const details = new Map(list.map((c) => [c.id, options.graph.details(c.id)]));
-    ctx.body = list.map((c) => ({
-      id: c.id,
-      name: c.name,
-      health: { state: c.health.state, message: c.health.message, updatedTime: c.health.updatedAt.toISOString() },
-      referencesTo: details.get(c.id)?.references ?? [],
-      referencedBy: list.filter((o) => details.get(o.id)?.references.includes(c.id)).map((o) => o.id),
-      arguments: redactedArguments(details.get(c.id)?.values ?? {}),
-    }));
+    ctx.body = list.map((c) => {
+      const values = details.get(c.id)?.values ?? {};
+      return {
+        id: c.id,
+        name: c.name,
+        health: {
+          state: c.health.state,
+          message: redactText(c.health.message, argumentSecrets(values)),
+          updatedTime: c.health.updatedAt.toISOString(),
+        },
+        referencesTo: details.get(c.id)?.references ?? [],
+        referencedBy: list.filter((o) => details.get(o.id)?.references.includes(c.id)).map((o) => o.id),
+        arguments: redactedArguments(values),
+      };
+    });
   });
   router.get('/api/v0/tap/:id', (ctx) => {
     const id = ctx.params.id!;
@@ -123,6 +146,11 @@ export async function startRunServer(options: RunServerOptions): Promise<{ serve
     }
     const direction = Object.values(component.exports).some((v) => isCapsule(v) && v.capsule === LOGS_RECEIVER) ? 'in' : 'out';
     const sub = options.taps.subscribe(id, direction, { ratePerSecond: rate });
+    if (!sub) {
+      ctx.status = 429;
+      ctx.body = `too many tap clients: at most ${options.taps.maxClients} at a time; try again once one has closed\n`;
+      return;
+    }
     const res = ctx.res;
     ctx.respond = false;
     res.writeHead(200, {
@@ -132,23 +160,7 @@ export async function startRunServer(options: RunServerOptions): Promise<{ serve
     });
     res.flushHeaders();
     taps.add(res);
-    let writable = true;
-    let scheduled = false;
-    // Writes happen outside the pipeline's call and only while the socket takes them.
-    const flush = () => {
-      scheduled = false;
-      while (writable && sub.lines.length > 0) writable = res.write(sub.take().join('\n') + '\n');
-    };
-    sub.wake = () => {
-      if (writable && !scheduled) {
-        scheduled = true;
-        setImmediate(flush);
-      }
-    };
-    res.on('drain', () => {
-      writable = true;
-      flush();
-    });
+    sub.attach(res);
     res.on('close', () => {
       sub.close();
       taps.delete(res);
