@@ -42,3 +42,15 @@ export async function fanOut(receivers: readonly LogsReceiver[], entries: readon
     await receivers[i]!.send(last ? entries : entries.map(cloneEntry));
   }
 }
+
+/**
+ * Thrown by a receiver's `send` that cannot take entries over for now but will later by itself
+ * (its storage is full): none of the batch was taken over by that receiver, and a source should
+ * answer its client "retry later" (HTTP 429 with `Retry-After`) rather than report a failure.
+ */
+export class RetryLaterError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RetryLaterError';
+  }
+}

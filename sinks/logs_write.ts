@@ -32,9 +32,10 @@ import { defineComponent, healthy, unhealthy, type ComponentArgs, type Component
 import { t } from '../core/schema.js';
 import { endpointBlockSpec, resolveEndpoints, type EndpointConfig } from './loki/endpoint_config.js';
 import { EndpointQueue } from './loki/endpoint_queue.js';
-import { EndpointWal } from './loki/endpoint_wal.js';
+import { EndpointWal, type WalLossReason } from './loki/endpoint_wal.js';
 import { writeMetrics, type WriteMetrics } from './loki/metrics.js';
 import { fetchTransport, type PushTransport } from './loki/transport.js';
+import type { OpenFile } from '../lib/wal/segment_log.js';
 import { endpointWalDir, resolveWal, walBlockSpec, type WalConfig } from './loki/wal_config.js';
 
 const USER_AGENT = 'Rivulet/0.1.0';
@@ -85,10 +86,11 @@ function settingsOf(args: ComponentArgs): Settings {
   }
 }
 
-/** Options for tests: a transport other than fetch and a fixed backoff jitter. */
+/** Options for tests: a transport other than fetch, a fixed backoff jitter, a disk that fills up. */
 export interface LogsWriteTestHooks {
   readonly transport?: PushTransport;
   readonly random?: () => number;
+  readonly openFile?: OpenFile;
 }
 
 export class LogsWrite {
@@ -182,7 +184,13 @@ export class LogsWrite {
     const dir = endpointWalDir(settings, config);
     let wal = this.wals.get(dir);
     if (!wal) {
-      wal = new EndpointWal({ dir, maxBytes: settings.maxBytes, fsync: settings.fsync }, this.ctx.log);
+      const labels = { component_id: this.ctx.id, host: config.host };
+      const lost = (entries: number, reason: WalLossReason) => this.metrics.walLostEntries.inc({ ...labels, reason }, entries);
+      const { openFile } = this.hooks;
+      wal = new EndpointWal(
+        { dir, maxBytes: settings.maxBytes, fsync: settings.fsync, lost, ...(openFile ? { openFile } : {}) },
+        this.ctx.log,
+      );
       wal.ready().catch((err: Error) => {
         this.walFailure = `opening the write-ahead log ${dir} failed: ${err.message}`;
         this.ctx.log('error', 'opening the write-ahead log failed', { dir, error: err.message });

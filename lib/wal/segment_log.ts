@@ -3,24 +3,29 @@
  * write-ahead queue. Records are appended to the newest segment; once it holds `segmentBytes` the
  * next append starts a new one, and segments whose records are all consumed are deleted whole.
  *
- * Files are named `<first sequence number, 20 digits>.seg`. A record's sequence number is its
- * segment's first plus its index in the segment, so records carry no numbers of their own, and a
- * segment holds the records up to the next segment's first number.
+ * Files are named `<first sequence number, 20 digits>.v2.seg` (format 2 of `records.ts`: each
+ * record carries its sequence number). A segment holds the records from its first number up to
+ * the next segment's first number.
  *
  * Durability: with `fsync`, an append resolves only after its bytes (and, for a new segment, the
  * directory entry) are flushed to the device, so an acknowledged record survives a power loss;
  * without it, after the write reached the operating system, which survives the process being
  * killed but not the machine stopping. Appends arriving while a write is in progress are written
- * together and share one flush (group commit).
+ * together and share one flush (group commit). A failed write (a full disk) is cut back off the
+ * segment and only its own appends fail: the next append tries again in a fresh segment.
  *
- * Recovery: opening scans the newest segment and cuts off a record torn by a crash mid-append (it
- * was never acknowledged). Every opening starts a new segment on the first append, so a segment
- * of an earlier run is never written again. A damaged record met while reading loses the rest of
- * its segment, which is logged with the number of records lost.
+ * Recovery: opening checks every file against what it holds — a name that is not a segment's, a
+ * number out of range, or a first record whose number is not the name's makes the file stray: it
+ * is logged and left alone, and never shifts the numbering of the real segments. In the newest
+ * segment, bytes after its last intact record (a record torn by a crash mid-append, never
+ * acknowledged) are cut off. Every opening starts a new segment on the first append, so a segment
+ * of an earlier run is never written again. A reader passes over damage to the next intact record;
+ * the records a damaged or cut-short stretch held are known from the numbers around it, and every
+ * one given up is logged with the reason and reported once through `lost`.
  */
 import { mkdir, open, readdir, stat, truncate, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import { frameRecords, parseRecords, RECORD_HEADER_BYTES } from './records.js';
+import { findHeader, frameRecords, MAX_RECORD_BYTES, parseRecords, RECORD_HEADER_BYTES, type WalRecord } from './records.js';
 
 type Log = (level: 'debug' | 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>) => void;
 
@@ -33,13 +38,20 @@ export interface SegmentLogOptions {
   /** Sequence numbers start at least here, so they never go back once every segment is deleted. */
   readonly firstSeq?: number;
   readonly log?: Log;
+  /** Told, once per record, of every record given up and why. */
+  readonly lost?: (records: number, reason: LossReason) => void;
+  /** Opens a file for writing; tests give one that runs out of space. */
+  readonly openFile?: OpenFile;
 }
 
+/** Why records were given up: bytes damaged on disk, or a segment that ends before its records do. */
+export type LossReason = 'damaged' | 'truncated';
+
+/** Opens a file to append to (`a`) or to replace (`w`). */
+export type OpenFile = (path: string, flags: 'a' | 'w') => Promise<FileHandle>;
+
 /** A record read back, with its sequence number. */
-export interface LogRecord {
-  readonly seq: number;
-  readonly payload: Buffer;
-}
+export type LogRecord = Pick<WalRecord, 'seq' | 'payload'>;
 
 interface Segment {
   readonly firstSeq: number;
@@ -56,13 +68,14 @@ interface SegmentRange {
 }
 
 interface PendingWrite {
-  readonly framed: Buffer;
-  readonly count: number;
+  readonly payloads: readonly Buffer[];
   readonly resolve: (firstSeq: number) => void;
   readonly reject: (err: Error) => void;
 }
 
-const SEGMENT_NAME = /^(\d{20})\.seg$/;
+const SEGMENT_NAME = /^(\d{20})\.v2\.seg$/;
+/** What could be meant as a segment: anything else in the directory is not the log's concern. */
+const SEGMENT_LIKE = /\.seg$/;
 const READ_CHUNK_BYTES = 1 << 20;
 
 export class SegmentLog {
@@ -72,6 +85,8 @@ export class SegmentLog {
   private writes: PendingWrite[] = [];
   private flushing: Promise<void> | undefined;
   private closed = false;
+  /** Records below this were already reported lost (a reader going back does not count them twice). */
+  private lostBelow = 0;
 
   private constructor(
     private readonly options: SegmentLogOptions,
@@ -86,16 +101,42 @@ export class SegmentLog {
   static async open(options: SegmentLogOptions): Promise<SegmentLog> {
     await mkdir(options.dir, { recursive: true });
     const segments: Segment[] = [];
+    const stray = (name: string, reason: string) =>
+      options.log?.('warn', 'ignoring a file in the write-ahead log directory that is not one of its segments', {
+        file: join(options.dir, name),
+        reason,
+      });
     for (const name of (await readdir(options.dir)).sort()) {
       const match = SEGMENT_NAME.exec(name);
-      if (!match) continue;
+      if (!match) {
+        if (SEGMENT_LIKE.test(name)) stray(name, 'not named <20 digits>.v2.seg');
+        continue;
+      }
+      const firstSeq = Number(match[1]);
+      if (!Number.isSafeInteger(firstSeq)) {
+        stray(name, 'its number is out of range');
+        continue;
+      }
       const path = join(options.dir, name);
-      segments.push({ firstSeq: Number(match[1]), path, bytes: (await stat(path)).size });
+      const bytes = (await stat(path)).size;
+      const first = await firstHeader(path);
+      if (!first) {
+        // A segment created just before a crash, before its first record was written.
+        if (bytes === 0) await unlink(path);
+        else stray(name, 'it holds no readable record');
+        continue;
+      }
+      // Damage before the first intact record only allows a later number than the name's.
+      if (first.at === 0 ? first.seq !== firstSeq : first.seq <= firstSeq) {
+        stray(name, `its first record is number ${first.seq}`);
+        continue;
+      }
+      segments.push({ firstSeq, path, bytes });
     }
     let nextSeq = options.firstSeq ?? 0;
     const last = segments.at(-1);
     if (last) {
-      const { records, bytes } = await scanSegment(last.path);
+      const { highestSeq, bytes } = await scanSegment(last.path);
       if (bytes < last.bytes) {
         options.log?.('warn', 'cut off an unfinished record at the end of a write-ahead segment', {
           path: last.path,
@@ -104,12 +145,7 @@ export class SegmentLog {
         await truncate(last.path, bytes);
         last.bytes = bytes;
       }
-      if (records === 0) {
-        await unlink(last.path);
-        segments.pop();
-      }
-      // The segment before an empty last one ends where the empty one would have started.
-      nextSeq = Math.max(nextSeq, last.firstSeq + records);
+      nextSeq = Math.max(nextSeq, last.firstSeq, highestSeq + 1);
     }
     return new SegmentLog(options, segments, nextSeq);
   }
@@ -137,16 +173,26 @@ export class SegmentLog {
   /** Appends the payloads as consecutive records; resolves with the first one's sequence number. */
   append(payloads: readonly Buffer[]): Promise<number> {
     if (this.closed) return Promise.reject(new Error('the write-ahead log is closed'));
-    const framed = frameRecords(payloads);
+    const large = payloads.find((p) => p.length > MAX_RECORD_BYTES);
+    if (large) return Promise.reject(new RangeError(`record of ${large.length} bytes is too large`));
     return new Promise<number>((resolve, reject) => {
-      this.writes.push({ framed, count: payloads.length, resolve, reject });
+      this.writes.push({ payloads, resolve, reject });
       this.startFlushing();
     });
   }
 
   /** A reader of the records from sequence number `seq` on. */
   reader(seq: number): SegmentReader {
-    return new SegmentReader(this, seq, this.options.log);
+    return new SegmentReader(this, seq);
+  }
+
+  /** Gives up the records from `from` to before `to` (those not given up before), logged and reported. */
+  giveUp(from: number, to: number, reason: LossReason, path: string): void {
+    const first = Math.max(from, this.lostBelow);
+    if (to <= first) return;
+    this.lostBelow = to;
+    this.options.log?.('error', 'giving up write-ahead records that cannot be read', { path, reason, first, records: to - first });
+    this.options.lost?.(to - first, reason);
   }
 
   /**
@@ -205,13 +251,19 @@ export class SegmentLog {
   private async flushWrites(): Promise<void> {
     while (this.writes.length > 0) {
       const group = this.writes.splice(0);
-      const bytes = group.reduce((sum, w) => sum + w.framed.length, 0);
+      let seq = this.nextSeq;
+      const framed = group.map((w) => {
+        const buf = frameRecords(w.payloads, seq);
+        seq += w.payloads.length;
+        return buf;
+      });
+      const bytes = framed.reduce((sum, buf) => sum + buf.length, 0);
       let before = 0;
       try {
         if (!this.active || this.active.segment.bytes >= this.options.segmentBytes) await this.startSegment();
         const active = this.active!;
         before = active.segment.bytes;
-        const { bytesWritten } = await active.handle.writev(group.map((w) => w.framed));
+        const { bytesWritten } = await active.handle.writev(framed);
         if (bytesWritten !== bytes) throw new Error(`short write to ${active.segment.path}: ${bytesWritten} of ${bytes} bytes`);
         if (this.options.fsync) await active.handle.datasync();
         active.segment.bytes += bytes;
@@ -221,12 +273,12 @@ export class SegmentLog {
         for (const w of group) w.reject(err as Error);
         continue;
       }
-      let seq = this.nextSeq;
+      let first = this.nextSeq;
       for (const w of group) {
-        w.resolve(seq);
-        seq += w.count;
+        w.resolve(first);
+        first += w.payloads.length;
       }
-      this.nextSeq = seq;
+      this.nextSeq = first;
     }
   }
 
@@ -234,8 +286,8 @@ export class SegmentLog {
     const previous = this.active;
     this.active = undefined;
     await previous?.handle.close();
-    const path = join(this.options.dir, `${String(this.nextSeq).padStart(20, '0')}.seg`);
-    const handle = await open(path, 'a');
+    const path = join(this.options.dir, `${String(this.nextSeq).padStart(20, '0')}.v2.seg`);
+    const handle = await (this.options.openFile ?? open)(path, 'a');
     const segment: Segment = { firstSeq: this.nextSeq, path, bytes: 0 };
     this.segments.push(segment);
     this.active = { segment, handle };
@@ -261,17 +313,25 @@ export class SegmentLog {
 
 /**
  * Reads records in order from a position, never past what is written. Records of segments deleted
- * meanwhile are skipped.
+ * meanwhile are skipped; records that cannot be read are given up through the log.
  */
 export class SegmentReader {
   private next: number;
-  private file: { readonly path: string; readonly handle: FileHandle; seq: number; offset: number } | undefined;
+  private file:
+    | {
+        readonly path: string;
+        readonly handle: FileHandle;
+        /** The lowest number the next record of the file may have. */
+        seq: number;
+        offset: number;
+        damaged: boolean;
+      }
+    | undefined;
   private chunkBytes = READ_CHUNK_BYTES;
 
   constructor(
     private readonly log: SegmentLog,
     seq: number,
-    private readonly report?: Log,
   ) {
     this.next = seq;
   }
@@ -311,33 +371,42 @@ export class SegmentReader {
         continue;
       }
       // No more than the segment holds: a sender keeping up reads back a few records at a time.
-      const want = Math.min(this.chunkBytes, Math.max(RECORD_HEADER_BYTES, segment.bytes - file.offset));
-      const buf = Buffer.allocUnsafe(want);
-      const { bytesRead } = await file.handle.read(buf, 0, want, file.offset);
-      const parsed = parseRecords(buf.subarray(0, bytesRead), segment.endSeq - file.seq);
-      for (const payload of parsed.payloads) {
-        const seq = file.seq++;
-        file.offset += RECORD_HEADER_BYTES + payload.length;
-        if (seq < this.next) continue;
-        out.push({ seq, payload });
-        this.next = seq + 1;
-        bytes += payload.length;
-        if (bytes >= maxBytes) break;
+      const want = Math.min(this.chunkBytes, segment.bytes - file.offset);
+      const buf = Buffer.allocUnsafe(Math.max(0, want));
+      const { bytesRead } = want > 0 ? await file.handle.read(buf, 0, want, file.offset) : { bytesRead: 0 };
+      const parsed = parseRecords(buf.subarray(0, bytesRead));
+      const start = file.offset;
+      let full = false;
+      for (const record of parsed.records) {
+        file.offset = start + record.end;
+        // A valid header out of order can only be an old record's copy inside damaged bytes.
+        if (record.seq < file.seq || record.seq >= segment.endSeq) continue;
+        file.seq = record.seq + 1;
+        if (record.seq < this.next) continue;
+        if (record.seq > this.next) this.log.giveUp(this.next, record.seq, 'damaged', segment.path);
+        out.push({ seq: record.seq, payload: record.payload });
+        this.next = record.seq + 1;
+        bytes += record.payload.length;
+        if (bytes >= maxBytes) {
+          full = true;
+          break;
+        }
       }
-      if (parsed.payloads.length > 0) {
+      if (full) continue;
+      file.offset = start + parsed.consumed;
+      if (parsed.skipped > 0) file.damaged = true;
+      if (parsed.consumed > 0) {
         this.chunkBytes = READ_CHUNK_BYTES;
         continue;
       }
-      const longRecord = parsed.nextRecordBytes !== undefined && bytesRead === want && want === this.chunkBytes;
-      if (!parsed.damaged && longRecord) {
-        this.chunkBytes = parsed.nextRecordBytes!;
+      const fits = parsed.nextRecordBytes !== undefined && file.offset + parsed.nextRecordBytes <= segment.bytes;
+      if (fits && bytesRead === want && want < parsed.nextRecordBytes!) {
+        this.chunkBytes = parsed.nextRecordBytes;
         continue;
       }
-      // Damaged, or the file ends before its last record: the rest of the segment is unreadable.
-      this.report?.('error', 'write-ahead segment is damaged, skipping the rest of it', {
-        path: segment.path,
-        records: segment.endSeq - this.next,
-      });
+      // What is left of the file holds no record: the segment's last records are gone.
+      this.chunkBytes = READ_CHUNK_BYTES;
+      this.log.giveUp(this.next, segment.endSeq, file.damaged ? 'damaged' : 'truncated', segment.path);
       this.next = segment.endSeq;
     }
     return out;
@@ -360,42 +429,68 @@ export class SegmentReader {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw err;
     }
-    this.file = { path: segment.path, handle, seq: segment.firstSeq, offset: 0 };
+    this.file = { path: segment.path, handle, seq: segment.firstSeq, offset: 0, damaged: false };
     return this.file;
   }
 }
 
-/** The number of intact records at the start of a segment file and the bytes they take. */
-async function scanSegment(path: string): Promise<{ records: number; bytes: number }> {
+/** Runs `visit` over a segment file's bytes in chunks; it returns how far it got, or `undefined` to stop. */
+async function walkSegment(path: string, visit: (buf: Buffer, eof: boolean) => number | undefined): Promise<void> {
   const handle = await open(path, 'r');
   try {
     let offset = 0;
-    let records = 0;
     let chunkBytes = READ_CHUNK_BYTES;
     for (;;) {
       const buf = Buffer.allocUnsafe(chunkBytes);
       const { bytesRead } = await handle.read(buf, 0, chunkBytes, offset);
-      if (bytesRead === 0) break;
-      const parsed = parseRecords(buf.subarray(0, bytesRead));
-      records += parsed.payloads.length;
-      offset += parsed.consumed;
-      if (parsed.damaged) break;
-      if (parsed.payloads.length > 0) {
-        chunkBytes = READ_CHUNK_BYTES;
-        continue;
-      }
-      if (parsed.nextRecordBytes !== undefined && bytesRead === chunkBytes) {
-        chunkBytes = parsed.nextRecordBytes;
-        continue;
-      }
-      break;
+      const eof = bytesRead < chunkBytes;
+      const moved = visit(buf.subarray(0, bytesRead), eof);
+      if (moved === undefined || eof) return;
+      // Nothing used up: the chunk starts a record longer than the chunk.
+      chunkBytes = moved === 0 ? chunkBytes * 2 : READ_CHUNK_BYTES;
+      offset += moved;
     }
-    return { records, bytes: offset };
   } finally {
     await handle.close();
   }
 }
 
+/** The first valid record header in a segment file, with its offset. */
+async function firstHeader(path: string): Promise<{ readonly at: number; readonly seq: number } | undefined> {
+  let found: { at: number; seq: number } | undefined;
+  let base = 0;
+  await walkSegment(path, (buf) => {
+    const header = findHeader(buf);
+    if (header) {
+      found = { at: base + header.at, seq: header.seq };
+      return undefined;
+    }
+    // A header may straddle the chunk's end.
+    const moved = Math.max(0, buf.length - RECORD_HEADER_BYTES + 1);
+    base += moved;
+    return moved;
+  });
+  return found;
+}
+
+/**
+ * Where the last intact record of a segment file ends, and the highest record number written
+ * there in full (intact or damaged; -1 with none).
+ */
+async function scanSegment(path: string): Promise<{ highestSeq: number; bytes: number }> {
+  let highestSeq = -1;
+  let bytes = 0;
+  let base = 0;
+  await walkSegment(path, (buf) => {
+    const parsed = parseRecords(buf);
+    const last = parsed.records.at(-1);
+    if (last) bytes = base + last.end;
+    highestSeq = Math.max(highestSeq, parsed.highestSeq);
+    base += parsed.consumed;
+    return parsed.consumed;
+  });
+  return { highestSeq, bytes };
+}
 /** Flushes a directory's entries, so a file just created in it survives a power loss. */
 async function syncDirectory(dir: string): Promise<void> {
   const handle = await open(dir, 'r');

@@ -5,23 +5,37 @@
  * sent after the next start.
  *
  * Delivery is recorded per tenant: batches hold one tenant's entries in order, so "delivered up to
- * record N" for each tenant says exactly which records are done. That cursor is rewritten after
- * every settled batch (delivered, or given up and counted as dropped) in `delivered.json`; it is
- * not flushed to the device, since an older cursor only repeats entries, never loses them. A
- * segment is deleted once every record in it is done.
+ * record N" for each tenant says exactly which records are done; with it the cursor keeps the
+ * record below which everything is done. After every settled batch (delivered, or given up and
+ * counted as dropped) the segments whose records are all done are deleted first, then the cursor
+ * is rewritten in `delivered.json`: deleting first frees space before the cursor needs any (on a
+ * full disk the cursor could not be written and nothing would ever be freed), and a crash in
+ * between leaves an older cursor over records that are gone, which repeats nothing. The cursor is
+ * not flushed to the device, since an older cursor only repeats entries, never loses them.
+ *
+ * On opening, a cursor ahead of the log (a tenant done past the last record, possible only if the
+ * file was damaged or copied from elsewhere) is clamped to what is on disk: that tenant's entries
+ * are sent again, logged, rather than skipped. Records the log cannot read back (damaged bytes, a
+ * segment cut short, a payload that does not decode) are given up one entry each, through `lost`
+ * and a log line with the reason.
  *
  * At least once: a batch that reached the endpoint just before a crash, before its cursor was
  * written, is sent again after the restart (one batch, at most `batch_size`, per endpoint).
+ *
+ * A full disk: an append that fails with ENOSPC or EDQUOT is refused with a `RetryLaterError`
+ * (nothing of it is kept), so a push source answers 429; the log goes on by itself once a write
+ * succeeds again, as delivered segments are deleted or space is freed.
  *
  * Bound: appends wait while the segment files hold `maxBytes` (a single append larger than that
  * is let in when the log is empty), in arrival order, which pushes back on the senders upstream.
  * `lift()` lets everything waiting in when the component stops, so it is kept rather than refused.
  */
-import { readFile, rename, writeFile } from 'node:fs/promises';
+import { open as openFile, readFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
+import { RetryLaterError } from '../../core/receiver.js';
 import type { Log } from '../../lib/log.js';
 import { framedBytes } from '../../lib/wal/records.js';
-import { SegmentLog, type SegmentReader } from '../../lib/wal/segment_log.js';
+import { SegmentLog, type LossReason, type OpenFile, type SegmentReader } from '../../lib/wal/segment_log.js';
 import { entryBytes, type QueuedEntry } from './batch.js';
 import { decodeWalEntry, encodeWalEntry } from './wal_record.js';
 
@@ -30,7 +44,17 @@ export interface EndpointWalSettings {
   readonly dir: string;
   readonly maxBytes: number;
   readonly fsync: boolean;
+  /** Told of every entry given up because it could not be read back, and why. */
+  readonly lost?: (entries: number, reason: WalLossReason) => void;
+  /** Opens files for writing; tests give one that runs out of space. */
+  readonly openFile?: OpenFile;
 }
+
+/** Why entries kept in the log were given up: the log's reasons, or a record that does not decode. */
+export type WalLossReason = LossReason | 'undecodable';
+
+/** Errors of a write that only more space can cure. */
+const NO_SPACE = new Set(['ENOSPC', 'EDQUOT']);
 
 const CURSOR_FILE = 'delivered.json';
 const MIN_SEGMENT_BYTES = 4 * 1024;
@@ -46,6 +70,12 @@ interface Opened {
   readonly reader: SegmentReader;
   /** Per tenant: the highest record number delivered or given up. */
   readonly doneThrough: Map<string, number>;
+}
+
+interface Cursor {
+  readonly doneThrough: Map<string, number>;
+  /** Every record below it is done. */
+  readonly below: number;
 }
 
 export class EndpointWal {
@@ -97,6 +127,16 @@ export class EndpointWal {
     else await new Promise<void>((resolve) => this.waiters.push({ bytes, resolve }));
     try {
       await segments.append(payloads);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== undefined && NO_SPACE.has(code)) {
+        this.log('warn', 'the write-ahead log’s disk is full, refusing entries until a write succeeds', {
+          dir: this.settings.dir,
+          error: (err as Error).message,
+        });
+        throw new RetryLaterError(`the write-ahead log’s disk is full (${code})`);
+      }
+      throw err;
     } finally {
       this.reserved -= bytes;
     }
@@ -112,7 +152,14 @@ export class EndpointWal {
         try {
           decoded = decodeWalEntry(record.payload);
         } catch (err) {
-          this.log('error', 'skipping an unreadable write-ahead record', { dir: this.settings.dir, error: (err as Error).message });
+          this.log('error', 'giving up write-ahead records that cannot be read', {
+            dir: this.settings.dir,
+            reason: 'undecodable',
+            first: record.seq,
+            records: 1,
+            error: (err as Error).message,
+          });
+          this.settings.lost?.(1, 'undecodable');
           continue;
         }
         if (record.seq <= (doneThrough.get(decoded.tenant) ?? -1)) continue;
@@ -141,8 +188,12 @@ export class EndpointWal {
       this.handed = this.handed.slice(this.handedHead);
       this.handedHead = 0;
     }
-    await this.saveCursor();
-    await this.collect();
+    // Segments first: see the module comment.
+    try {
+      await this.collect();
+    } finally {
+      await this.saveCursor();
+    }
   }
 
   /**
@@ -184,61 +235,95 @@ export class EndpointWal {
   }
 
   private async open(): Promise<Opened> {
-    const doneThrough = await this.readCursor();
-    let next = 0;
-    for (const seq of doneThrough.values()) next = Math.max(next, seq + 1);
+    const cursor = await this.readCursor();
     const segments = await SegmentLog.open({
       dir: this.settings.dir,
       segmentBytes: segmentBytesFor(this.settings.maxBytes),
       fsync: this.settings.fsync,
-      firstSeq: next,
       log: this.log,
+      ...(this.settings.lost ? { lost: this.settings.lost } : {}),
+      ...(this.settings.openFile ? { openFile: this.settings.openFile } : {}),
     });
-    const reader = segments.reader(segments.firstSeq);
-    if (segments.segmentCount > 0)
+    const { doneThrough } = cursor;
+    const end = segments.endSeq;
+    // Only a damaged or foreign cursor can be ahead; trusting it would skip entries never sent.
+    const stored = segments.segmentCount > 0;
+    for (const [tenant, seq] of doneThrough) {
+      if (seq < end) continue;
+      doneThrough.delete(tenant);
+      if (stored)
+        this.log('warn', 'the delivery cursor is ahead of the write-ahead log, sending the tenant’s entries in it again', {
+          dir: this.settings.dir,
+          tenant,
+          cursor: seq,
+          end,
+        });
+    }
+    let below = cursor.below;
+    if (below > end) {
+      if (stored)
+        this.log('warn', 'the delivery cursor is ahead of the write-ahead log, sending everything in it again', {
+          dir: this.settings.dir,
+          cursor: below,
+          end,
+        });
+      below = 0;
+    }
+    const reader = segments.reader(Math.max(segments.firstSeq, below));
+    if (stored)
       this.log('info', 'replaying the write-ahead log', { dir: this.settings.dir, bytes: segments.bytes, segments: segments.segmentCount });
     return { segments, reader, doneThrough };
   }
 
-  private async readCursor(): Promise<Map<string, number>> {
+  private async readCursor(): Promise<Cursor> {
     const file = join(this.settings.dir, CURSOR_FILE);
-    const cursor = new Map<string, number>();
+    const doneThrough = new Map<string, number>();
     let text: string;
     try {
       text = await readFile(file, 'utf8');
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return cursor;
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { doneThrough, below: 0 };
       throw err;
     }
+    const recordNumber = (value: unknown, what: string): number => {
+      if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) throw new Error(`bad record number for ${what}`);
+      return value;
+    };
     try {
-      const doc = JSON.parse(text) as { version?: unknown; delivered?: Record<string, unknown> };
+      const doc = JSON.parse(text) as { version?: unknown; delivered?: Record<string, unknown>; below?: unknown };
       if (doc.version !== 1 || typeof doc.delivered !== 'object' || doc.delivered === null) throw new Error('unknown format');
-      for (const [tenant, seq] of Object.entries(doc.delivered)) {
-        if (typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq < 0) throw new Error(`bad record number for tenant ${tenant}`);
-        cursor.set(tenant, seq);
-      }
+      for (const [tenant, seq] of Object.entries(doc.delivered)) doneThrough.set(tenant, recordNumber(seq, `tenant ${tenant}`));
+      return { doneThrough, below: doc.below === undefined ? 0 : recordNumber(doc.below, 'below') };
     } catch (err) {
       // Without a cursor everything kept is sent again: repeats, never losses.
       this.log('warn', 'ignoring an unreadable delivery cursor, sending everything in the write-ahead log again', {
         file,
         error: (err as Error).message,
       });
-      cursor.clear();
+      doneThrough.clear();
+      return { doneThrough, below: 0 };
     }
-    return cursor;
   }
 
   /** Writes the cursor; writes never overlap, and each waits for the one before. */
   private saveCursor(): Promise<void> {
-    const { segments, doneThrough } = this.opened!;
+    const opened = this.opened!;
+    const { segments, doneThrough } = opened;
     // Tenants done below the oldest record kept say nothing about what is still on disk.
     for (const [tenant, seq] of doneThrough) if (seq < segments.firstSeq) doneThrough.delete(tenant);
-    const text = JSON.stringify({ version: 1, delivered: Object.fromEntries(doneThrough) }) + '\n';
+    const doc = { version: 1, delivered: Object.fromEntries(doneThrough), below: this.lowWater(opened) };
+    const text = JSON.stringify(doc) + '\n';
     const file = join(this.settings.dir, CURSOR_FILE);
+    const open = this.settings.openFile ?? openFile;
     this.cursorWrite = this.cursorWrite
       .catch(() => {})
       .then(async () => {
-        await writeFile(`${file}.tmp`, text);
+        const handle = await open(`${file}.tmp`, 'w');
+        try {
+          await handle.writeFile(text);
+        } finally {
+          await handle.close();
+        }
         await rename(`${file}.tmp`, file);
       });
     return this.cursorWrite;

@@ -21,6 +21,8 @@ export interface WriteMetrics {
   readonly queuedBytes: Gauge<'component_id' | 'host'>;
   /** Bytes of an endpoint's write-ahead log files. */
   readonly walBytes: Gauge<'component_id' | 'host'>;
+  /** Entries acknowledged into an endpoint's write-ahead log and given up because they could not be read back. */
+  readonly walLostEntries: Counter<'component_id' | 'host' | 'reason'>;
 }
 
 const byRegistry = new WeakMap<Registry, WriteMetrics>();
@@ -82,6 +84,12 @@ export function writeMetrics(registry: Registry): WriteMetrics {
       name: 'logs_write_wal_bytes',
       help: 'Bytes of the write-ahead log files kept for the endpoint.',
       labelNames: ['component_id', 'host'],
+      registers,
+    }),
+    walLostEntries: new Counter({
+      name: 'logs_write_wal_lost_entries_total',
+      help: 'Entries kept in the write-ahead log and given up because they could not be read back, by reason (damaged, truncated, undecodable).',
+      labelNames: ['component_id', 'host', 'reason'],
       registers,
     }),
   };

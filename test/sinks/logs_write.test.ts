@@ -401,13 +401,15 @@ describe('logs.write write-ahead log', () => {
     await write.receiver.send([entry]);
     const files = segments(join(dir, 'main'));
     expect(files.length).toBe(1);
-    const payload = readFileSync(join(dir, 'main', files[0]!)).subarray(8);
+    const payload = readFileSync(join(dir, 'main', files[0]!)).subarray(24);
     expect(decodeWalEntry(payload)).toEqual({ tenant: '', entry });
-    expect(await metricValue(write.ctx.registry, 'logs_write_wal_bytes')).toBe(8 + payload.length);
+    expect(await metricValue(write.ctx.registry, 'logs_write_wal_bytes')).toBe(24 + payload.length);
     await loki.up();
     await eventually(() => loki.lines().length === 1, 5000, 'the delivery');
     await eventually(() => segments(join(dir, 'main')).length === 0, 5000, 'the segment to be deleted');
-    expect(JSON.parse(readFileSync(join(dir, 'main', 'delivered.json'), 'utf8'))).toEqual({ version: 1, delivered: { '': 0 } });
+    // The cursor is written once the delivered segment is gone.
+    await eventually(() => existsSync(join(dir, 'main', 'delivered.json')), 5000, 'the cursor');
+    expect(JSON.parse(readFileSync(join(dir, 'main', 'delivered.json'), 'utf8'))).toEqual({ version: 1, delivered: {}, below: 1 });
     expect(loki.accepted[0]!.streams).toMatchObject([
       { labels: { app: 'a' }, entries: [{ timestampNs: 7n, line: 'kept', structuredMetadata: [{ name: 'k', value: 'v' }] }] },
     ]);

@@ -61,7 +61,7 @@ describe('endpoint write-ahead log', () => {
     expect(lines(handed)).toEqual(['A/a1@0', 'B/b1@1', 'A/a2@2', 'B/b2@3']);
     // Tenant A is delivered; B's batch was in flight when the process died.
     await wal.done([handed[0]!, handed[2]!]);
-    expect(JSON.parse(readFileSync(join(dir, 'delivered.json'), 'utf8'))).toEqual({ version: 1, delivered: { A: 2 } });
+    expect(JSON.parse(readFileSync(join(dir, 'delivered.json'), 'utf8'))).toEqual({ version: 1, delivered: { A: 2 }, below: 1 });
     await wal.close();
     open.pop();
     const again = openWal(dir);
