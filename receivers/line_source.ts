@@ -3,6 +3,7 @@ import type { Readable } from 'node:stream';
 import type { Clock } from '../core/clock.js';
 import type { Entry, Labels } from '../core/entry.js';
 import { fanOut, type LogsReceiver } from '../core/receiver.js';
+import { TextLineSplitter } from '../lib/text-lines.js';
 
 const BATCH_SIZE = 256;
 
@@ -12,6 +13,7 @@ const BATCH_SIZE = 256;
  * forwarded at once. The next chunk is read only after every receiver acknowledged the previous
  * lines, so a slow pipeline slows the reading instead of growing memory.
  *
+ * A line longer than a chunk is joined once, at its end, so time stays linear in its length.
  * At the end of the stream the last line is sent even without a newline. When `signal` aborts,
  * reading stops, and the lines already read (an unfinished one included, since a stream cannot be
  * read again) are still sent before the returned promise resolves with the number of lines sent.
@@ -26,7 +28,7 @@ export async function pumpLines(
   onSent?: (lines: number, bytes: number) => void,
 ): Promise<number> {
   const decoder = new StringDecoder('utf8');
-  let tail = '';
+  const splitter = new TextLineSplitter(false);
   let sent = 0;
   const send = async (lines: readonly string[]) => {
     for (let i = 0; i < lines.length; i += BATCH_SIZE) {
@@ -45,18 +47,16 @@ export async function pumpLines(
   for (;;) {
     const chunk = await nextChunk(stream, signal);
     if (chunk === null) break;
-    const text = tail + (typeof chunk === 'string' ? chunk : decoder.write(chunk));
-    const lines = text.split('\n');
-    tail = lines.pop()!;
-    await send(lines.map(stripCarriageReturn));
+    const lines: string[] = [];
+    splitter.push(typeof chunk === 'string' ? chunk : decoder.write(chunk), lines);
+    await send(lines);
   }
-  const rest = tail + decoder.end();
-  if (rest !== '') await send([stripCarriageReturn(rest)]);
+  const lines: string[] = [];
+  splitter.push(decoder.end(), lines);
+  const rest = splitter.end();
+  if (rest !== undefined) lines.push(rest);
+  await send(lines);
   return sent;
-}
-
-function stripCarriageReturn(line: string): string {
-  return line.endsWith('\r') ? line.slice(0, -1) : line;
 }
 
 /** The next chunk of a paused stream; null at its end or once `signal` aborts. */

@@ -3,6 +3,7 @@ import { Readable } from 'node:stream';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { lineBatches } from '../../cli/lines.js';
+import { charactersScanned } from '../support/characters-scanned.js';
 
 async function viaBatches(chunks: readonly (string | Buffer)[]): Promise<string[]> {
   const lines: string[] = [];
@@ -43,5 +44,16 @@ describe('lineBatches', () => {
 
   it('keeps a CRLF split across chunks as one break and reads a last line without newline', async () => {
     expect(await viaBatches(['a\r', '\nb\rc\n\nd'])).toEqual(['a', 'b', 'c', '', 'd']);
+  });
+
+  it('reads a line of many chunks looking at each character a bounded number of times', async () => {
+    const chunk = Buffer.alloc(64 * 1024, 'x');
+    let lines: string[] = [];
+    const scanned = await charactersScanned(async () => {
+      lines = await viaBatches([...Array.from({ length: 128 }, () => chunk), 'y\nnext']);
+    });
+    expect(lines.map((l) => l.length)).toEqual([128 * chunk.length + 1, 4]);
+    // Searching the whole unfinished line again for every chunk would look at 128 / 2 times as much.
+    expect(scanned).toBeLessThanOrEqual(2 * 128 * chunk.length);
   });
 });

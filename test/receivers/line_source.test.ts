@@ -2,6 +2,7 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../core/clock.js';
 import { pumpLines } from '../../receivers/line_source.js';
+import { charactersScanned } from '../support/characters-scanned.js';
 import { eventually, gate, recordingReceiver } from './loki/harness.js';
 
 describe('pumpLines', () => {
@@ -58,5 +59,23 @@ describe('pumpLines', () => {
     expect(await done).toBe(2);
     stream.write('never\n');
     expect(receiver.entries.map((e) => e.line)).toEqual(['read', 'unfinished']);
+  });
+
+  it('reads a line of many chunks looking at each character a bounded number of times', async () => {
+    const chunk = Buffer.alloc(64 * 1024, 'x');
+    const receiver = recordingReceiver();
+    const scanned = await charactersScanned(async () => {
+      const stream = new PassThrough();
+      const done = pumpLines(stream, {}, new ManualClock(0n), () => [receiver], new AbortController().signal);
+      for (let i = 0; i < 128; i++) {
+        stream.write(chunk);
+        // One chunk at a time, as a slow writer delivers them.
+        await new Promise((r) => setImmediate(r));
+      }
+      stream.end('\r\nnext');
+      await done;
+    });
+    expect(receiver.entries.map((e) => e.line.length)).toEqual([128 * chunk.length, 4]);
+    expect(scanned).toBeLessThanOrEqual(2 * 128 * chunk.length);
   });
 });
