@@ -16,11 +16,22 @@
  * Positions: the offset reached in each file advances only once the receivers took a batch over,
  * and is written to `positions_file` (and flushed to the device) every `positions_sync_period`,
  * as the reference's positions sync period, and when the component stops. So a stop and restart
- * neither skips nor repeats lines, and after a crash the lines read again are at most those taken
- * over during one sync period, plus the batch in flight (up to 1000 lines or 1 MiB). Without
- * `positions_file`, positions live in memory only. `tail_from_end` starts files found at startup
+ * neither skips nor repeats lines, and after a crash (SIGKILL) the lines read again are those
+ * written out since the last positions write: at most one `positions_sync_period` of lines. For
+ * that, batches are kept short in time: while the receivers take lines over slowly, a batch holds
+ * only what they take over in a sixteenth of the sync period (1 to 1000 lines, at most 1 MiB), so
+ * the batch in flight at a positions write adds little. Without `positions_file`, positions live
+ * in memory only. `tail_from_end` starts files found at startup
  * without a saved position at their end. An empty positions file is a clean start (logged); one
  * that is not the format makes the component unhealthy, tailing nothing.
+ *
+ * `max_line_size` (bytes, such as "256KiB"; 0 for no limit), as the reference's limit of that name:
+ * a longer line is dropped, or with `max_line_size_truncate` cut to its first `max_line_size` bytes
+ * (back to a character boundary). Such a line is never held whole: memory stays bounded by the
+ * limit however long the line. Counted in `logs_source_file_dropped_entries_total` and
+ * `_dropped_bytes_total` (its bytes), or `logs_source_file_mutated_entries_total` and
+ * `_mutated_bytes_total` (the bytes cut off), with `path` and `reason="line_too_long"`, as the
+ * reference's client counts them.
  *
  * Metrics, by `component_id`: `logs_source_file_read_lines_total{path}` (lines taken over),
  * `logs_source_file_read_bytes_total{path}` (the offset taken over), `logs_source_file_file_bytes_total{path}`
@@ -40,7 +51,7 @@ import { expandBraces, globFiles, hasGlobSyntax, matchPath } from './file/glob.j
 import { sourceFileMetrics, type SourceFileMetrics } from './file/metrics.js';
 import { Positions } from './file/positions.js';
 import { FileIdentities, FileTailer } from './file/tailer.js';
-import { attributePos, durationMs, nestedBlocks } from '../lib/loki/config.js';
+import { attributePos, byteSize, durationMs, nestedBlocks } from '../lib/loki/config.js';
 
 const PATH_LABEL = '__path__';
 const PATH_EXCLUDE_LABEL = '__path_exclude__';
@@ -91,6 +102,16 @@ logs.echo "out" { }`,
       doc: 'How often positions are written to positions_file; after a crash, lines taken over since the last write are read again.',
     },
     tail_from_end: { kind: t.bool, default: false, doc: 'Start files found at startup without a saved position at their end.' },
+    max_line_size: {
+      kind: t.string,
+      default: '0',
+      doc: 'Longest line, such as "256KiB"; a longer one is dropped (or truncated); 0 turns the limit off.',
+    },
+    max_line_size_truncate: {
+      kind: t.bool,
+      default: false,
+      doc: 'Truncate lines longer than max_line_size to that size instead of dropping them.',
+    },
     forward_to: { kind: t.list(t.capsule(LOGS_RECEIVER)), required: true, doc: 'Receivers the entries go to.' },
   },
   blocks: { file_watch: fileWatchSpec, file_match: fileMatchSpec },
@@ -112,6 +133,8 @@ interface Settings {
   readonly positionsFile: string;
   readonly positionsSyncMs: number;
   readonly tailFromEnd: boolean;
+  readonly maxLineSize: number;
+  readonly maxLineSizeTruncate: boolean;
   readonly minPollMs: number;
   readonly maxPollMs: number;
   readonly syncMs: number;
@@ -160,6 +183,12 @@ function settingsOf(args: ComponentArgs): Settings {
   const positionsSyncMs = durationMs(v.positions_sync_period);
   if (positionsSyncMs <= 0)
     errors.push(new ConfigError('positions_sync_period must be greater than 0', attributePos(block, 'positions_sync_period'), args.path));
+  let maxLineSize = 0;
+  try {
+    maxLineSize = byteSize(v.max_line_size as string, 'max_line_size', block, args.path);
+  } catch (err) {
+    errors.push(err as ConfigError);
+  }
   if (errors.length > 0) throw new ConfigErrors(errors);
   return {
     forwardTo: v.forward_to as LogsReceiver[],
@@ -168,6 +197,8 @@ function settingsOf(args: ComponentArgs): Settings {
     positionsFile: v.positions_file as string,
     positionsSyncMs,
     tailFromEnd: v.tail_from_end as boolean,
+    maxLineSize,
+    maxLineSizeTruncate: v.max_line_size_truncate as boolean,
     minPollMs,
     maxPollMs,
     syncMs,
@@ -333,12 +364,20 @@ export class LogsSourceFile {
           tailFromEnd: this.settings.tailFromEnd && this.firstSync,
           log: this.ctx.log,
           signal: this.abort.signal,
+          maxLineSize: this.settings.maxLineSize,
+          maxLineSizeTruncate: this.settings.maxLineSizeTruncate,
+          batchAckMs: this.settings.positionsSyncMs / 16,
           stats: {
             sent: (lines, _bytes, offset) => {
               this.metrics.readLines.inc(series, lines);
               this.metrics.readBytes.set(series, offset);
             },
             size: (bytes) => this.metrics.fileBytes.set(series, bytes),
+            overLong: (lines, bytes, truncated) => {
+              const tooLong = { ...series, reason: 'line_too_long' };
+              (truncated ? this.metrics.mutatedEntries : this.metrics.droppedEntries).inc(tooLong, lines);
+              (truncated ? this.metrics.mutatedBytes : this.metrics.droppedBytes).inc(tooLong, bytes);
+            },
           },
         }),
       );

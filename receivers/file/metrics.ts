@@ -1,7 +1,8 @@
 /**
  * Metrics of logs.source.file, registered once per registry and shared by every instance: the
  * reference file source's `loki_source_file_*` family under this project's prefix, each series
- * carrying the instance's `component_id`.
+ * carrying the instance's `component_id`; and for `max_line_size`, the counters the reference's
+ * client keeps for lines over it (`dropped_*` and `mutated_*`, reason `line_too_long`).
  */
 import { Counter, Gauge, type Registry } from 'prom-client';
 
@@ -14,6 +15,12 @@ export interface SourceFileMetrics {
   readonly fileBytes: Gauge<'component_id' | 'path'>;
   /** Files being tailed. */
   readonly filesActive: Gauge<'component_id'>;
+  /** Lines over max_line_size dropped, and their bytes, by file (reason `line_too_long`). */
+  readonly droppedEntries: Counter<'component_id' | 'path' | 'reason'>;
+  readonly droppedBytes: Counter<'component_id' | 'path' | 'reason'>;
+  /** Lines over max_line_size truncated, and the bytes cut off, by file (reason `line_too_long`). */
+  readonly mutatedEntries: Counter<'component_id' | 'path' | 'reason'>;
+  readonly mutatedBytes: Counter<'component_id' | 'path' | 'reason'>;
 }
 
 const byRegistry = new WeakMap<Registry, SourceFileMetrics>();
@@ -45,6 +52,30 @@ export function sourceFileMetrics(registry: Registry): SourceFileMetrics {
       name: 'logs_source_file_files_active_total',
       help: 'Number of active files.',
       labelNames: ['component_id'],
+      registers,
+    }),
+    droppedEntries: new Counter({
+      name: 'logs_source_file_dropped_entries_total',
+      help: 'Number of lines dropped for being longer than max_line_size.',
+      labelNames: ['component_id', 'path', 'reason'],
+      registers,
+    }),
+    droppedBytes: new Counter({
+      name: 'logs_source_file_dropped_bytes_total',
+      help: 'Number of bytes of the lines dropped for being longer than max_line_size.',
+      labelNames: ['component_id', 'path', 'reason'],
+      registers,
+    }),
+    mutatedEntries: new Counter({
+      name: 'logs_source_file_mutated_entries_total',
+      help: 'Number of lines truncated to max_line_size.',
+      labelNames: ['component_id', 'path', 'reason'],
+      registers,
+    }),
+    mutatedBytes: new Counter({
+      name: 'logs_source_file_mutated_bytes_total',
+      help: 'Number of bytes cut off lines truncated to max_line_size.',
+      labelNames: ['component_id', 'path', 'reason'],
       registers,
     }),
   };

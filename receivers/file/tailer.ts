@@ -8,15 +8,24 @@
  *   before the read offset changed, so reading starts again at 0.
  * A line is sent only once its newline has arrived; an unfinished last line waits (and is sent
  * as it is when its file is rotated away or deleted, since nothing can complete it any more).
+ * Lines longer than `maxLineSize` are dropped or truncated without being held whole (see FileLines).
+ *
+ * Batches are kept short in time: when the receivers take a batch over slowly (a rate limit, a
+ * slow sink), the next batch holds only the lines they take over in `batchAckMs`, so the offset
+ * saved at each positions sync lags what was written out by at most that long.
  */
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import type { Clock } from '../../core/clock.js';
 import type { Entry, Labels } from '../../core/entry.js';
 import type { Log } from '../../lib/log.js';
+import { BatchSize } from './batch_size.js';
+import { FileLines, type FileLine } from './file_lines.js';
 import type { Positions } from './positions.js';
 
 const CHUNK_BYTES = 256 * 1024;
 const BATCH_LINES = 1000;
+/** Lines of a file's first batch: small, so a restart against slow receivers repeats little. */
+const FIRST_BATCH_LINES = 64;
 const BATCH_BYTES = 1 << 20;
 /** Bytes compared before the read offset to notice a file rewritten past its old length. */
 const FINGERPRINT_BYTES = 32;
@@ -64,11 +73,18 @@ export interface TailerOptions {
   readonly signal: AbortSignal;
   /** Told of lines taken over downstream (with the offset reached) and of the file's size. */
   readonly stats?: TailerStats;
+  /** Longest line in bytes (0: no limit), and whether a longer one is truncated rather than dropped. */
+  readonly maxLineSize?: number;
+  readonly maxLineSizeTruncate?: boolean;
+  /** How long taking a batch over should take at most: slower receivers get smaller batches. */
+  readonly batchAckMs?: number;
 }
 
 export interface TailerStats {
   sent(lines: number, bytes: number, offset: number): void;
   size(bytes: number): void;
+  /** Lines over `maxLineSize` among lines taken over: dropped, or truncated, and the bytes that went. */
+  overLong?(lines: number, bytes: number, truncated: boolean): void;
 }
 
 export class FileTailer {
@@ -77,13 +93,17 @@ export class FileTailer {
   private ino = 0n;
   /** Bytes up to the end of the last line taken over downstream. */
   private offset = 0;
-  /** Bytes read after `offset` that do not end a line yet. */
-  private tail: Buffer = Buffer.alloc(0);
+  /** The line being read after `offset`, whose newline has not arrived yet. */
+  private readonly lines: FileLines;
+  private readonly batchSize: BatchSize;
   private fingerprint: Buffer | undefined;
   private lastMtimeNs = -1n;
   private lastSize = -1n;
 
-  constructor(private readonly options: TailerOptions) {}
+  constructor(private readonly options: TailerOptions) {
+    this.lines = new FileLines(options.maxLineSize ?? 0, options.maxLineSizeTruncate ?? false);
+    this.batchSize = new BatchSize(options.batchAckMs ?? Number.POSITIVE_INFINITY, BATCH_LINES, FIRST_BATCH_LINES);
+  }
 
   get path(): string {
     return this.options.path;
@@ -119,7 +139,7 @@ export class FileTailer {
     } else if (Number(st.size) < this.readPos() || !(await this.fingerprintHolds())) {
       this.options.log('info', 'file was truncated, reading it again from the start', { path, size: Number(st.size), offset: this.offset });
       this.offset = 0;
-      this.tail = Buffer.alloc(0);
+      this.lines.reset();
       this.fingerprint = undefined;
       this.savePosition();
     }
@@ -140,7 +160,7 @@ export class FileTailer {
   }
 
   private readPos(): number {
-    return this.offset + this.tail.length;
+    return this.offset + this.lines.pending;
   }
 
   private async openCurrent(dev: bigint, ino: bigint, size: number): Promise<boolean> {
@@ -166,7 +186,7 @@ export class FileTailer {
     this.handle = handle;
     this.dev = dev;
     this.ino = ino;
-    this.tail = Buffer.alloc(0);
+    this.lines.reset();
     this.fingerprint = undefined;
     const saved = positions.get(path);
     const rotatedTo = identities.readTo(key);
@@ -187,15 +207,9 @@ export class FileTailer {
     const { path, identities, log } = this.options;
     await this.readToEnd();
     if (this.options.signal.aborted) return;
-    if (this.tail.length > 0) {
-      // Nothing can finish this line any more; send it as it is.
-      const line = this.tail.toString('utf8');
-      const bytes = this.tail.length;
-      await this.options.send([this.entry(line)]);
-      this.offset += bytes;
-      this.options.stats?.sent(1, bytes, this.offset);
-      this.tail = Buffer.alloc(0);
-    }
+    // Nothing can finish this line any more; send it as it is.
+    const last = this.lines.end();
+    if (last) await this.sendLines(last.text === undefined ? [] : [this.entry(last.text)], last.bytes, new OverLongLines().add(last));
     const key = this.key;
     const readTo = this.offset;
     const handle = this.handle!;
@@ -220,53 +234,65 @@ export class FileTailer {
   private async readToEnd(): Promise<boolean> {
     const handle = this.handle;
     if (!handle) return false;
+    const { signal } = this.options;
     const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
-    // Invariant: offset + (bytes of the lines in `batch`) + tail.length === pos.
+    // Invariant: offset + (bytes of the lines in `batch`) + lines.pending === pos.
     let pos = this.readPos();
-    let tail = this.tail;
     let batch: Entry[] = [];
     let batchBytes = 0;
+    let overLong = new OverLongLines();
     let any = false;
     const flush = async () => {
-      if (batch.length === 0) return;
+      if (batchBytes === 0) return;
       const entries = batch;
       const bytes = batchBytes;
+      const skipped = overLong;
       batch = [];
       batchBytes = 0;
-      await this.options.send(entries);
-      this.offset += bytes;
-      this.options.stats?.sent(entries.length, bytes, this.offset);
-      this.savePosition();
+      overLong = new OverLongLines();
+      await this.sendLines(entries, bytes, skipped);
     };
-    while (!this.options.signal.aborted) {
+    while (!signal.aborted) {
       const { bytesRead } = await handle.read(chunk, 0, CHUNK_BYTES, pos);
       if (bytesRead === 0) break;
       any = true;
       pos += bytesRead;
-      // `chunk` is not read into again until this data has been consumed.
-      const data = tail.length > 0 ? Buffer.concat([tail, chunk.subarray(0, bytesRead)]) : chunk.subarray(0, bytesRead);
-      let start = 0;
-      for (let nl = data.indexOf(10, start); nl >= 0; nl = data.indexOf(10, start)) {
-        const end = nl > start && data[nl - 1] === 13 ? nl - 1 : nl;
-        batch.push(this.entry(data.toString('utf8', start, end)));
-        batchBytes += nl + 1 - start;
-        start = nl + 1;
-        if (batch.length >= BATCH_LINES || batchBytes >= BATCH_BYTES) {
+      // `chunk` is not read into again until this data has been consumed (FileLines copies what it keeps).
+      const data = chunk.subarray(0, bytesRead);
+      for (let got = this.lines.next(data, 0); got; got = this.lines.next(data, got.next)) {
+        const { line } = got;
+        if (line.text !== undefined) batch.push(this.entry(line.text));
+        overLong.add(line);
+        batchBytes += line.bytes;
+        if (batch.length >= this.batchSize.lines || batchBytes >= BATCH_BYTES) {
           await flush();
-          if (this.options.signal.aborted) break;
+          if (signal.aborted) break;
         }
       }
-      tail = Buffer.from(data.subarray(start));
     }
-    if (this.options.signal.aborted && batch.length > 0) {
+    if (signal.aborted && batchBytes > 0) {
       // Unsent lines are read again after a restart, from the saved offset.
-      this.tail = Buffer.alloc(0);
+      this.lines.reset();
       return any;
     }
-    this.tail = tail;
     await flush();
     await this.takeFingerprint();
     return any;
+  }
+
+  /** Sends a batch, then moves the offset past it (with the lines over max_line_size it skipped or cut). */
+  private async sendLines(entries: Entry[], bytes: number, overLong: OverLongLines): Promise<void> {
+    const { clock, stats } = this.options;
+    if (entries.length > 0) {
+      const started = clock.scheduler.now();
+      await this.options.send(entries);
+      this.batchSize.taken(entries.length, clock.scheduler.now() - started);
+    }
+    this.offset += bytes;
+    stats?.sent(entries.length, bytes, this.offset);
+    if (overLong.dropped > 0) stats?.overLong?.(overLong.dropped, overLong.droppedBytes, false);
+    if (overLong.truncated > 0) stats?.overLong?.(overLong.truncated, overLong.truncatedBytes, true);
+    this.savePosition();
   }
 
   private async takeFingerprint(): Promise<void> {
@@ -288,5 +314,25 @@ export class FileTailer {
 
   private entry(line: string): Entry {
     return { labels: { ...this.options.labels }, line, timestamp: this.options.clock.nowNs(), structuredMetadata: [], extracted: {} };
+  }
+}
+
+/** The lines of a batch that were over max_line_size, and the bytes that went. */
+class OverLongLines {
+  dropped = 0;
+  droppedBytes = 0;
+  truncated = 0;
+  truncatedBytes = 0;
+
+  add(line: FileLine): this {
+    if (line.overflow === 0) return this;
+    if (line.text === undefined) {
+      this.dropped++;
+      this.droppedBytes += line.overflow;
+    } else {
+      this.truncated++;
+      this.truncatedBytes += line.overflow;
+    }
+    return this;
   }
 }

@@ -12,6 +12,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigErrors } from '../../lib/config/errors.js';
 import { LogsSourceFile, logsSourceFileComponent } from '../../receivers/logs_source_file.js';
@@ -107,19 +108,26 @@ describe('logs.source.file tailing', () => {
     expect(lines(receiver)).toEqual(['new']);
   });
 
-  it('reads the next batch only after the previous one was taken over', async () => {
+  it('reads the next batch only after the previous one was taken over, batches doubling from 64 lines up to 1000', async () => {
     const dir = freshDir();
     const file = join(dir, 'slow.log');
     writeFileSync(file, Array.from({ length: 2500 }, (_, i) => `line ${i}\n`).join(''));
     const hold = gate();
+    const sizes: number[] = [];
     const receiver = recordingReceiver({ hold: hold.wait });
+    const send = receiver.send.bind(receiver);
+    receiver.send = (batch) => {
+      sizes.push(batch.length);
+      return send(batch);
+    };
     await startSource(`path = ${JSON.stringify(file)}`, receiver);
     await eventually(() => receiver.calls() === 1);
     await new Promise((r) => setTimeout(r, 100));
     expect(receiver.calls()).toBe(1);
     hold.open();
     await eventually(() => receiver.entries.length === 2500);
-    expect(receiver.calls()).toBe(3);
+    // Taken over well within a sixteenth of the default 10s positions_sync_period: no batch shrinks.
+    expect(sizes).toEqual([64, 128, 256, 512, 1000, 540]);
   });
 });
 
@@ -363,6 +371,48 @@ describe('logs.source.file positions', () => {
   });
 });
 
+describe('logs.source.file max_line_size', () => {
+  async function readWithLimit(limit: string, content: string): Promise<{ lines: string[]; metrics: string }> {
+    const dir = freshDir();
+    const file = join(dir, 'app.log');
+    writeFileSync(file, content);
+    const registry = new Registry();
+    const receiver = recordingReceiver();
+    const text = `logs.source.file "test" {\n  path = ${JSON.stringify(file)}\n  ${limit}\n  ${FAST}\n  forward_to = [r0]\n}\n`;
+    const source = new LogsSourceFile(
+      componentArgs(logsSourceFileComponent, text, [receiver]),
+      testContext('logs.source.file.test', { registry }),
+    );
+    running.push(source);
+    await source.start();
+    await eventually(() => receiver.entries.some((e) => e.line === 'end'));
+    const metrics = (await registry.metrics()).split('\n').filter((l) => /^logs_source_file_(dropped|mutated)/.test(l));
+    return { lines: lines(receiver), metrics: metrics.map((l) => l.replace(JSON.stringify(file), 'FILE')).join('\n') };
+  }
+
+  it('drops lines longer than max_line_size and counts them and their bytes', async () => {
+    const got = await readWithLimit('max_line_size = "1KiB"', `a\n${'x'.repeat(1025)}\n${'y'.repeat(1024)}\r\n${'z'.repeat(5000)}\nend\n`);
+    expect(got.lines).toEqual(['a', 'y'.repeat(1024), 'end']);
+    expect(got.metrics).toBe(
+      [
+        'logs_source_file_dropped_entries_total{component_id="logs.source.file.test",path=FILE,reason="line_too_long"} 2',
+        'logs_source_file_dropped_bytes_total{component_id="logs.source.file.test",path=FILE,reason="line_too_long"} 6025',
+      ].join('\n'),
+    );
+  });
+
+  it('truncates them instead with max_line_size_truncate, counting the bytes cut off', async () => {
+    const got = await readWithLimit('max_line_size = "4B"\n  max_line_size_truncate = true', 'abcdefgh\nabc\nabcd\nend\n');
+    expect(got.lines).toEqual(['abcd', 'abc', 'abcd', 'end']);
+    expect(got.metrics).toBe(
+      [
+        'logs_source_file_mutated_entries_total{component_id="logs.source.file.test",path=FILE,reason="line_too_long"} 1',
+        'logs_source_file_mutated_bytes_total{component_id="logs.source.file.test",path=FILE,reason="line_too_long"} 4',
+      ].join('\n'),
+    );
+  });
+});
+
 describe('logs.source.file config', () => {
   const errorsOf = (body: string): string[] => {
     try {
@@ -385,6 +435,12 @@ describe('logs.source.file config', () => {
   it('rejects a positions_sync_period that is not positive', () => {
     expect(errorsOf('path = "x"\n  positions_sync_period = "0s"')).toEqual([
       'f.alloy:3:3: logs.source.file "test": positions_sync_period must be greater than 0',
+    ]);
+  });
+
+  it('rejects a max_line_size that is not a size', () => {
+    expect(errorsOf('path = "x"\n  max_line_size = "long"')).toEqual([
+      'f.alloy:3:3: logs.source.file "test": attribute "max_line_size": units: invalid long',
     ]);
   });
 

@@ -1,0 +1,69 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { systemClock } from '../../../core/clock.js';
+import type { Entry } from '../../../core/entry.js';
+import { FileIdentities, FileTailer, type TailerOptions } from '../../../receivers/file/tailer.js';
+import { Positions } from '../../../receivers/file/positions.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'rivulet-tailer-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+function tailer(path: string, sent: Entry[], options: Partial<TailerOptions> = {}): FileTailer {
+  return new FileTailer({
+    path,
+    labels: { filename: path },
+    positions: new Positions(''),
+    identities: new FileIdentities(),
+    clock: systemClock(),
+    send: async (entries) => {
+      sent.push(...entries);
+    },
+    tailFromEnd: false,
+    log: () => {},
+    signal: new AbortController().signal,
+    ...options,
+  });
+}
+
+describe('FileTailer', () => {
+  it('reads a line of many chunks copying and scanning its bytes a bounded number of times', async () => {
+    const size = 16 << 20;
+    const path = join(dir, 'long.log');
+    writeFileSync(path, Buffer.concat([Buffer.from('first\n'), Buffer.alloc(size, 'x'), Buffer.from('\nlast\n')]));
+    const concat = vi.spyOn(Buffer, 'concat');
+    const indexOf = vi.spyOn(Buffer.prototype, 'indexOf');
+    const sent: Entry[] = [];
+    const file = tailer(path, sent);
+    await file.poll();
+    await file.close();
+    expect(sent.map((e) => e.line.length)).toEqual([5, size, 4]);
+    // Joining the chunks once per line, and scanning each byte once for a newline, is linear; doing
+    // either once per chunk read costs time quadratic in the line's length.
+    const joined = concat.mock.results.reduce((n, r) => n + (r.value as Buffer).length, 0);
+    expect(joined).toBeLessThanOrEqual(size);
+    const scanned = indexOf.mock.calls.reduce((n, call, i) => n + ((indexOf.mock.contexts[i] as Buffer).length - Number(call[1] ?? 0)), 0);
+    expect(scanned).toBeLessThanOrEqual(size + (1 << 20));
+  });
+
+  it('moves the offset past lines over max_line_size and tells how many went and their bytes', async () => {
+    const path = join(dir, 'limited.log');
+    writeFileSync(path, `short\n${'a'.repeat(300_000)}\nok\n${'b'.repeat(20)}`);
+    const overLong: Array<[number, number, boolean]> = [];
+    const offsets: number[] = [];
+    const sent: Entry[] = [];
+    const file = tailer(path, sent, {
+      maxLineSize: 10,
+      stats: { sent: (_l, _b, offset) => offsets.push(offset), size: () => {}, overLong: (...args) => overLong.push(args) },
+    });
+    await file.poll();
+    expect(sent.map((e) => e.line)).toEqual(['short', 'ok']);
+    expect(offsets.at(-1)).toBe(6 + 300_001 + 3);
+    expect(overLong).toEqual([[1, 300_000, false]]);
+    await file.close();
+  });
+});
