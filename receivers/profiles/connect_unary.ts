@@ -7,15 +7,17 @@
  * that does not decode are `invalid_argument`; only gzip is undone; success is 200 with an empty
  * body (`{}` for JSON); errors are JSON `{code, message}` with the code's HTTP status.
  *
- * Added here: a body over `max_body_size`, before or after gzip is undone, is `resource_exhausted`
- * answered with HTTP 413; one that does not fit within `max_pending_size` is `resource_exhausted`
- * (HTTP 429) with `Retry-After`.
+ * Added here: a body over `max_body_size`, before or after gzip is undone, or one carrying more
+ * objects than the Push bound (push_objects.ts) is `resource_exhausted` answered with HTTP 413;
+ * one that does not fit within `max_pending_size` is `resource_exhausted` (HTTP 429) with
+ * `Retry-After`.
  */
 import { Code, ConnectError } from '@connectrpc/connect';
 import { codeToHttpStatus, errorToJsonBytes, parseTimeout } from '@connectrpc/connect/protocol-connect';
 import { BodyBudgetError, BodyTooLargeError, readBody, RETRY_AFTER_SECONDS, type BodyLimits } from '../http/body.js';
 import { firstHeader } from '../http/headers.js';
 import type { HttpRequest, HttpResponse } from '../http/server.js';
+import { ObjectLimitError } from './push_objects.js';
 import { bodyRefused, decodePush, encodingOf, inflate, unknownEncoding, type PushImplementation } from './push_protocol.js';
 import { requestAborted } from './request_signal.js';
 
@@ -51,8 +53,8 @@ export async function serveConnectUnary(
       if (err instanceof BodyTooLargeError || err instanceof BodyBudgetError) throw bodyRefused(err);
       throw new ConnectError(`read message: ${(err as Error).message}`, Code.Unknown);
     }
-    if (encoding === 'gzip') payload = inflate(payload, limits?.maxBytes);
-    const message = decodePush(payload, binary);
+    if (encoding === 'gzip') payload = await inflate(payload, limits?.maxBytes);
+    const message = await decodePush(payload, binary);
     const signal = requestAborted(req, res);
     await implementation(message, deadlineMs === undefined ? { signal, protocol: 'connect' } : { signal, deadlineMs, protocol: 'connect' });
   } catch (err) {
@@ -78,8 +80,8 @@ function deadlineOf(timeoutHeader: string | undefined): number | undefined {
 /** Connect's JSON error answer, with the code's HTTP status. */
 function answerError(req: HttpRequest, res: HttpResponse, err: unknown, closeConnection: boolean): void {
   const error = ConnectError.from(err, Code.Internal);
-  // A body over the size limit keeps HTTP's own status; its JSON code is what Connect clients read.
-  const status = error.cause instanceof BodyTooLargeError ? 413 : codeToHttpStatus(error.code);
+  // A body over the size or object bound keeps HTTP's own status; its JSON code is what Connect clients read.
+  const status = error.cause instanceof BodyTooLargeError || error.cause instanceof ObjectLimitError ? 413 : codeToHttpStatus(error.code);
   // Text, so the body goes out in the same write as the header (a Buffer costs a second write).
   const body = Buffer.from(errorToJsonBytes(error, {})).toString();
   const headers: Record<string, string> = { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)) };

@@ -8,8 +8,13 @@
  *
  * What profilers send is read first without the BinaryReader (see `readWellFormed`), which
  * hands anything out of the ordinary back to the reader.
+ *
+ * Both readers are generators that count every series, sample, label and annotation they build
+ * (and every field they step over) and yield between slices, so that a small body of millions of
+ * empty series is refused at the object bound without holding the event loop on the way.
  */
-import { BinaryReader, getTextEncoding } from '@bufbuild/protobuf/wire';
+import { BinaryReader, getTextEncoding, WireType } from '@bufbuild/protobuf/wire';
+import { finishSteps } from '../../lib/slices.js';
 import {
   LabelPairSchema,
   ProfileAnnotationSchema,
@@ -17,6 +22,7 @@ import {
   type ProfileAnnotation,
 } from '../../lib/pyroscope/gen/types/v1/types_pb.js';
 import { RawSampleSchema, type PushRequest, type RawProfileSeries, type RawSample } from '../../lib/pyroscope/gen/push/v1/push_pb.js';
+import { PushObjects } from './push_objects.js';
 
 /** `fromBinary`'s default recursion limit; it bounds how deep unknown groups are skipped. */
 const RECURSION_LIMIT = 100;
@@ -30,68 +36,137 @@ const STRICT = {
   sampleId: RawSampleSchema.field.ID!.utf8Validation,
 };
 
+/** Decodes a PushRequest at once, with no bound on its objects. */
 export function decodePushBinary(bytes: Uint8Array): PushRequest {
-  return readWellFormed(bytes) ?? readAny(bytes);
+  return finishSteps(decodePushBinarySteps(bytes, new PushObjects(Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY)));
 }
 
-/** Any bytes, the way `fromBinary` reads them. */
-function readAny(bytes: Uint8Array): PushRequest {
+/**
+ * Decodes a PushRequest in slices: yields after every slice of objects (as `budget` counts them)
+ * and of fields skipped. Throws what `fromBinary` throws, or ObjectLimitError at the first object
+ * past the budget's bound (whichever comes first in the bytes).
+ */
+export function* decodePushBinarySteps(bytes: Uint8Array, budget = new PushObjects()): Generator<void, PushRequest, void> {
+  const common = yield* readWellFormed(bytes, budget);
+  if (common) return common;
+  budget.restart();
+  return yield* readAny(bytes, budget);
+}
+
+/**
+ * Any bytes, the way `fromBinary` reads them. Series are read in place (not by a helper per
+ * series) so that a slice may end between two labels of one series.
+ */
+function* readAny(bytes: Uint8Array, budget: PushObjects): Generator<void, PushRequest, void> {
   const reader = new BinaryReader(bytes);
   const request: PushRequest = { $typeName: 'push.v1.PushRequest', series: [] };
   const end = bytes.byteLength;
   while (reader.pos < end) {
     const [fieldNo, wireType] = reader.tag();
-    if (fieldNo === 1) request.series.push(readSeries(reader, reader.uint32()));
-    else reader.skip(wireType, fieldNo, RECURSION_LIMIT - 1);
+    budget.count();
+    if (fieldNo === 1) {
+      const seriesEnd = seriesEndOf(reader);
+      budget.object();
+      const series: RawProfileSeries = { $typeName: 'push.v1.RawProfileSeries', labels: [], samples: [], annotations: [] };
+      request.series.push(series);
+      while (reader.pos < seriesEnd) {
+        const [seriesFieldNo, seriesWireType] = reader.tag();
+        budget.count();
+        if (seriesFieldNo === 1) series.labels.push(objectOf(budget, yield* readLabel(reader, reader.uint32(), budget)));
+        else if (seriesFieldNo === 2) series.samples.push(objectOf(budget, yield* readSample(reader, reader.uint32(), budget)));
+        else if (seriesFieldNo === 3) series.annotations.push(objectOf(budget, yield* readAnnotation(reader, reader.uint32(), budget)));
+        else yield* skipField(reader, seriesWireType, seriesFieldNo, RECURSION_LIMIT - 2, budget);
+        if (budget.sliceFull()) yield;
+      }
+    } else yield* skipField(reader, wireType, fieldNo, RECURSION_LIMIT - 1, budget);
+    if (budget.sliceFull()) yield;
   }
   return request;
 }
 
-function readSeries(reader: BinaryReader, length: number): RawProfileSeries {
-  const series: RawProfileSeries = { $typeName: 'push.v1.RawProfileSeries', labels: [], samples: [], annotations: [] };
-  const end = reader.pos + length;
-  while (reader.pos < end) {
-    const [fieldNo, wireType] = reader.tag();
-    if (fieldNo === 1) series.labels.push(readLabel(reader, reader.uint32()));
-    else if (fieldNo === 2) series.samples.push(readSample(reader, reader.uint32()));
-    else if (fieldNo === 3) series.annotations.push(readAnnotation(reader, reader.uint32()));
-    else reader.skip(wireType, fieldNo, RECURSION_LIMIT - 2);
-  }
-  return series;
+/** A series' length read the way `fromBinary` reads a nested message's: its end, unchecked. */
+function seriesEndOf(reader: BinaryReader): number {
+  const length = reader.uint32();
+  return reader.pos + length;
 }
 
-function readLabel(reader: BinaryReader, length: number): LabelPair {
-  const [name, value] = readStringPair(reader, length, STRICT.labelName, STRICT.labelValue);
+/** `message`, counted as one more object (after it is read, as `fromBinary` would have read it). */
+function objectOf<T>(budget: PushObjects, message: T): T {
+  budget.object();
+  return message;
+}
+
+/**
+ * `BinaryReader.skip`, but a group is stepped through here, a slice at a time, with the reader's
+ * own checks and errors: a group of millions of fields is a slice like any other.
+ */
+function* skipField(
+  reader: BinaryReader,
+  wireType: WireType,
+  fieldNo: number,
+  recursionLimit: number,
+  budget: PushObjects,
+): Generator<void, void, void> {
+  if (wireType !== WireType.StartGroup) {
+    reader.skip(wireType, fieldNo, recursionLimit);
+    return;
+  }
+  if (recursionLimit <= 0) throw new Error('maximum recursion depth reached');
+  for (;;) {
+    const [innerFieldNo, innerWireType] = reader.tag();
+    budget.count();
+    if (innerWireType === WireType.EndGroup) {
+      if (innerFieldNo !== fieldNo) throw new Error('invalid end group tag');
+      break;
+    }
+    yield* skipField(reader, innerWireType, innerFieldNo, recursionLimit - 1, budget);
+    if (budget.sliceFull()) yield;
+  }
+  if (reader.pos > reader.len) throw new RangeError('premature EOF');
+}
+
+function* readLabel(reader: BinaryReader, length: number, budget: PushObjects): Generator<void, LabelPair, void> {
+  const [name, value] = yield* readStringPair(reader, length, STRICT.labelName, STRICT.labelValue, budget);
   return { $typeName: 'types.v1.LabelPair', name, value };
 }
 
-function readSample(reader: BinaryReader, length: number): RawSample {
+function* readSample(reader: BinaryReader, length: number, budget: PushObjects): Generator<void, RawSample, void> {
   const sample: RawSample = { $typeName: 'push.v1.RawSample', rawProfile: new Uint8Array(0), ID: '' };
   const end = reader.pos + length;
   while (reader.pos < end) {
     const [fieldNo, wireType] = reader.tag();
+    budget.count();
     if (fieldNo === 1) sample.rawProfile = reader.bytes();
     else if (fieldNo === 2) sample.ID = reader.string(STRICT.sampleId);
-    else reader.skip(wireType, fieldNo, RECURSION_LIMIT - 3);
+    else yield* skipField(reader, wireType, fieldNo, RECURSION_LIMIT - 3, budget);
+    if (budget.sliceFull()) yield;
   }
   return sample;
 }
 
-function readAnnotation(reader: BinaryReader, length: number): ProfileAnnotation {
-  const [key, value] = readStringPair(reader, length, STRICT.annotationKey, STRICT.annotationValue);
+function* readAnnotation(reader: BinaryReader, length: number, budget: PushObjects): Generator<void, ProfileAnnotation, void> {
+  const [key, value] = yield* readStringPair(reader, length, STRICT.annotationKey, STRICT.annotationValue, budget);
   return { $typeName: 'types.v1.ProfileAnnotation', key, value };
 }
 
 /** A message of two string fields, 1 and 2, as LabelPair and ProfileAnnotation are. */
-function readStringPair(reader: BinaryReader, length: number, strictFirst: boolean, strictSecond: boolean): [string, string] {
+function* readStringPair(
+  reader: BinaryReader,
+  length: number,
+  strictFirst: boolean,
+  strictSecond: boolean,
+  budget: PushObjects,
+): Generator<void, [string, string], void> {
   let first = '';
   let second = '';
   const end = reader.pos + length;
   while (reader.pos < end) {
     const [fieldNo, wireType] = reader.tag();
+    budget.count();
     if (fieldNo === 1) first = reader.string(strictFirst);
     else if (fieldNo === 2) second = reader.string(strictSecond);
-    else reader.skip(wireType, fieldNo, RECURSION_LIMIT - 3);
+    else yield* skipField(reader, wireType, fieldNo, RECURSION_LIMIT - 3, budget);
+    if (budget.sliceFull()) yield;
   }
   return [first, second];
 }
@@ -115,15 +190,22 @@ const MAX_COPIED_TEXT = 64;
  * TextDecoder call per string (short ASCII is copied directly) and an array per tag; decoding
  * through the reader was about a third of the receiver's own work per Push, this a third of that.
  */
-function readWellFormed(bytes: Uint8Array): PushRequest | undefined {
+function* readWellFormed(bytes: Uint8Array, budget: PushObjects): Generator<void, PushRequest | undefined, void> {
   const wire = new WellFormedWire(bytes);
   const request: PushRequest = { $typeName: 'push.v1.PushRequest', series: [] };
   const end = bytes.length;
   while (wire.pos < end) {
     const seriesEnd = wire.tag() === FIELD_1 ? wire.valueEnd(end) : -1;
-    const series = seriesEnd < 0 ? undefined : wire.series(seriesEnd);
-    if (!series) return undefined;
+    if (seriesEnd < 0) return undefined;
+    budget.object();
+    const series: RawProfileSeries = { $typeName: 'push.v1.RawProfileSeries', labels: [], samples: [], annotations: [] };
     request.series.push(series);
+    while (wire.pos < seriesEnd) {
+      if (!wire.seriesField(seriesEnd, series)) return undefined;
+      budget.object();
+      if (budget.sliceFull()) yield;
+    }
+    if (budget.sliceFull()) yield;
   }
   return request;
 }
@@ -155,25 +237,23 @@ class WellFormedWire {
     return -1;
   }
 
-  series(end: number): RawProfileSeries | undefined {
-    const series: RawProfileSeries = { $typeName: 'push.v1.RawProfileSeries', labels: [], samples: [], annotations: [] };
-    while (this.pos < end) {
-      const tag = this.tag();
-      const valueEnd = tag === 0 ? -1 : this.valueEnd(end);
-      if (valueEnd < 0) return undefined;
-      if (tag === FIELD_1) {
-        if (!this.stringPair(valueEnd, STRICT.labelName, STRICT.labelValue)) return undefined;
-        series.labels.push({ $typeName: 'types.v1.LabelPair', name: this.first, value: this.second });
-      } else if (tag === FIELD_2) {
-        const sample = this.sample(valueEnd);
-        if (!sample) return undefined;
-        series.samples.push(sample);
-      } else {
-        if (!this.stringPair(valueEnd, STRICT.annotationKey, STRICT.annotationValue)) return undefined;
-        series.annotations.push({ $typeName: 'types.v1.ProfileAnnotation', key: this.first, value: this.second });
-      }
+  /** Reads one label, sample or annotation of `series`; false when not in the common form. */
+  seriesField(end: number, series: RawProfileSeries): boolean {
+    const tag = this.tag();
+    const valueEnd = tag === 0 ? -1 : this.valueEnd(end);
+    if (valueEnd < 0) return false;
+    if (tag === FIELD_1) {
+      if (!this.stringPair(valueEnd, STRICT.labelName, STRICT.labelValue)) return false;
+      series.labels.push({ $typeName: 'types.v1.LabelPair', name: this.first, value: this.second });
+    } else if (tag === FIELD_2) {
+      const sample = this.sample(valueEnd);
+      if (!sample) return false;
+      series.samples.push(sample);
+    } else {
+      if (!this.stringPair(valueEnd, STRICT.annotationKey, STRICT.annotationValue)) return false;
+      series.annotations.push({ $typeName: 'types.v1.ProfileAnnotation', key: this.first, value: this.second });
     }
-    return series;
+    return true;
   }
 
   private sample(end: number): RawSample | undefined {

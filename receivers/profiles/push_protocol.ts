@@ -3,13 +3,21 @@
  * the way the reference's server does — undo gzip, decode binary protobuf or JSON (unknown JSON
  * fields ignored, proto field names and either base64 alphabet accepted), and call anything that
  * does not decode `invalid_argument`.
+ *
+ * Added here: gzip is undone off the event loop within `max_body_size`, and decoding runs in
+ * slices within the object bound (push_objects.ts), so no Push holds the loop for long.
  */
-import { gunzipSync } from 'node:zlib';
-import { fromJsonString } from '@bufbuild/protobuf';
+import { promisify } from 'node:util';
+import { gunzip } from 'node:zlib';
 import { Code, ConnectError } from '@connectrpc/connect';
-import { PushRequestSchema, type PushRequest } from '../../lib/pyroscope/gen/push/v1/push_pb.js';
+import type { PushRequest } from '../../lib/pyroscope/gen/push/v1/push_pb.js';
+import { runSteps } from '../../lib/slices.js';
 import { type BodyBudgetError, BodyTooLargeError } from '../http/body.js';
-import { decodePushBinary } from './push_decode.js';
+import { decodePushBinarySteps } from './push_decode.js';
+import { decodePushJsonSteps } from './push_decode_json.js';
+import { ObjectLimitError } from './push_objects.js';
+
+const gunzipAsync = promisify(gunzip);
 
 /** What the Push implementation learns about one call besides its message. */
 export interface PushCall {
@@ -39,12 +47,13 @@ export function unknownEncoding(name: string): ConnectError {
 }
 
 /**
- * Undoes gzip; a stream that does not inflate is the client's error. With `maxBytes` (0: no
- * limit) a message that inflates past it is `resource_exhausted`, its cause a BodyTooLargeError.
+ * Undoes gzip on the thread pool; a stream that does not inflate is the client's error. With
+ * `maxBytes` (0: no limit) zlib stops as soon as the output passes it (nothing past it is kept),
+ * and the message is `resource_exhausted`, its cause a BodyTooLargeError.
  */
-export function inflate(bytes: Uint8Array, maxBytes = 0): Uint8Array {
+export async function inflate(bytes: Uint8Array, maxBytes = 0): Promise<Uint8Array> {
   try {
-    return maxBytes > 0 ? gunzipSync(bytes, { maxOutputLength: maxBytes }) : gunzipSync(bytes);
+    return await gunzipAsync(bytes, maxBytes > 0 ? { maxOutputLength: maxBytes } : {});
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw bodyRefused(new BodyTooLargeError(maxBytes), 'decompressed ');
     throw new ConnectError(`decompress message: ${(err as Error).message}`, Code.InvalidArgument);
@@ -61,13 +70,16 @@ export function bodyRefused(refusal: BodyTooLargeError | BodyBudgetError, what =
   return new ConnectError(message, Code.ResourceExhausted, undefined, undefined, refusal);
 }
 
-const utf8 = new TextDecoder();
-
-/** Decodes a PushRequest; throws `invalid_argument` with the decoder's reason. */
-export function decodePush(payload: Uint8Array, binary: boolean): PushRequest {
+/**
+ * Decodes a PushRequest in slices, giving the event loop a turn between them. What does not
+ * decode is `invalid_argument` with the decoder's reason; a message past the object bound is
+ * `resource_exhausted`, its cause the ObjectLimitError (answered 413 where HTTP shows through).
+ */
+export async function decodePush(payload: Uint8Array, binary: boolean): Promise<PushRequest> {
   try {
-    return binary ? decodePushBinary(payload) : fromJsonString(PushRequestSchema, utf8.decode(payload), { ignoreUnknownFields: true });
+    return await runSteps(binary ? decodePushBinarySteps(payload) : decodePushJsonSteps(payload));
   } catch (err) {
+    if (err instanceof ObjectLimitError) throw new ConnectError(err.message, Code.ResourceExhausted, undefined, undefined, err);
     throw new ConnectError(`unmarshal message: ${(err as Error).message}`, Code.InvalidArgument);
   }
 }

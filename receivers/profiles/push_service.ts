@@ -8,9 +8,10 @@
  * cannot read (an unknown encoding, malformed framing) reach connect-es untouched and its answer
  * stands. Only gzip is undone, as the reference's server undoes only gzip.
  *
- * Added here: a body over `max_body_size` (before or after gzip is undone) or one that does not fit
- * within `max_pending_size` is `resource_exhausted`; connect-es reads what it is left with under
- * the same size limit.
+ * Added here: a body over `max_body_size` (before or after gzip is undone), one carrying more
+ * objects than the Push bound (push_objects.ts) or one that does not fit within
+ * `max_pending_size` is `resource_exhausted`; connect-es reads what it is left with under the same
+ * size limit.
  */
 import { create } from '@bufbuild/protobuf';
 import { Code, ConnectError, createConnectRouter, createContextKey, createContextValues, type HandlerContext } from '@connectrpc/connect';
@@ -162,8 +163,8 @@ async function prepareGrpc(req: HttpRequest, res: HttpResponse, header: Headers,
   const compressed = (body[0]! & 0x01) === 0x01;
   if (compressed && encoding !== 'gzip') return { outcome: {}, header, body };
   try {
-    const payload = compressed ? inflate(body.subarray(5), limits.maxBytes) : body.subarray(5);
-    return standIn({ message: decodePush(payload, binary) });
+    const payload = compressed ? await inflate(body.subarray(5), limits.maxBytes) : body.subarray(5);
+    return standIn({ message: await decodePush(payload, binary) });
   } catch (err) {
     return standIn({ error: err as ConnectError });
   }

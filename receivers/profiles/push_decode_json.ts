@@ -1,0 +1,219 @@
+/**
+ * JSON PushRequest decoding, read off the bytes by a scanner rather than by `JSON.parse` and
+ * protobuf-es's `fromJson`: it builds only the series, samples, labels and annotations the body
+ * carries (any other value is checked and skipped without building it), counts them against the
+ * object bound and yields between slices. So a 16 MiB body of `{},{},…` never becomes millions of
+ * objects, and never holds the event loop for long (`JSON.parse` alone holds it for a second).
+ *
+ * It accepts what `fromJsonString(…, { ignoreUnknownFields: true })` accepts and builds the same
+ * message: proto and JSON field names (`rawProfile`, `raw_profile`), both base64 alphabets, null
+ * for a default or an empty list, a leading byte order mark; strings are decoded as `JSON.parse`
+ * decodes them. Errors are worded as protobuf-es words them (`cannot decode field
+ * types.v1.LabelPair.name from JSON: expected string, got 1`). Differences on purpose: a problem is
+ * reported where it is found, even when the body breaks further on; a key written twice is refused
+ * only in the messages decoded, not inside a skipped unknown value (the reference's protojson
+ * does not look there either); nesting deeper than 1000 levels is refused.
+ */
+import { base64Decode } from '@bufbuild/protobuf/wire';
+import { CLOSE_ARRAY, CLOSE_OBJECT, JsonDecodeError, JsonScanner, OPEN_ARRAY, OPEN_OBJECT, QUOTE, skipValue } from '../../lib/json_scan.js';
+import type { LabelPair, ProfileAnnotation } from '../../lib/pyroscope/gen/types/v1/types_pb.js';
+import type { PushRequest, RawProfileSeries, RawSample } from '../../lib/pyroscope/gen/push/v1/push_pb.js';
+import { isWellFormed } from '../../lib/regex/well-formed.js';
+import { PushObjects } from './push_objects.js';
+
+type Scanner = JsonScanner<PushObjects>;
+
+const REQUEST = 'push.v1.PushRequest';
+
+/**
+ * Decodes a JSON PushRequest in slices: yields after every slice of objects (as `budget` counts
+ * them) or of bytes scanned. Throws Error in protobuf-es's words, or ObjectLimitError at the first
+ * object past the budget's bound.
+ */
+export function* decodePushJsonSteps(bytes: Uint8Array, budget = new PushObjects()): Generator<void, PushRequest, void> {
+  let buf = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  // The text decoder protobuf-es's caller uses drops a byte order mark.
+  if (buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) buf = buf.subarray(3);
+  const sc: Scanner = new JsonScanner(buf, budget);
+  try {
+    const request = yield* readRequest(sc);
+    sc.finish();
+    return request;
+  } catch (err) {
+    if (err instanceof JsonDecodeError) throw new Error(`cannot decode message ${REQUEST} from JSON: ${err.message}`);
+    throw err;
+  }
+}
+
+function* readRequest(sc: Scanner): Generator<void, PushRequest, void> {
+  const request: PushRequest = { $typeName: REQUEST, series: [] };
+  const keys = yield* openMessage(sc, REQUEST, 0);
+  if (!keys) return request;
+  do {
+    const key = keys.next();
+    if (key === 'series') request.series = yield* readList(sc, `${REQUEST}.series`, readSeries);
+    else yield* skipValue(sc, 1, undefined);
+  } while (sc.more(CLOSE_OBJECT));
+  return request;
+}
+
+function* readSeries(sc: Scanner): Generator<void, RawProfileSeries, void> {
+  const type = 'push.v1.RawProfileSeries';
+  const series: RawProfileSeries = { $typeName: type, labels: [], samples: [], annotations: [] };
+  sc.budget.object();
+  const keys = yield* openMessage(sc, type, 2);
+  if (!keys) return series;
+  do {
+    const key = keys.next();
+    if (key === 'labels') series.labels = yield* readList(sc, `${type}.labels`, readLabel);
+    else if (key === 'samples') series.samples = yield* readList(sc, `${type}.samples`, readSample);
+    else if (key === 'annotations') series.annotations = yield* readList(sc, `${type}.annotations`, readAnnotation);
+    else yield* skipValue(sc, 3, undefined);
+  } while (sc.more(CLOSE_OBJECT));
+  return series;
+}
+
+function* readLabel(sc: Scanner): Generator<void, LabelPair, void> {
+  const [name, value] = yield* readStringPair(sc, 'types.v1.LabelPair', 'name');
+  return { $typeName: 'types.v1.LabelPair', name, value };
+}
+
+function* readAnnotation(sc: Scanner): Generator<void, ProfileAnnotation, void> {
+  const [key, value] = yield* readStringPair(sc, 'types.v1.ProfileAnnotation', 'key');
+  return { $typeName: 'types.v1.ProfileAnnotation', key, value };
+}
+
+/** A message of two string fields, `first` and `value`, as LabelPair and ProfileAnnotation are. */
+function* readStringPair(sc: Scanner, type: string, first: string): Generator<void, [string, string], void> {
+  sc.budget.object();
+  let firstValue = '';
+  let secondValue = '';
+  const keys = yield* openMessage(sc, type, 4);
+  if (!keys) return [firstValue, secondValue];
+  do {
+    const key = keys.next();
+    if (key === first) firstValue = yield* readString(sc, `${type}.${first}`);
+    else if (key === 'value') secondValue = yield* readString(sc, `${type}.value`);
+    else yield* skipValue(sc, 5, undefined);
+  } while (sc.more(CLOSE_OBJECT));
+  return [firstValue, secondValue];
+}
+
+function* readSample(sc: Scanner): Generator<void, RawSample, void> {
+  const type = 'push.v1.RawSample';
+  const sample: RawSample = { $typeName: type, rawProfile: new Uint8Array(0), ID: '' };
+  sc.budget.object();
+  const keys = yield* openMessage(sc, type, 4);
+  if (!keys) return sample;
+  let profileSet = false;
+  do {
+    const key = keys.next();
+    if (key === 'rawProfile' || key === 'raw_profile') {
+      // The proto name and the JSON name are one field.
+      if (profileSet) throw fieldError(`${type}.raw_profile`, 'set multiple times');
+      profileSet = true;
+      sample.rawProfile = yield* readBytes(sc, `${type}.raw_profile`);
+    } else if (key === 'ID') sample.ID = yield* readString(sc, `${type}.ID`);
+    else yield* skipValue(sc, 5, undefined);
+  } while (sc.more(CLOSE_OBJECT));
+  return sample;
+}
+
+/** A repeated message field: null is an empty list, and no item may be null. */
+function* readList<T>(sc: Scanner, field: string, readItem: (sc: Scanner) => Generator<void, T, void>): Generator<void, T[], void> {
+  const items: T[] = [];
+  if (sc.null()) return items;
+  if (sc.valueStart() !== OPEN_ARRAY) throw fieldError(field, `expected Array, got ${yield* describe(sc)}`);
+  if (!sc.open(OPEN_ARRAY, CLOSE_ARRAY)) return items;
+  do {
+    if (sc.null()) throw fieldError(field, 'list item must not be null');
+    items.push(yield* readItem(sc));
+    if (sc.sliceFull()) yield;
+  } while (sc.more(CLOSE_ARRAY));
+  return items;
+}
+
+/**
+ * Opens a message's object: its keys (each read with its colon, a key written twice refused), or
+ * undefined when it is empty. Anything but an object is refused as protobuf-es refuses it.
+ */
+function* openMessage(sc: Scanner, type: string, depth: number): Generator<void, MessageKeys | undefined, void> {
+  if (sc.valueStart() !== OPEN_OBJECT) throw new Error(`cannot decode message ${type} from JSON: ${yield* describe(sc, depth)}`);
+  return sc.open(OPEN_OBJECT, CLOSE_OBJECT) ? new MessageKeys(sc) : undefined;
+}
+
+/** The keys of one message object, in order; a key seen twice is refused. */
+class MessageKeys {
+  private readonly seen: string[] = [];
+
+  constructor(private readonly sc: Scanner) {}
+
+  next(): string {
+    const key = this.sc.key();
+    // Messages here have two or three fields: a list beats a set until someone sends many keys.
+    if (this.seen.includes(key)) throw new Error(`cannot decode message ${REQUEST} from JSON: duplicate object key "${key}"`);
+    this.seen.push(key);
+    return key;
+  }
+}
+
+/** A string field: null is the default, and a lone surrogate (no UTF-8 form) is refused. */
+function* readString(sc: Scanner, field: string): Generator<void, string, void> {
+  if (sc.null()) return '';
+  if (sc.valueStart() !== QUOTE) throw fieldError(field, `expected string, got ${yield* describe(sc)}`);
+  const text = sc.string();
+  if (!isWellFormed(text)) throw fieldError(field, 'expected string: invalid UTF8');
+  return text;
+}
+
+/** Canonical base64 (either alphabet, padding at the end only): what the native decoder reads alike. */
+const PLAIN_BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
+
+/** A bytes field: base64, as protobuf-es reads it; null is the default. */
+function* readBytes(sc: Scanner, field: string): Generator<void, Uint8Array, void> {
+  if (sc.null()) return new Uint8Array(0);
+  if (sc.valueStart() !== QUOTE) throw fieldError(field, `expected Uint8Array, got ${yield* describe(sc)}`);
+  const text = sc.string();
+  const digits = text.length - (text.endsWith('==') ? 2 : text.endsWith('=') ? 1 : 0);
+  // Native decoding is lenient where protobuf-es is strict, so it is used only where both agree.
+  if (digits % 4 !== 1 && PLAIN_BASE64.test(text)) return Buffer.from(text, 'base64');
+  try {
+    return base64Decode(text);
+  } catch {
+    throw fieldError(field, 'invalid base64 string');
+  }
+}
+
+/**
+ * Steps over a value of the wrong kind, naming it as protobuf-es names the parsed value:
+ * `null`, `Array(2)`, `object`, a short string quoted, a number or boolean as written.
+ */
+function* describe(sc: Scanner, depth = 6): Generator<void, string, void> {
+  const c = sc.valueStart();
+  if (c === OPEN_ARRAY) {
+    let length = 0;
+    if (sc.open(OPEN_ARRAY, CLOSE_ARRAY)) {
+      do {
+        yield* skipValue(sc, depth + 1, undefined);
+        length++;
+      } while (sc.more(CLOSE_ARRAY));
+    }
+    return `Array(${length})`;
+  }
+  if (c === OPEN_OBJECT) {
+    yield* skipValue(sc, depth, undefined);
+    return 'object';
+  }
+  if (c === QUOTE) {
+    const text = sc.string();
+    return text.length > 30 ? 'string' : `"${text.split('"').join('\\"')}"`;
+  }
+  const start = sc.pos;
+  sc.scalar();
+  const literal = sc.buf.toString('latin1', start, sc.pos);
+  return c === 0x74 || c === 0x66 || c === 0x6e ? literal : String(Number(literal));
+}
+
+function fieldError(field: string, reason: string): Error {
+  return new Error(`cannot decode field ${field} from JSON: ${reason}`);
+}
