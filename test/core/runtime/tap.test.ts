@@ -8,7 +8,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../../core/clock.js';
 import { ComponentGraph } from '../../../core/runtime/graph.js';
 import { startRunServer } from '../../../core/runtime/server.js';
-import { TapHub } from '../../../core/runtime/tap.js';
+import { DEFAULT_MAX_TAP_CLIENTS, TapHub, type TapHubOptions } from '../../../core/runtime/tap.js';
 import '../../../index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'rivulet-tap-'));
@@ -28,12 +28,12 @@ async function eventually(check: () => boolean | Promise<boolean>, ms = 10_000, 
 }
 
 /** A running file → echo graph behind a run server, as `rivulet run` builds it. */
-async function startInstance(name: string) {
+async function startInstance(name: string, hubOptions: TapHubOptions = {}) {
   const input = join(dir, `${name}.log`);
   const output = join(dir, `${name}.out`);
   writeFileSync(input, '');
   const registry = new Registry();
-  const taps = new TapHub(registry);
+  const taps = new TapHub(registry, hubOptions);
   const clock = systemClock();
   const graph = new ComponentGraph((id) => ({ id, clock, registry, stdout: new PassThrough(), log: () => {} }), taps.wrapExport);
   graph.load(
@@ -136,6 +136,34 @@ describe('GET /api/v0/tap/<id>', () => {
     expect(total).toBeLessThan(10_000);
   });
 
+  it('answers 429 beyond the most tap clients at a time, and serves a new client once one has closed', async () => {
+    const run = await startInstance('cap', { maxClients: 2 });
+    const url = `${run.url}/api/v0/tap/logs.echo.out`;
+    const first = new AbortController();
+    const second = new AbortController();
+    expect((await fetch(url, { signal: first.signal })).status).toBe(200);
+    expect((await fetch(`${run.url}/api/v0/tap/logs.source.file.in`, { signal: second.signal })).status).toBe(200);
+    const refused = await fetch(url);
+    expect(refused.status).toBe(429);
+    expect(await refused.text()).toBe('too many tap clients: at most 2 at a time; try again once one has closed\n');
+    first.abort();
+    const third = new AbortController();
+    let status = 0;
+    await eventually(
+      async () => {
+        const res = await fetch(url, { signal: third.signal });
+        status = res.status;
+        if (status === 429) await res.text();
+        return status === 200;
+      },
+      10_000,
+      'a tap after one closed',
+    );
+    expect(status).toBe(200);
+    second.abort();
+    third.abort();
+  });
+
   it('shows arguments with secrets hidden and the references in /api/v0/components', async () => {
     const run = await startInstance('components');
     const list = (await (await fetch(`${run.url}/api/v0/components`)).json()) as Array<Record<string, unknown>>;
@@ -150,14 +178,26 @@ describe('GET /api/v0/tap/<id>', () => {
 });
 
 describe('TapHub', () => {
+  const entry = { labels: {}, line: 'l', timestamp: 0n, structuredMetadata: [], extracted: {} };
+
   it('drops entries for a subscriber whose buffer is full and counts them as slow_client', async () => {
     const registry = new Registry();
     const hub = new TapHub(registry);
-    const sub = hub.subscribe('c', 'in', { ratePerSecond: 1000, bufferEntries: 2 });
-    const entry = { labels: {}, line: 'l', timestamp: 0n, structuredMetadata: [], extracted: {} };
-    sub.offer([entry, entry, entry, entry]);
-    expect(sub.take()).toHaveLength(2);
+    const sub = hub.subscribe('c', 'in', { ratePerSecond: 1000, bufferEntries: 2 })!;
+    hub.offer('c', 'in', [entry, entry, entry, entry]);
+    const line = '{"labels":{},"line":"l","timestamp":"1970-01-01T00:00:00.000000000Z","structured_metadata":{}}\n';
+    expect(sub.take()).toEqual([line, line]);
     expect(await registry.metrics()).toContain('rivulet_tap_dropped_entries_total{component_id="c",reason="slow_client"} 2');
     sub.close();
+  });
+
+  it(`admits at most ${DEFAULT_MAX_TAP_CLIENTS} subscribers at a time by default, and another once one leaves`, () => {
+    const hub = new TapHub(new Registry());
+    const subs = Array.from({ length: DEFAULT_MAX_TAP_CLIENTS }, (_, i) => hub.subscribe(`c${i % 3}`, 'in'));
+    expect(subs.every((s) => s !== undefined)).toBe(true);
+    expect(hub.subscribe('c0', 'out')).toBeUndefined();
+    subs[0]!.close();
+    expect(hub.subscribe('c0', 'out')).toBeDefined();
+    expect(hub.subscribe('c0', 'out')).toBeUndefined();
   });
 });
