@@ -1,13 +1,17 @@
 /**
  * Cuts the bytes read from a file into lines, in time linear in the bytes: each chunk is scanned
- * once, and a line that spans chunks is kept as the list of its chunks and joined once, when its
- * newline arrives. A line ends at `\n`; a `\r` before it is dropped.
+ * once, and a line that spans chunks is kept as the list of its chunks' text and joined once, when
+ * its newline arrives. (Decoding each chunk as it comes, instead of joining bytes and decoding them
+ * at the end, keeps two copies of a long line at most, not three.) A line ends at `\n`; a `\r`
+ * before it is dropped.
  *
  * With a `maxLineSize` (bytes, the `\n` and a `\r` before it not counted; 0 for none) a longer
  * line is dropped or, with `truncate`, cut to its first `maxLineSize` bytes (back to the start of
  * a character cut in two), as the reference's `max_line_size` and `max_line_size_truncate` do.
  * Either way no more than `maxLineSize + 1` bytes of it are ever held: the rest is only counted.
  */
+
+import { StringDecoder } from 'node:string_decoder';
 
 /** A line taken from the file. */
 export interface FileLine {
@@ -23,7 +27,10 @@ const NEWLINE = 10;
 const CARRIAGE_RETURN = 13;
 
 export class FileLines {
-  /** The unfinished line's bytes that are kept, in the chunks they came in (copies). */
+  /** Without a limit: the unfinished line's text, chunk by chunk. */
+  private pieces: string[] = [];
+  private readonly decoder = new StringDecoder('utf8');
+  /** With a limit: the unfinished line's bytes that are kept, in the chunks they came in (copies). */
   private parts: Buffer[] = [];
   private kept = 0;
   /** Bytes of the unfinished line read so far, kept or not. */
@@ -42,6 +49,8 @@ export class FileLines {
 
   /** Forgets the unfinished line (the file is read again from an earlier offset). */
   reset(): void {
+    this.pieces = [];
+    this.decoder.end();
     this.parts = [];
     this.kept = 0;
     this.length = 0;
@@ -77,6 +86,10 @@ export class FileLines {
     const max = this.maxLineSize;
     this.length += to - from;
     this.lastByte = data[to - 1]!;
+    if (max === 0) {
+      this.pieces.push(this.decoder.write(data.subarray(from, to)));
+      return;
+    }
     // One byte past the limit is kept: it may be the `\r` of a line that fits.
     if (max > 0 && !this.truncate && this.length > max + 1) {
       // Over the limit and to be dropped: only its length matters now.
@@ -93,9 +106,22 @@ export class FileLines {
   /** The held line, ended by a newline (`newlineBytes` 1) or by its file going away (0). */
   private finishHeld(newlineBytes: number): FileLine {
     const length = this.length;
-    const contentLength = this.lastByte === CARRIAGE_RETURN ? length - 1 : length;
+    const carriageReturn = this.lastByte === CARRIAGE_RETURN;
+    const contentLength = carriageReturn ? length - 1 : length;
+    if (this.maxLineSize === 0) {
+      const text = this.takeText();
+      return { text: carriageReturn ? text.slice(0, -1) : text, bytes: length + newlineBytes, overflow: 0 };
+    }
     const joined = this.takeHeld();
     return this.line(joined, 0, Math.min(contentLength, joined.length), length + newlineBytes, contentLength);
+  }
+
+  /** The line's text joined once, its pieces let go. */
+  private takeText(): string {
+    this.pieces.push(this.decoder.end());
+    const pieces = this.pieces;
+    this.reset();
+    return pieces.join('');
   }
 
   /** The kept bytes joined once, the parts let go before the text is decoded (so at most two copies live). */

@@ -103,7 +103,8 @@ describe('FileLines', () => {
     const size = 8 << 20;
     const got = linesOf(new FileLines(), [...cut(Buffer.alloc(size, 'y'), 256 * 1024), Buffer.from('\n')]);
     expect(got.map((l) => [l.text?.length, l.bytes])).toEqual([[size, size + 1]]);
-    expect(concat).toHaveBeenCalledTimes(1);
+    const joined = concat.mock.results.reduce((n, r) => n + (r.value as Buffer).length, 0);
+    expect(joined).toBeLessThanOrEqual(size);
     const scanned = indexOf.mock.calls.reduce((n, call, i) => n + ((indexOf.mock.contexts[i] as Buffer).length - Number(call[1] ?? 0)), 0);
     expect(scanned).toBe(size + 1);
   });
