@@ -22,6 +22,7 @@ export type RejectReason =
   | 'label_value_too_long'
   | 'line_too_long'
   | 'queue_full'
+  | 'receiver_full'
   | 'forward_failed'
   | 'shutting_down'
   | 'read_failed';

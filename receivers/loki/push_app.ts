@@ -23,6 +23,7 @@ import Koa, { type Context } from 'koa';
 import { Router } from '@koa/router';
 import type { Entry, Labels, MetadataPair } from '../../core/entry.js';
 import { copyMap, TENANT_LABEL } from '../../core/entry.js';
+import { RetryLaterError } from '../../core/receiver.js';
 import type { Log } from '../../lib/log.js';
 import { formatLabelText } from '../../lib/loki/label_text.js';
 import type { WireEntry } from '../../lib/loki/wire.js';
@@ -142,6 +143,8 @@ export function createPushApp(options: PushAppOptions): Koa {
         try {
           await options.forward(entries);
         } catch (err) {
+          if (err instanceof RetryLaterError)
+            throw new PushError(429, 'receiver_full', `${err.message}, retry after ${RETRY_AFTER_SECONDS}s`);
           options.log('error', 'forwarding pushed entries failed', { error: (err as Error).message });
           throw new PushError(500, 'forward_failed', `forwarding entries failed: ${(err as Error).message}`);
         }

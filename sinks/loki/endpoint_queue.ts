@@ -21,8 +21,8 @@
  * while the log is at its `max_size` instead of the memory capacity; the sender reads the log
  * back into a window of at most `capacity` bytes, and records each batch it delivers or gives up.
  * At the drain deadline nothing is dropped: what is undelivered stays in the log for the next
- * start. A queue replaced by a config update stops at once and its successor, sharing the log,
- * sends again what it had in flight.
+ * start. A queue replaced by a config update stops at once, letting a request under way finish,
+ * and its successor, sharing the log, sends what it had not delivered.
  */
 import type { SchedulerLike } from 'rxjs';
 import type { Clock } from '../../core/clock.js';
@@ -355,7 +355,11 @@ export class EndpointQueue {
   /** One request with remote_timeout; cut short when the drain deadline passes. */
   private attempt(request: { url: string; headers: Record<string, string>; body: Buffer }) {
     const controller = new AbortController();
-    const onAbort = () => controller.abort(this.abort.signal.reason);
+    // A request under way when a successor takes the log over finishes (within remote_timeout):
+    // cut off, a batch the endpoint stored would be sent again by the successor.
+    const onAbort = () => {
+      if (!this.handingOver) controller.abort(this.abort.signal.reason);
+    };
     this.abort.signal.addEventListener('abort', onAbort, { once: true });
     const timer = this.scheduler.schedule(() => controller.abort(new Error('remote_timeout reached')), this.options.config.remoteTimeoutMs);
     return this.options.transport(request, controller.signal).finally(() => {

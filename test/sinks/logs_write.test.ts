@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -23,6 +23,7 @@ import {
   type TestContext,
 } from '../receivers/loki/harness.js';
 import { startFakeLoki, type FakeLoki } from './loki/fake_loki.js';
+import { fullDisk } from './loki/full_disk.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -525,5 +526,119 @@ describe('logs.write write-ahead log', () => {
         ),
       ),
     ).toBe('w.alloy:11:3: logs.write "test": the wal block cannot change while the component runs');
+  });
+});
+
+describe('logs.write write-ahead log faults', () => {
+  const walDir = () => mkdtempSync(join(tmpdir(), 'rivulet-write-wal-'));
+  const walConfig = (url: string, dir: string, extra = '') =>
+    `logs.write "test" {\n  endpoint {\n    name = "main"\n    url = ${JSON.stringify(url)}\n    batch_wait = "0s"\n    min_backoff_period = "20ms"\n    max_backoff_period = "50ms"\n    max_backoff_retries = 0\n    ${extra}\n  }\n  wal {\n    enabled = true\n    dir = ${JSON.stringify(dir)}\n    fsync = "never"\n  }\n}\n`;
+  const pushLine = (url: string, i: number) =>
+    pushProto(url, [
+      { labels: '{app="a"}', entries: [{ timestampNs: BigInt(i + 1), line: `${i} ${'x'.repeat(1000)}`, structuredMetadata: [] }] },
+    ]);
+  const numbersOf = (lines: readonly string[]) => lines.map((l) => Number.parseInt(l, 10));
+
+  it('answers 429 with Retry-After while its disk is full, recovers by itself, and loses and repeats nothing', async () => {
+    const loki = await fakeLoki();
+    await loki.down();
+    const dir = walDir();
+    const disk = fullDisk(dir, 40 * 1024);
+    const config = walConfig(loki.url, dir);
+    const write = startWrite(config, { hooks: { openFile: disk.openFile } });
+    const api = await startSourceApi([write.receiver]);
+    cleanups.push(() => api.stop());
+    const acknowledged: number[] = [];
+    let refused: RawResponse | undefined;
+    let next = 0;
+    for (; next < 100 && !refused; next++) {
+      const answer = await pushLine(api.url, next);
+      if (answer.status === 204) acknowledged.push(next);
+      else refused = answer;
+    }
+    expect(refused?.status).toBe(429);
+    expect(refused?.headers['retry-after']).toBe('1');
+    expect(refused?.body).toBe('the write-ahead log’s disk is full (ENOSPC), retry after 1s\n');
+    expect(acknowledged.length).toBeGreaterThan(10);
+    expect(await metricValue(api.ctx.registry, 'logs_source_api_rejected_requests_total', { reason: 'receiver_full' })).toBe(1);
+    // Once the endpoint is back, delivered segments are deleted and the refused push goes in.
+    await loki.up();
+    const upAt = performance.now();
+    let recoveredMs: number | undefined;
+    for (let i = next - 1; i < next + 20; i++) {
+      for (let attempt = 0; ; attempt++) {
+        const answer = await pushLine(api.url, i);
+        if (answer.status === 204) break;
+        expect(answer.status).toBe(429);
+        expect(attempt).toBeLessThan(250);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      recoveredMs ??= performance.now() - upAt;
+      acknowledged.push(i);
+    }
+    expect(recoveredMs).toBeLessThan(5000);
+    await eventually(() => loki.lines().length >= acknowledged.length, 5000, 'every acknowledged line');
+    expect(numbersOf(loki.lines())).toEqual(acknowledged);
+    await eventually(() => existsSync(join(dir, 'main', 'delivered.json')), 5000, 'the cursor');
+    await write.component.stop();
+    // After a restart, nothing delivered is sent again: the next line is the first to arrive.
+    const again = startWrite(config);
+    await again.receiver.send([entryOf('after')]);
+    await eventually(() => loki.lines().length > acknowledged.length, 5000, 'the line after the restart');
+    expect(loki.lines().slice(acknowledged.length)).toEqual(['after']);
+  });
+
+  it('counts the entries a damaged record held when replaying, and delivers every other one', async () => {
+    const loki = await fakeLoki();
+    await loki.down();
+    const dir = walDir();
+    const config = walConfig(loki.url, dir, 'queue_config {\n      drain_timeout = "0s"\n    }');
+    const first = startWrite(config);
+    for (let i = 0; i < 10; i++) await first.receiver.send([entryOf(`line-${i}`)]);
+    await first.component.stop();
+    const [segment] = readdirSync(join(dir, 'main')).filter((f) => f.endsWith('.seg'));
+    const path = join(dir, 'main', segment!);
+    const bytes = readFileSync(path);
+    const at = bytes.indexOf('line-3');
+    bytes[at + 2] ^= 0x01;
+    writeFileSync(path, bytes);
+    await loki.up();
+    const second = startWrite(config);
+    await eventually(() => loki.lines().length === 9, 5000, 'the replay');
+    expect(loki.lines()).toEqual(['line-0', 'line-1', 'line-2', 'line-4', 'line-5', 'line-6', 'line-7', 'line-8', 'line-9']);
+    expect(await metricValue(second.ctx.registry, 'logs_write_wal_lost_entries_total', { reason: 'damaged' })).toBe(1);
+    expect(second.ctx.logs.filter((l) => l.startsWith('error'))).toEqual([
+      `error giving up write-ahead records that cannot be read {"path":${JSON.stringify(path)},"reason":"damaged","first":3,"records":1}`,
+    ]);
+  });
+
+  it('keeps its position across reloads: a request under way finishes and is not sent again', async () => {
+    const dir = walDir();
+    const received: string[] = [];
+    let answer: (() => void) | undefined;
+    // Like a real endpoint, it stores a push on arrival; an aborted request gets no answer.
+    const transport = (request: PushRequest, signal: AbortSignal): Promise<PushResult> => {
+      const streams = decodePushRequest(snappyDecode(request.body, 1 << 30));
+      received.push(...streams.flatMap((s) => s.entries.map((e) => e.line)));
+      return new Promise((resolve) => {
+        answer = () => resolve({ status: 204, message: '' });
+        signal.addEventListener('abort', () => resolve({ status: -1, message: 'aborted' }), { once: true });
+      });
+    };
+    const config = (size: string) => walConfig('http://127.0.0.1:1/push', dir, `batch_size = "${size}"`);
+    const write = startWrite(config('1MiB'), { hooks: { transport } });
+    const reloads = 20;
+    for (let i = 0; i < reloads; i++) {
+      await write.receiver.send([entryOf(`line-${i}`)]);
+      await eventually(() => received.length > i, 5000, `line ${i} to be under way`);
+      write.component.update(componentArgs(logsWriteComponent, config(i % 2 === 0 ? '512KiB' : '1MiB'), []));
+      // The answer comes after the replaced queue began stopping.
+      await new Promise((r) => setTimeout(r, 10));
+      answer!();
+    }
+    await eventually(() => received.includes(`line-${reloads - 1}`), 5000, 'the last line');
+    answer!();
+    await write.component.stop();
+    expect(received).toEqual(Array.from({ length: reloads }, (_, i) => `line-${i}`));
   });
 });

@@ -2,10 +2,13 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { RetryLaterError } from '../../../core/receiver.js';
+import { SegmentLog, type OpenFile } from '../../../lib/wal/segment_log.js';
 import type { QueuedEntry } from '../../../sinks/loki/batch.js';
 import { EndpointWal, segmentBytesFor } from '../../../sinks/loki/endpoint_wal.js';
 import { decodeWalEntry, encodeWalEntry } from '../../../sinks/loki/wal_record.js';
 import { entryOf } from '../../receivers/loki/harness.js';
+import { fullDisk } from './full_disk.js';
 
 const open: EndpointWal[] = [];
 afterEach(async () => {
@@ -144,5 +147,119 @@ describe('endpoint write-ahead log', () => {
     wal.rewind();
     expect(lines(await readAll(wal))).toEqual(['/2@1', '/3@2']);
     expect(wal.undone()).toBe(2);
+  });
+});
+
+describe('endpoint write-ahead log faults', () => {
+  const freshDir = () => mkdtempSync(join(tmpdir(), 'rivulet-ewal-'));
+  const segmentFiles = (dir: string) => readdirSync(dir).filter((f) => f.endsWith('.seg'));
+
+  function openFaultWal(dir: string, options: { openFile?: OpenFile; maxBytes?: number } = {}) {
+    const logs: string[] = [];
+    const lost: Array<[number, string]> = [];
+    const wal = new EndpointWal(
+      {
+        dir,
+        maxBytes: options.maxBytes ?? 1 << 20,
+        fsync: false,
+        lost: (entries, reason) => lost.push([entries, reason]),
+        ...(options.openFile ? { openFile: options.openFile } : {}),
+      },
+      (level, message, fields) => logs.push(`${level} ${message} ${JSON.stringify(fields)}`),
+    );
+    open.push(wal);
+    return { wal, logs, lost };
+  }
+
+  it('refuses appends with RetryLaterError on a full disk, frees space by deleting before the cursor, and goes on by itself', async () => {
+    const dir = freshDir();
+    const disk = fullDisk(dir, 6000);
+    const { wal, logs } = openFaultWal(dir, { openFile: disk.openFile });
+    const line = (i: number) => `${i}`.padEnd(500, '.');
+    let acknowledged = 0;
+    let refusal: unknown;
+    for (let i = 0; i < 20 && refusal === undefined; i++) {
+      await wal.append([item(line(i))]).then(
+        () => acknowledged++,
+        (err: unknown) => (refusal = err),
+      );
+    }
+    // Records of 561 bytes on disk: ten fit in 6,000 bytes, the eleventh does not.
+    expect(acknowledged).toBe(10);
+    expect(refusal).toBeInstanceOf(RetryLaterError);
+    expect((refusal as Error).message).toBe('the write-ahead log’s disk is full (ENOSPC)');
+    expect(logs.at(-1)).toBe(
+      `warn the write-ahead log’s disk is full, refusing entries until a write succeeds {"dir":${JSON.stringify(dir)},"error":"ENOSPC: no space left on device, write"}`,
+    );
+    // The refused append left nothing behind.
+    expect(wal.bytes).toBe(10 * 561);
+    expect(disk.used()).toBe(10 * 561);
+    const handed = await readAll(wal);
+    expect(handed.length).toBe(10);
+    // Not a byte left: the cursor can only be written once the delivered segment is gone.
+    disk.setCap(disk.used());
+    await wal.done(handed);
+    expect(segmentFiles(dir)).toEqual([]);
+    expect(JSON.parse(readFileSync(join(dir, 'delivered.json'), 'utf8'))).toEqual({ version: 1, delivered: {}, below: 10 });
+    await wal.append([item(line(10))]);
+    expect(lines(await readAll(wal))).toEqual([`/${line(10)}@10`]);
+    await wal.close();
+    open.pop();
+    // After a restart nothing delivered comes again.
+    const again = openFaultWal(dir);
+    await again.wal.ready();
+    expect(lines(await readAll(again.wal))).toEqual([`/${line(10)}@10`]);
+  });
+
+  it('clamps a cursor that runs ahead of the log, sending that tenant again instead of losing it', async () => {
+    const dir = freshDir();
+    const { wal } = openFaultWal(dir);
+    await wal.append([item('a0', 'A'), item('b0', 'B'), item('a1', 'A')]);
+    await wal.done((await readAll(wal)).filter((i) => i.tenant === 'B'));
+    await wal.close();
+    open.pop();
+    writeFileSync(join(dir, 'delivered.json'), JSON.stringify({ version: 1, delivered: { A: 1e9, B: 1 }, below: 5e9 }));
+    const again = openFaultWal(dir);
+    await again.wal.ready();
+    expect(lines(await readAll(again.wal))).toEqual(['A/a0@0', 'A/a1@2']);
+    expect(again.lost).toEqual([]);
+    expect(again.logs.filter((l) => l.startsWith('warn'))).toEqual([
+      `warn the delivery cursor is ahead of the write-ahead log, sending the tenant’s entries in it again {"dir":${JSON.stringify(dir)},"tenant":"A","cursor":1000000000,"end":3}`,
+      `warn the delivery cursor is ahead of the write-ahead log, sending everything in it again {"dir":${JSON.stringify(dir)},"cursor":5000000000,"end":3}`,
+    ]);
+    // New entries are numbered after what is on disk, not after the bad cursor, and are not skipped.
+    await again.wal.append([item('a2', 'A')]);
+    expect(lines(await readAll(again.wal))).toEqual(['A/a2@3']);
+  });
+
+  it('gives up a record that does not decode as one entry, counted with its reason', async () => {
+    const dir = freshDir();
+    const raw = await SegmentLog.open({ dir, segmentBytes: 1 << 20, fsync: false });
+    await raw.append([encodeWalEntry(item('one')), Buffer.from([1, 2, 3]), encodeWalEntry(item('three'))]);
+    await raw.close();
+    const { wal, lost, logs } = openFaultWal(dir);
+    await wal.ready();
+    expect(lines(await readAll(wal))).toEqual(['/one@0', '/three@2']);
+    expect(lost).toEqual([[1, 'undecodable']]);
+    expect(logs.filter((l) => l.startsWith('error'))).toEqual([
+      `error giving up write-ahead records that cannot be read {"dir":${JSON.stringify(dir)},"reason":"undecodable","first":1,"records":1,"error":"write-ahead record is truncated"}`,
+    ]);
+  });
+
+  it('does not count damage in records already delivered', async () => {
+    const dir = freshDir();
+    const { wal } = openFaultWal(dir);
+    await wal.append([item('one'), item('two'), item('three')]);
+    await wal.done((await readAll(wal)).slice(0, 2));
+    await wal.close();
+    open.pop();
+    const [segment] = segmentFiles(dir);
+    const bytes = readFileSync(join(dir, segment!));
+    bytes[30] ^= 0xff;
+    writeFileSync(join(dir, segment!), bytes);
+    const again = openFaultWal(dir);
+    await again.wal.ready();
+    expect(lines(await readAll(again.wal))).toEqual(['/three@2']);
+    expect(again.lost).toEqual([]);
   });
 });
