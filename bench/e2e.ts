@@ -62,7 +62,7 @@ async function rawForwarder(target: string): Promise<{ server: Server; url: stri
 }
 
 /** Sends every body with CLIENTS concurrent clients (retrying 429), then waits for the sink. */
-async function drive(url: string, load: PushWorkload, delivered: () => number): Promise<number> {
+export async function drive(url: string, load: PushWorkload, delivered: () => number): Promise<number> {
   let next = 0;
   const started = process.hrtime.bigint();
   const client = async () => {

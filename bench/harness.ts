@@ -17,6 +17,21 @@ export function compared(name: string, value: number, unit: string, baselineName
   return { name, value, unit, baseline: { name: baselineName, value: baseline }, ratio: value / baseline };
 }
 
+export interface Measured {
+  readonly wallSeconds: number;
+  /** CPU seconds of this process, user + system. */
+  readonly cpuSeconds: number;
+}
+
+/** Wall and CPU (user + system) seconds of `run`. */
+export async function measured(run: () => Promise<void>): Promise<Measured> {
+  const cpu = process.cpuUsage();
+  const started = process.hrtime.bigint();
+  await run();
+  const used = process.cpuUsage(cpu);
+  return { wallSeconds: Number(process.hrtime.bigint() - started) / 1e9, cpuSeconds: (used.user + used.system) / 1e6 };
+}
+
 /** Peak resident memory in MiB so far (high-water mark of this process). */
 export function peakRssMiB(): number {
   return process.resourceUsage().maxRSS / 1024;

@@ -13,7 +13,7 @@ import type { Entry } from '../core/entry.js';
 import type { LogsReceiver } from '../core/receiver.js';
 import { ComponentGraph } from '../core/runtime/graph.js';
 import '../index.js';
-import { compared } from './harness.js';
+import { compared, measured, type Measured } from './harness.js';
 import { countingSink, type CountingSink } from './pushes.js';
 import type { BenchRow } from './types.js';
 
@@ -38,21 +38,6 @@ function sends(tenants: number): Entry[][] {
     out.push(batch);
   }
   return out;
-}
-
-export interface Measured {
-  readonly wallSeconds: number;
-  /** CPU seconds of this process, user + system. */
-  readonly cpuSeconds: number;
-}
-
-/** Wall and CPU (user + system) seconds of `run`. */
-export async function measured(run: () => Promise<void>): Promise<Measured> {
-  const cpu = process.cpuUsage();
-  const started = process.hrtime.bigint();
-  await run();
-  const used = process.cpuUsage(cpu);
-  return { wallSeconds: Number(process.hrtime.bigint() - started) / 1e9, cpuSeconds: (used.user + used.system) / 1e6 };
 }
 
 /** Sends every batch to a logs.write with default queue settings and waits for the sink to count them all. */
