@@ -17,8 +17,9 @@
  *
  * The reference parses `replace` while processing each matching entry; here it is parsed once at
  * build time, so a template that does not parse is a configuration error. Each render has
- * stage.template's execution budget (a render over it is an execution error), and execution
- * errors are logged at most once per 10 s per stage.
+ * stage.template's execution budget (a render over it is an execution error), the time limit shared
+ * by the renders of one entry; execution errors are counted in `logs_process_template_failures_total`
+ * and logged at most once per 10 s per stage.
  */
 import { own, type Entry } from '../core/entry.js';
 import { FieldError } from '../lib/config/errors.js';
@@ -27,6 +28,7 @@ import { compileFieldRegex } from '../core/field-regex.js';
 import { defineStage, type BuildContext, type StageImpl } from '../core/stage.js';
 import { PER_ENTRY } from '../core/stage-partitioning.js';
 import { rateLimitedDebug } from '../core/rate-limited-log.js';
+import { templateFailureCounter } from '../core/template-failures.js';
 import { t } from '../core/schema.js';
 import { hostlessReferenceFuncs, parseTemplate, referenceFuncs, type FuncMap, type Template } from '../lib/template/index.js';
 import { mapOf, T_STRING, tagType } from '../lib/template/values.js';
@@ -95,6 +97,7 @@ function buildReplace(config: ReplaceConfig, ctx: BuildContext): StageImpl {
   const { source } = config;
   // A failing template usually fails on every entry: one log line per interval, with the count.
   const templateFailed = rateLimitedDebug(ctx, 'failed to execute template on extracted value');
+  const countFailure = templateFailureCounter(ctx.metrics.registry, 'replace');
 
   return {
     kind: 'map',
@@ -107,6 +110,7 @@ function buildReplace(config: ReplaceConfig, ctx: BuildContext): StageImpl {
       try {
         replaced = replaceGroups(input, matches, replacement, templateData(entry));
       } catch (err) {
+        countFailure(err);
         templateFailed({ error: (err as Error).message });
         return entry;
       }
@@ -140,6 +144,8 @@ function templateData(entry: Entry): Record<string, unknown> {
 /** Splices the rendering of each capture group into `input`; throws when a render fails. */
 function replaceGroups(input: string, matches: readonly RegexMatch[], replacement: Template, data: Record<string, unknown>): Replaced {
   const renderedByCapture = new Map<string, string>();
+  // One time budget for every render of the entry, however many groups it has.
+  const since = replacement.now();
   let text = '';
   let replacedUpTo = 0;
   for (const match of matches) {
@@ -149,7 +155,7 @@ function replaceGroups(input: string, matches: readonly RegexMatch[], replacemen
       const [start, end] = span;
       const captured = input.slice(start, end);
       data.Value = captured;
-      const rendered = replacement.execute(data);
+      const rendered = replacement.execute(data, { since });
       if (start >= replacedUpTo) {
         text += input.slice(replacedUpTo, start) + rendered;
         replacedUpTo = end;

@@ -13,14 +13,16 @@
  *
  * The reference fills its data from an unordered map, so an extracted key literally named `Value`
  * collides with the source's value unpredictably; here the source's value always wins. Unlike the
- * reference, each render has an execution budget (lib/template/budget.ts): a render over it is an
- * execution error like any other. Execution errors are logged at most once per 10 s per stage.
+ * reference, each render has an execution budget (lib/template/budget.ts: steps, sizes, 1 s of wall
+ * time): a render over it is an execution error like any other. Execution errors are counted in
+ * `logs_process_template_failures_total` by reason and logged at most once per 10 s per stage.
  */
 import { own } from '../core/entry.js';
 import { FieldError } from '../lib/config/errors.js';
 import { defineStage, type BuildContext, type StageImpl } from '../core/stage.js';
 import { PER_ENTRY } from '../core/stage-partitioning.js';
 import { rateLimitedDebug } from '../core/rate-limited-log.js';
+import { templateFailureCounter } from '../core/template-failures.js';
 import { t } from '../core/schema.js';
 import { hostlessReferenceFuncs, parseTemplate, referenceFuncs, type FuncMap, type Template } from '../lib/template/index.js';
 import { stringify } from '../lib/go/values.js';
@@ -75,6 +77,7 @@ function buildTemplate(config: TemplateConfig, ctx: BuildContext): StageImpl {
   const { source } = config;
   // A failing template usually fails on every entry: one log line per interval, with the count.
   const templateFailed = rateLimitedDebug(ctx, 'failed to execute template on extracted value');
+  const countFailure = templateFailureCounter(ctx.metrics.registry, 'template');
   return {
     kind: 'map',
     process: (entry) => {
@@ -91,6 +94,7 @@ function buildTemplate(config: TemplateConfig, ctx: BuildContext): StageImpl {
       try {
         rendered = compiled.execute(data);
       } catch (err) {
+        countFailure(err);
         templateFailed({ error: (err as Error).message });
         return entry;
       }

@@ -10,10 +10,18 @@
  * and each call is charged for the characters and elements it handles, so repeated growth (a
  * string doubled in a loop) stops early.
  *
+ * Steps bound the work, not the time: one call of `bcrypt`, `derivePassword` or `genPrivateKey`
+ * takes a tenth of a second to seconds. So a render also has a wall-time limit, read from an
+ * injected clock: checked every few steps and after every function call, inside bcrypt's rounds,
+ * and before a call that cannot be interrupted (a key generation, scrypt), which must fit in the
+ * time left as far as its previous calls in the same template tell.
+ *
  * Rendering is synchronous, so the meter of the render in progress is kept here for the
- * functions to find; outside a render the functions see the default size limits and no step limit.
+ * functions to find; outside a render the functions see the default size limits and no step or
+ * time limit.
  */
-import { GoError } from './errors.js';
+import { formatGoDuration } from '../go/duration.js';
+import { GoError, type BudgetLimit } from './errors.js';
 
 /** What one render may spend. */
 export interface ExecutionBudget {
@@ -27,25 +35,52 @@ export interface ExecutionBudget {
   readonly maxOutputBytes: number;
   /** Elements a function may put in one list (`until`, `untilStep`, `split`, `concat`, …). */
   readonly maxListLength: number;
+  /** Milliseconds of wall time one render may take. */
+  readonly maxDuration: number;
+}
+
+/** Milliseconds on a monotonic clock: what a render's time is read from (injectable for tests). */
+export type RenderClock = () => number;
+
+/** The default render clock. */
+export const monotonicClock: RenderClock = () => performance.now();
+
+/**
+ * How long each kind of uninterruptible call took last, in milliseconds, by the clock that timed
+ * it: kept across renders and templates, so a call that took longer than a render has left is not
+ * started again (a fake clock's durations stay with it).
+ */
+const callDurationsByClock = new WeakMap<RenderClock, Map<string, number>>();
+
+function callDurationsOf(clock: RenderClock): Map<string, number> {
+  let durations = callDurationsByClock.get(clock);
+  if (durations === undefined) callDurationsByClock.set(clock, (durations = new Map()));
+  return durations;
 }
 
 /**
  * The defaults: 1,000,000 steps (a few hundred milliseconds at most), 16 MiB of output or of any
- * one string, 1,000,000 list elements (a list that long also takes all the steps). Templates that
- * transform log lines use a tiny fraction of each.
+ * one string, 1,000,000 list elements (a list that long also takes all the steps), 1 s of wall
+ * time. Templates that transform log lines use a tiny fraction of each.
  */
 export const DEFAULT_EXECUTION_BUDGET: ExecutionBudget = Object.freeze({
   maxSteps: 1_000_000,
   maxOutputBytes: 16 * 1024 * 1024,
   maxListLength: 1_000_000,
+  maxDuration: 1000,
 });
 
 /** Characters of string arguments and results that count as one step of a function call. */
 const CHARS_PER_STEP = 32;
+/** Steps between two readings of the clock while no function is called. */
+const STEPS_PER_TIME_CHECK = 128;
 
 /** A budget limit hit inside a template function; the executor reports it with its position. */
 export class BudgetExceededError extends GoError {
-  constructor(detail: string) {
+  constructor(
+    detail: string,
+    readonly limit: BudgetLimit = 'size',
+  ) {
     super(`execution budget exceeded: ${detail}`);
     this.name = 'BudgetExceededError';
   }
@@ -54,17 +89,50 @@ export class BudgetExceededError extends GoError {
 /** What one render has spent so far, against its budget. */
 export class BudgetMeter {
   private steps = 0;
+  private nextTimeCheck = STEPS_PER_TIME_CHECK;
   /** Strings at most this long (in UTF-16 code units) are within the byte limit whatever they hold. */
   private readonly surelySmall: number;
+  private readonly deadline: number;
 
-  constructor(readonly budget: ExecutionBudget) {
+  constructor(
+    readonly budget: ExecutionBudget,
+    private readonly now: RenderClock = monotonicClock,
+    startedAt?: number,
+  ) {
     this.surelySmall = Math.floor(budget.maxOutputBytes / 3);
+    this.deadline = Number.isFinite(budget.maxDuration) ? (startedAt ?? now()) + budget.maxDuration : Number.POSITIVE_INFINITY;
   }
 
   /** Counts `n` steps. */
   spend(n = 1): void {
     this.steps += n;
     if (this.steps > this.budget.maxSteps) this.outOfSteps();
+    if (this.steps >= this.nextTimeCheck) {
+      this.nextTimeCheck = this.steps + STEPS_PER_TIME_CHECK;
+      this.checkTime();
+    }
+  }
+
+  /** Fails the render once it has taken longer than its budget, or would within `ms` more. */
+  checkTime(ms = 0): void {
+    if (this.deadline !== Number.POSITIVE_INFINITY && this.now() + ms > this.deadline) this.outOfTime(ms > 0);
+  }
+
+  /**
+   * Runs a call that cannot be interrupted (a key generation, scrypt): not at all when the last
+   * call of the same `kind` took longer than the time left, else to its end, the time checked
+   * after it.
+   */
+  uninterruptible<T>(kind: string, call: () => T): T {
+    if (this.deadline === Number.POSITIVE_INFINITY) return call();
+    const durations = callDurationsOf(this.now);
+    this.checkTime(durations.get(kind) ?? 0);
+    const started = this.now();
+    const result = call();
+    const finished = this.now();
+    durations.set(kind, finished - started);
+    if (finished > this.deadline) this.outOfTime();
+    return result;
   }
 
   /** Checks a string about to be built from its size in bytes (before it is built). */
@@ -105,6 +173,8 @@ export class BudgetMeter {
       if (elements > this.budget.maxListLength) this.checkLength(elements);
     }
     this.spend(1 + elements + Math.floor(chars / CHARS_PER_STEP));
+    // One call can take long where walking cannot: the clock is read after every one.
+    this.checkTime();
   }
 
   /** Whether text of `units` UTF-16 code units may exceed the byte limit (a quick pre-check). */
@@ -113,12 +183,21 @@ export class BudgetMeter {
   }
 
   private outOfSteps(): never {
-    throw new BudgetExceededError(`more than ${this.budget.maxSteps} steps`);
+    throw new BudgetExceededError(`more than ${this.budget.maxSteps} steps`, 'steps');
+  }
+
+  private outOfTime(ahead = false): never {
+    const limit = formatGoDuration(BigInt(Math.round(this.budget.maxDuration * 1e6)));
+    throw new BudgetExceededError(`render ${ahead ? 'would take' : 'took'} more than ${limit}`, 'time');
   }
 }
 
-/** Outside a render: the default sizes, no step limit. */
-const unmetered = new BudgetMeter({ ...DEFAULT_EXECUTION_BUDGET, maxSteps: Number.POSITIVE_INFINITY });
+/** Outside a render: the default sizes, no step or time limit. */
+const unmetered = new BudgetMeter({
+  ...DEFAULT_EXECUTION_BUDGET,
+  maxSteps: Number.POSITIVE_INFINITY,
+  maxDuration: Number.POSITIVE_INFINITY,
+});
 let active: BudgetMeter | undefined;
 
 /** The meter of the render in progress (template functions charge it). */

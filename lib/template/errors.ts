@@ -19,12 +19,18 @@ export class TemplateExecError extends DataError {
   }
 }
 
+/** Which limit of the execution budget a render went over: steps, a size, or wall time. */
+export type BudgetLimit = 'steps' | 'size' | 'time';
+
 /**
  * A render stopped because it went over its execution budget (see `budget.ts`); the message is
  * an ExecError's, ending in `execution budget exceeded: …`.
  */
 export class TemplateBudgetError extends TemplateExecError {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    readonly limit: BudgetLimit,
+  ) {
     super(message);
     this.name = 'TemplateBudgetError';
   }

@@ -20,8 +20,17 @@ import type {
   TemplateNode,
   VariableNode,
 } from './ast.js';
-import { BudgetExceededError, BudgetMeter, DEFAULT_EXECUTION_BUDGET, type ExecutionBudget, utf8Length, withMeter } from './budget.js';
-import { GoError, TemplateBudgetError, TemplateExecError } from './errors.js';
+import {
+  BudgetExceededError,
+  BudgetMeter,
+  DEFAULT_EXECUTION_BUDGET,
+  type ExecutionBudget,
+  monotonicClock,
+  type RenderClock,
+  utf8Length,
+  withMeter,
+} from './budget.js';
+import { type BudgetLimit, GoError, TemplateBudgetError, TemplateExecError } from './errors.js';
 import type { TemplateFunc } from './func.js';
 import { formatValue } from './gofmt.js';
 import type { TreeSet } from './parser.js';
@@ -73,6 +82,8 @@ export interface Program {
   readonly lookupFunc: (name: string) => TemplateFunc | undefined;
   /** What one render may spend; DEFAULT_EXECUTION_BUDGET when absent. */
   readonly budget?: ExecutionBudget;
+  /** The clock a render's time is read from; the monotonic clock when absent. */
+  readonly now?: RenderClock;
 }
 
 type Callable = TemplateFunc | GoMethod;
@@ -102,13 +113,15 @@ class ExecState {
   // -------------------------------------------------------------------------------------------
   // Errors
 
-  /** Throws Go's ExecError (a TemplateBudgetError when `overBudget`). */
-  errorf(message: string, overBudget = false): never {
+  /** Throws Go's ExecError (a TemplateBudgetError when the render went over the `overBudget` limit). */
+  errorf(message: string, overBudget?: BudgetLimit): never {
     const name = this.tmplName;
-    const ErrorClass = overBudget ? TemplateBudgetError : TemplateExecError;
-    if (this.node === undefined) throw new ErrorClass(`template: ${name}: ${message}`);
-    const { location, context } = this.errorContext(this.node);
-    throw new ErrorClass(`template: ${location}: executing ${JSON.stringify(name)} at <${context}>: ${message}`);
+    let text = `template: ${name}: ${message}`;
+    if (this.node !== undefined) {
+      const { location, context } = this.errorContext(this.node);
+      text = `template: ${location}: executing ${JSON.stringify(name)} at <${context}>: ${message}`;
+    }
+    throw overBudget === undefined ? new TemplateExecError(text) : new TemplateBudgetError(text, overBudget);
   }
 
   private errorContext(node: { pos: number; toString(): string }): { location: string; context: string } {
@@ -172,7 +185,7 @@ class ExecState {
       this.measuredBytes += utf8Length(this.out, this.measuredUnits);
       this.measuredUnits = this.out.length;
       const max = this.meter.budget.maxOutputBytes;
-      if (this.measuredBytes > max) this.errorf(`execution budget exceeded: output of more than ${max} bytes`, true);
+      if (this.measuredBytes > max) this.errorf(`execution budget exceeded: output of more than ${max} bytes`, 'size');
     }
   }
 
@@ -547,7 +560,7 @@ class ExecState {
     } catch (err) {
       if (err instanceof TemplateExecError) throw err;
       this.at(node);
-      this.errorf(`error calling ${name}: ${errorMessage(err)}`, err instanceof BudgetExceededError);
+      this.errorf(`error calling ${name}: ${errorMessage(err)}`, err instanceof BudgetExceededError ? err.limit : undefined);
     }
   }
 
@@ -723,14 +736,16 @@ function byteCount(s: string): number {
 }
 
 /**
- * Renders the tree named `name` with `data` as dot, within the program's execution budget.
+ * Renders the tree named `name` with `data` as dot, within the program's execution budget, its
+ * time counted from `startedAt` (a reading of the program's clock; now when absent).
  * Throws TemplateExecError; its subclass TemplateBudgetError when the render goes over budget.
  */
-export function execute(program: Program, name: string, data: unknown): string {
+export function execute(program: Program, name: string, data: unknown, startedAt?: number): string {
   // Go's Execute(w, nil) sees an untyped nil: no value, not a nil interface.
   if (data === null) data = undefined;
   const tree = program.trees.get(name);
-  const state: ExecState = new ExecState(program, name, data, new BudgetMeter(program.budget ?? DEFAULT_EXECUTION_BUDGET));
+  const meter = new BudgetMeter(program.budget ?? DEFAULT_EXECUTION_BUDGET, program.now ?? monotonicClock, startedAt);
+  const state: ExecState = new ExecState(program, name, data, meter);
   if (tree === undefined) return state.errorf(`${JSON.stringify(name)} is an incomplete or empty template`);
   try {
     withMeter(state.meter, () => state.walkList(data, tree));
@@ -739,7 +754,7 @@ export function execute(program: Program, name: string, data: unknown): string {
       state.errorf(`exceeded maximum template depth (${MAX_EXEC_DEPTH})`);
     }
     // Steps run out wherever the walk is; the error names the node being evaluated.
-    if (err instanceof BudgetExceededError) state.errorf(err.message, true);
+    if (err instanceof BudgetExceededError) state.errorf(err.message, err.limit);
     throw err;
   }
   return state.out;

@@ -7,8 +7,8 @@
  *   t.execute({ Value: 'abc' }); // 'ABC'
  */
 export { Template, parseTemplate, type ParseTemplateOptions } from './template.js';
-export { TemplateBudgetError, TemplateExecError, TemplateParseError, GoError } from './errors.js';
-export { DEFAULT_EXECUTION_BUDGET, type ExecutionBudget } from './budget.js';
+export { type BudgetLimit, TemplateBudgetError, TemplateExecError, TemplateParseError, GoError } from './errors.js';
+export { DEFAULT_EXECUTION_BUDGET, type ExecutionBudget, type RenderClock } from './budget.js';
 export { defineFunc, type FuncMap, type TemplateFunc } from './func.js';
 export { builtinFuncs } from './builtins.js';
 export { Sprint, Sprintf, Sprintln } from './gofmt.js';

@@ -2,7 +2,7 @@
  * Compiled Go templates: `parseTemplate` parses once (syntax and function names are checked
  * then), `Template.execute` renders against data as many times as needed.
  */
-import { DEFAULT_EXECUTION_BUDGET, type ExecutionBudget } from './budget.js';
+import { DEFAULT_EXECUTION_BUDGET, type ExecutionBudget, monotonicClock, type RenderClock } from './budget.js';
 import { builtinFuncs } from './builtins.js';
 import { execute, type Program } from './exec.js';
 import type { FuncMap, TemplateFunc } from './func.js';
@@ -14,10 +14,12 @@ export interface ParseTemplateOptions {
   /** Functions added on top of Go's built-ins (same-named entries replace built-ins). */
   readonly funcs?: FuncMap;
   /**
-   * What each render may spend (steps, output bytes, list elements), on top of
+   * What each render may spend (steps, output bytes, list elements, wall time), on top of
    * DEFAULT_EXECUTION_BUDGET; going over fails the render with a TemplateBudgetError.
    */
   readonly budget?: Partial<ExecutionBudget>;
+  /** Milliseconds on a monotonic clock, for the time limit (`performance.now` by default; tests pass a fake). */
+  readonly now?: RenderClock;
 }
 
 const DEFAULT_NAME = 'template';
@@ -40,19 +42,23 @@ export class Template {
     trees: TreeSet,
     lookupFunc: (name: string) => TemplateFunc | undefined,
     budget: ExecutionBudget = DEFAULT_EXECUTION_BUDGET,
+    readonly now: RenderClock = monotonicClock,
   ) {
-    this.program = { text, parseName: name, trees, lookupFunc, budget };
+    this.program = { text, parseName: name, trees, lookupFunc, budget, now };
   }
 
   /**
    * Renders the template with `data` as dot (`.`). Data follows the value model of `values.ts`:
    * strings, numbers (float64), booleans, arrays, plain objects, null.
    *
+   * The render's time counts from `since`, a reading of `now` taken earlier, when given: several
+   * renders for one entry then share one time budget.
+   *
    * @throws TemplateExecError when Go's executor would return an error, TemplateBudgetError
    *   (a TemplateExecError) when the render goes over its execution budget
    */
-  execute(data: unknown): string {
-    return execute(this.program, this.name, data);
+  execute(data: unknown, options: { readonly since?: number } = {}): string {
+    return execute(this.program, this.name, data, options.since);
   }
 }
 
@@ -67,5 +73,5 @@ export function parseTemplate(text: string, options: ParseTemplateOptions = {}):
   const lookupFunction = functionLookup(options.funcs);
   const trees = parseTrees(text, { name, lookupFunction });
   const budget = options.budget === undefined ? DEFAULT_EXECUTION_BUDGET : { ...DEFAULT_EXECUTION_BUDGET, ...options.budget };
-  return new Template(name, text, trees, lookupFunction, budget);
+  return new Template(name, text, trees, lookupFunction, budget, options.now);
 }

@@ -167,6 +167,31 @@ describe('stage.replace: execution budget', () => {
   });
 });
 
+describe('stage.replace: render time', () => {
+  it('gives the renders of one entry one time budget, and counts the failure by reason', async () => {
+    const registry = new Registry();
+    const built = buildPipeline([replace({ expression: '(\\w)', replace: '{{ upper .Value }}', source: '' }).spec], {
+      clock: new ManualClock(0n),
+      registry,
+    });
+    // Virtual time: every reading of the monotonic clock is 100 ms after the one before, so each
+    // render, which reads it once, would fit in 1 s on its own; the twenty together do not.
+    let now = 0;
+    const clock = vi.spyOn(performance, 'now').mockImplementation(() => (now += 100));
+    let out;
+    try {
+      out = built.process!(entry('abcdefghijklmnopqrst', {}));
+    } finally {
+      clock.mockRestore();
+    }
+    expect(out!.line).toBe('abcdefghijklmnopqrst');
+    expect(await registry.getSingleMetricAsString('logs_process_template_failures_total')).toContain(
+      'logs_process_template_failures_total{stage="replace",reason="time_budget"} 1',
+    );
+    built.dispose();
+  });
+});
+
 describe('stage.replace: configuration', () => {
   it('reports configuration errors with the reference and engine texts', () => {
     expect(() => runConfig(stage('', 'x'), [])).toThrow('test.alloy:2:3: stage.replace: expression is required');

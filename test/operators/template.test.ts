@@ -154,6 +154,56 @@ describe('stage.template: execution budget', () => {
   });
 });
 
+describe('stage.template: render time', () => {
+  /** Builds one stage.template whose debug lines for failed renders are collected in `logged`. */
+  function built(text: string) {
+    const registry = new Registry();
+    const logged: unknown[] = [];
+    const pipeline = buildPipeline([template({ source: 'v', template: text }).spec], {
+      clock: new ManualClock(0n),
+      registry,
+      debug: (message, fields) => {
+        if (message === 'failed to execute template on extracted value') logged.push(fields?.error);
+      },
+    });
+    return { pipeline, registry, logged };
+  }
+
+  it('leaves an entry unchanged when its render takes more than 1 s, and counts it by reason', async () => {
+    const { pipeline, registry, logged } = built('{{ range until 5000 }}{{ upper $.Value }}{{ end }}');
+    // Virtual time: every reading of the monotonic clock is 100 ms after the one before.
+    let now = 0;
+    const clock = vi.spyOn(performance, 'now').mockImplementation(() => (now += 100));
+    let out;
+    try {
+      out = pipeline.process!(entry('l', {}, { extracted: { v: 'keep', other: 'x' } }));
+    } finally {
+      clock.mockRestore();
+    }
+    expect(out!.extracted).toEqual({ v: 'keep', other: 'x' });
+    expect(logged).toEqual([
+      'template: pipeline_template:1:25: executing "pipeline_template" at <upper $.Value>: error calling upper: ' +
+        'execution budget exceeded: render took more than 1s',
+    ]);
+    expect(await registry.getSingleMetricAsString('logs_process_template_failures_total')).toContain(
+      'logs_process_template_failures_total{stage="template",reason="time_budget"} 1',
+    );
+    pipeline.dispose();
+  });
+
+  it('counts steps, sizes and plain execution errors under their own reasons', async () => {
+    const stages = ['{{ until 1000000 | len }}', '{{ repeat 200000000 "a" }}', '{{ fail "no" }}'].map(built);
+    for (const { pipeline } of stages) pipeline.process!(entry('l', {}, { extracted: { v: 'keep' } }));
+    const counted = await Promise.all(
+      stages.map(({ registry }) => registry.getSingleMetricAsString('logs_process_template_failures_total')),
+    );
+    expect(counted[0]).toContain('{stage="template",reason="step_budget"} 1');
+    expect(counted[1]).toContain('{stage="template",reason="size_budget"} 1');
+    expect(counted[2]).toContain('{stage="template",reason="error"} 1');
+    for (const { pipeline } of stages) pipeline.dispose();
+  });
+});
+
 describe('stage.template: configuration', () => {
   it('reports configuration errors with the reference and engine texts', () => {
     expect(() => runConfig(stage('', 'x'), [])).toThrow('test.alloy:2:3: stage.template: template source value is required');

@@ -115,8 +115,16 @@ function bcryptBase64(bytes: Uint8Array): string {
 
 const MAGIC = new TextEncoder().encode('OrpheanBeholderScryDoubt');
 
-/** Go's bcrypt.GenerateFromPassword(password, cost). */
-export function bcryptHash(password: Uint8Array, cost = 10, salt: Uint8Array = randomBytes(16)): string {
+/**
+ * Go's bcrypt.GenerateFromPassword(password, cost). `betweenRounds` runs before each of the
+ * 2^cost key expansions (a render checks its time there) and may throw to stop.
+ */
+export function bcryptHash(
+  password: Uint8Array,
+  cost = 10,
+  salt: Uint8Array = randomBytes(16),
+  betweenRounds: () => void = () => {},
+): string {
   if (password.length > 72) throw new GoError('bcrypt: password length exceeds 72 bytes');
   const key = new Uint8Array(password.length + 1);
   key.set(password);
@@ -124,6 +132,7 @@ export function bcryptHash(password: Uint8Array, cost = 10, salt: Uint8Array = r
   c.expand(key, salt);
   const rounds = 1 << cost;
   for (let i = 0; i < rounds; i++) {
+    betweenRounds();
     c.expand(key);
     c.expand(salt);
   }

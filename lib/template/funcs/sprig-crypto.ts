@@ -16,7 +16,7 @@ import {
   scryptSync,
   type KeyObject,
 } from 'node:crypto';
-import { currentMeter } from '../budget.js';
+import { BudgetExceededError, currentMeter } from '../budget.js';
 import { GoError } from '../errors.js';
 import { defineFunc, type FuncMap } from '../func.js';
 import { Sprintf } from '../gofmt.js';
@@ -78,8 +78,10 @@ function adler32(input: string): string {
 
 function bcrypt(input: string): string {
   try {
-    return bcryptHash(utf8Bytes(input));
+    // Its rounds take a tenth of a second or more: the render's time is checked between them.
+    return bcryptHash(utf8Bytes(input), undefined, undefined, () => currentMeter().checkTime());
   } catch (err) {
+    if (err instanceof BudgetExceededError) throw err;
     return `failed to encrypt string with bcrypt: ${(err as Error).message}`;
   }
 }
@@ -154,7 +156,9 @@ function derivePassword(counter: GoInt, passwordType: string, password: string, 
   const siteBytes = Buffer.from(utf8Bytes(site));
   const seedBytes = Buffer.from(MASTER_PASSWORD_SEED);
   const salt = Buffer.concat([seedBytes, uint32be(userBytes.length), userBytes]);
-  const key = scryptSync(Buffer.from(utf8Bytes(password)), salt, 64, { N: 32768, r: 8, p: 2, maxmem: 256 * 1024 * 1024 });
+  const key = currentMeter().uninterruptible('scrypt', () =>
+    scryptSync(Buffer.from(utf8Bytes(password)), salt, 64, { N: 32768, r: 8, p: 2, maxmem: 256 * 1024 * 1024 }),
+  );
   const message = Buffer.concat([seedBytes, uint32be(siteBytes.length), siteBytes, uint32be(Number(counter.value))]);
   const seed = createHmac('sha256', key).update(message).digest();
   const template = templates[seed[0]! % templates.length]!;
@@ -226,13 +230,15 @@ function generateKey(type: string): KeyObject {
 function genPrivateKey(type: string): string {
   if (!['', 'rsa', 'dsa', 'ecdsa', 'ed25519'].includes(type)) return 'Unknown type ' + type;
   try {
-    return pemForKey(generateKey(type));
+    return pemForKey(currentMeter().uninterruptible(`key ${type || 'rsa'}`, () => generateKey(type)));
   } catch (err) {
+    if (err instanceof BudgetExceededError) throw err;
     return `failed to generate private key: ${(err as Error).message}`;
   }
 }
 
-const rsa2048 = (): KeyObject => generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
+const rsa2048 = (): KeyObject =>
+  currentMeter().uninterruptible('key rsa 2048', () => generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey);
 
 function ipList(ips: unknown[] | null): Uint8Array[] {
   return (ips ?? []).map((ip) => {
@@ -266,8 +272,10 @@ function baseTemplate(cn: string, ips: unknown[] | null, dns: unknown[] | null, 
 function certAndKey(template: CertificateTemplate, signee: KeyObject, issuer: Issuer | 'self', signer: KeyObject): Certificate {
   let certDer: Uint8Array;
   try {
-    certDer = createCertificate(template, signee, issuer, signer);
+    // Signing with a large key from the data takes long.
+    certDer = currentMeter().uninterruptible('certificate', () => createCertificate(template, signee, issuer, signer));
   } catch (err) {
+    if (err instanceof BudgetExceededError) throw err;
     throw new GoError(`error creating certificate: ${(err as Error).message}`);
   }
   return new Certificate(pemEncode('CERTIFICATE', certDer), pemForKey(signee));

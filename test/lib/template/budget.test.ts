@@ -1,22 +1,30 @@
 import { describe, expect, it } from 'vitest';
+import { BudgetMeter } from '../../../lib/template/budget.js';
 import {
   DEFAULT_EXECUTION_BUDGET,
+  defineFunc,
   parseTemplate,
   referenceFuncs,
   TemplateBudgetError,
   TemplateExecError,
   type ExecutionBudget,
 } from '../../../lib/template/index.js';
+import { type GoInt, T_INT } from '../../../lib/template/values.js';
 import { render } from './render.js';
 
-/** Renders with the reference's functions and a budget on top of the defaults. */
+const UNTIMED = { maxDuration: Number.POSITIVE_INFINITY };
+
+/**
+ * Renders with the reference's functions and a budget on top of the defaults. These tests are
+ * about steps and sizes: no time limit, which a loaded machine could reach first.
+ */
 function renderWithin(budget: Partial<ExecutionBudget>, template: string, data: unknown = {}): string {
-  return parseTemplate(template, { name: 'tpl', funcs: referenceFuncs, budget }).execute(data);
+  return parseTemplate(template, { name: 'tpl', funcs: referenceFuncs, budget: { ...UNTIMED, ...budget } }).execute(data);
 }
 
 /** The error a render fails with, how long it took and how much the heap grew meanwhile. */
 function failure(template: string, budget?: Partial<ExecutionBudget>): { error: Error; ms: number; heapMiB: number } {
-  const t = parseTemplate(template, { name: 'pipeline_template', funcs: referenceFuncs, budget });
+  const t = parseTemplate(template, { name: 'pipeline_template', funcs: referenceFuncs, budget: { ...UNTIMED, ...budget } });
   const heapBefore = process.memoryUsage().heapUsed;
   const start = performance.now();
   try {
@@ -214,8 +222,13 @@ describe('the execution budget: lists', () => {
 });
 
 describe('the execution budget: defaults', () => {
-  it('are 1,000,000 steps, 16 MiB of output and 1,000,000 list elements', () => {
-    expect(DEFAULT_EXECUTION_BUDGET).toEqual({ maxSteps: 1_000_000, maxOutputBytes: 16 * 1024 * 1024, maxListLength: 1_000_000 });
+  it('are 1,000,000 steps, 16 MiB of output, 1,000,000 list elements and 1 s', () => {
+    expect(DEFAULT_EXECUTION_BUDGET).toEqual({
+      maxSteps: 1_000_000,
+      maxOutputBytes: 16 * 1024 * 1024,
+      maxListLength: 1_000_000,
+      maxDuration: 1000,
+    });
   });
 
   it('leave ordinary templates alone, and each render starts afresh', () => {
@@ -226,5 +239,123 @@ describe('the execution budget: defaults', () => {
 
   it('still report Go errors before budget ones', () => {
     expect(() => render('{{ repeat -1 "x" }}')).toThrow('error calling repeat: strings: negative Repeat count');
+  });
+});
+
+describe('the execution budget: wall time', () => {
+  /** A fake clock: `advance` moves it, `reads` counts how often the render looked at it. */
+  function fakeClock(stepPerRead = 0) {
+    const clock = {
+      now: 0,
+      reads: 0,
+      read: (): number => {
+        clock.reads++;
+        clock.now += stepPerRead;
+        return clock.now;
+      },
+    };
+    return clock;
+  }
+
+  /** `tick MS` moves the fake clock on, as a slow function call would. */
+  function ticking(clock: { now: number }) {
+    let ticks = 0;
+    const funcs = {
+      tick: defineFunc([T_INT], (ms: GoInt) => {
+        ticks++;
+        clock.now += Number(ms.value);
+        return '';
+      }),
+    };
+    return { funcs, ticks: () => ticks };
+  }
+
+  it('fails a render that takes more than 1 s by default, at the call that went over', () => {
+    const clock = fakeClock();
+    const { funcs, ticks } = ticking(clock);
+    const t = parseTemplate('{{ tick 400 }}{{ tick 400 }}{{ tick 400 }}{{ tick 400 }}', {
+      name: 'pipeline_template',
+      funcs,
+      now: clock.read,
+    });
+    let error: unknown;
+    try {
+      t.execute({});
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(TemplateBudgetError);
+    expect((error as TemplateBudgetError).limit).toBe('time');
+    expect((error as Error).message).toBe(
+      'template: pipeline_template:1:31: executing "pipeline_template" at <tick 400>: error calling tick: execution budget exceeded: render took more than 1s',
+    );
+    expect(ticks()).toBe(3);
+  });
+
+  it('gives every render its own time, and renders what fits', () => {
+    const clock = fakeClock();
+    const { funcs } = ticking(clock);
+    const t = parseTemplate('{{ tick 999 }}ok', { funcs, now: clock.read });
+    expect(t.execute({})).toBe('ok');
+    expect(t.execute({})).toBe('ok');
+    const short = parseTemplate('{{ tick 60 }}{{ tick 60 }}', { funcs, now: clock.read, budget: { maxDuration: 100 } });
+    expect(() => short.execute({})).toThrow('error calling tick: execution budget exceeded: render took more than 100ms');
+  });
+
+  it('times a walk that calls no function, reading the clock every few steps', () => {
+    const clock = fakeClock(1);
+    const t = parseTemplate('{{ range 100000000 }}{{ end }}', { name: 'tpl', now: clock.read, budget: { maxSteps: 1e12 } });
+    expect(() => t.execute({})).toThrow(
+      'template: tpl:1:9: executing "tpl" at <100000000>: execution budget exceeded: render took more than 1s',
+    );
+    // 128 steps a reading: stopped after about 128,000 of the 100,000,000 iterations.
+    expect(clock.reads).toBe(1002);
+  });
+
+  it('stops bcrypt between its rounds, not after them', () => {
+    const clock = fakeClock(1);
+    const t = parseTemplate('{{ bcrypt "secret" }}', { name: 'tpl', funcs: referenceFuncs, now: clock.read, budget: { maxDuration: 100 } });
+    expect(() => t.execute({})).toThrow(
+      'template: tpl:1:3: executing "tpl" at <bcrypt "secret">: error calling bcrypt: execution budget exceeded: render took more than 100ms',
+    );
+    // One reading per round of the 1024 a cost of 10 takes.
+    expect(clock.reads).toBe(102);
+  });
+
+  it('does not start a key generation that took longer last time than the render has left', () => {
+    const clock = fakeClock();
+    const { funcs } = ticking(clock);
+    // Times one key generation of 800 ms on this clock, as a slow machine would.
+    const meter = new BudgetMeter({ ...DEFAULT_EXECUTION_BUDGET }, clock.read);
+    meter.uninterruptible('key ed25519', () => {
+      clock.now += 800;
+    });
+    const t = parseTemplate('{{ tick 300 }}{{ genPrivateKey "ed25519" }}', {
+      name: 'tpl',
+      funcs: { ...referenceFuncs, ...funcs },
+      now: clock.read,
+    });
+    expect(() => t.execute({})).toThrow(
+      'template: tpl:1:17: executing "tpl" at <genPrivateKey "ed25519">: error calling genPrivateKey: execution budget exceeded: render would take more than 1s',
+    );
+    expect(
+      parseTemplate('{{ tick 100 }}{{ genPrivateKey "ed25519" }}', { funcs: { ...referenceFuncs, ...funcs }, now: clock.read }).execute({}),
+    ).toMatch(/^-----BEGIN PRIVATE KEY-----\n/);
+  });
+
+  it('runs an uninterruptible call to its end and fails the render after it when it went over', () => {
+    const clock = fakeClock();
+    const meter = new BudgetMeter({ ...DEFAULT_EXECUTION_BUDGET }, clock.read);
+    let calls = 0;
+    const slow = () => {
+      calls++;
+      clock.now += 1500;
+      return 'done';
+    };
+    expect(() => meter.uninterruptible('slow', slow)).toThrow('execution budget exceeded: render took more than 1s');
+    expect(() => new BudgetMeter({ ...DEFAULT_EXECUTION_BUDGET }, clock.read).uninterruptible('slow', slow)).toThrow(
+      'execution budget exceeded: render would take more than 1s',
+    );
+    expect(calls).toBe(1);
   });
 });
