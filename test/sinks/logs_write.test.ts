@@ -446,8 +446,9 @@ describe('logs.write write-ahead log', () => {
     const line = 'x'.repeat(900);
     const acknowledged: number[] = [];
     const sends = Array.from({ length: 12 }, (_, i) => write.receiver.send([entryOf(`${i}${line}`)]).then(() => acknowledged.push(i)));
-    await new Promise((r) => setTimeout(r, 200));
-    // Records of about 920 bytes: eight fit in 8 KiB; the rest wait, in order.
+    await eventually(() => acknowledged.length >= 8, 5000, 'eight sends');
+    await new Promise((r) => setTimeout(r, 100));
+    // Records of about 940 bytes: eight fit in 8 KiB; the rest wait, in order.
     expect(acknowledged).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
     expect(await metricValue(write.ctx.registry, 'logs_write_wal_bytes')).toBeLessThanOrEqual(8 * 1024);
     await loki.up();
@@ -475,8 +476,12 @@ describe('logs.write write-ahead log', () => {
     expect(refused?.headers['retry-after']).toBe('1');
     expect(await metricValue(write.ctx.registry, 'logs_write_wal_bytes')).toBeLessThanOrEqual(8 * 1024);
     await loki.up();
-    expect(new Set((await Promise.all(answers)).map((a) => a.status))).toEqual(new Set([204]));
-    await eventually(() => loki.lines().length === answers.length, 5000, 'every acknowledged line');
+    // A push answered after the 50 ms look (a slow machine) may be a refusal too, never anything else.
+    const settled = await Promise.all(answers);
+    for (const answer of settled) if (answer.status !== 204) expect([answer.status, answer.headers['retry-after']]).toEqual([429, '1']);
+    const accepted = settled.filter((a) => a.status === 204).length;
+    expect(accepted).toBeGreaterThan(0);
+    await eventually(() => loki.lines().length === accepted, 5000, 'every acknowledged line');
   });
 
   it('hands an endpoint’s log to the queue that replaces it on update, losing and repeating nothing', async () => {
