@@ -125,7 +125,7 @@ describe.skipIf(!installed)('logs.write.jetstream and logs.source.jetstream', { 
     // 60,000 entries of 15 bytes per message of 900 KB (the server's max_payload is 1 MiB).
     const perMessage = 60_000;
     const lineOf = (n: number) => n.toString(36).padStart(5, '0');
-    const messages = 12;
+    const messages = 8;
     const nc = await connect({ servers: server.url });
     for (let m = 0; m < messages; m++) {
       const entries = Array.from({ length: perMessage }, (_, i) => ({
