@@ -8,7 +8,8 @@
  * extra connections held unaccepted, timeouts, TLS); `labels` are added to every stream and win
  * over pushed labels; labels starting with `__` are dropped; entries get the receive time unless
  * `use_incoming_timestamp` is set; a new `forward_to` or `labels` applies to the next request, and
- * the listener restarts only when the `http` block changes.
+ * the listener is replaced only when the `http` block changes (gracefully: the old one stops
+ * accepting and answers what it has accepted, each response closing its connection).
  *
  * Added here: the tenant from `X-Scope-OrgID` is kept as the `__tenant_id__` label (raw pushes
  * included); a push is answered only once its entries are taken over downstream, and what the

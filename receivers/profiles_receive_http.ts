@@ -5,9 +5,9 @@
  *
  * Reference behaviour kept: `conn_limit` defaults to 16384 and holds extra connections unaccepted
  * instead of refusing them; a new `forward_to` applies to the next request without a restart, and
- * the listener restarts only when the `http` block changes (its gauges then start again); the
- * component is unhealthy only when its configuration cannot be applied (invalid, or the address
- * cannot be bound).
+ * the listener is replaced only when the `http` block changes (gracefully, as logs.source.api's;
+ * its gauges then start again); the component is unhealthy only when its configuration cannot be
+ * applied (invalid, or the address cannot be bound).
  *
  * Added here (the reference reads any body whole, however large): `max_body_size` bounds one
  * request body, before and after gzip is undone, answering 413 (Connect and gRPC:

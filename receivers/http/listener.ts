@@ -2,6 +2,10 @@
  * The listener lifecycle shared by receivers that run their own HTTP server: starting it, replacing
  * it when the `http` block changes, closing it on stop, and the health that follows from whether
  * the address could be bound, and the connection gauges that follow the running listener.
+ *
+ * An unchanged `http` block keeps the running listener as it is. A changed one replaces it
+ * gracefully: the old listener stops accepting (so the new one can bind the same port) and serves
+ * the connections it has, requests in flight included, until they go; none is reset.
  */
 import { healthy, unhealthy, type ComponentContext, type Health } from '../../core/runtime/component.js';
 import type { ConnectionGauges } from './connection_gauges.js';
@@ -34,6 +38,8 @@ export class ManagedListener {
   private started = false;
   /** Bumped per listener, so a closing listener's late connection counts are ignored. */
   private generation = 0;
+  /** Replaced listeners still serving the connections they accepted. */
+  private readonly retired = new Set<RunningHttpServer>();
 
   constructor(
     /** The latest `http` block asked for; the one a start or a restart uses. */
@@ -77,17 +83,23 @@ export class ManagedListener {
     return this.server;
   }
 
-  /** Closes the listener once the changes already asked for are done; requests in flight get the grace period. */
+  /**
+   * Closes the listener, and any replaced one still serving, once the changes already asked for
+   * are done; requests in flight get the grace period.
+   */
   async stop(): Promise<void> {
     this.started = false;
-    this.transition = this.transition.then(() => this.closeServer());
+    this.transition = this.transition.then(async () => {
+      const closing = [...this.retired].map((server) => server.close(this.options.graceMs()));
+      await Promise.all([this.closeServer(), ...closing]);
+    });
     await this.transition;
     this.options.gauges?.remove();
   }
 
   private restart(config: HttpServerConfig): Promise<void> {
     this.transition = this.transition.then(async () => {
-      await this.closeServer();
+      await this.retireServer();
       if (!this.started) return;
       const { handler, log, gauges, onAcceptError } = this.options;
       try {
@@ -116,5 +128,20 @@ export class ManagedListener {
     this.server = undefined;
     this.generation++;
     if (server) await server.close(this.options.graceMs());
+  }
+
+  /**
+   * Frees the address for the next listener without cutting a connection short: the replaced
+   * listener stops accepting and serves what it has accepted until it drains, in the background.
+   */
+  private async retireServer(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    this.generation++;
+    if (!server) return;
+    const { released, drained } = server.retire(this.options.graceMs());
+    this.retired.add(server);
+    void drained.finally(() => this.retired.delete(server));
+    await released;
   }
 }

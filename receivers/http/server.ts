@@ -33,7 +33,7 @@ import {
   type ServerHttp2Session,
   type Settings,
 } from 'node:http2';
-import type { AddressInfo, Server as NetServer, Socket } from 'node:net';
+import { Server as NetServerBase, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
 import { createServer as createTlsServer, type Server as TlsServer, type TLSSocket } from 'node:tls';
 import { MAX_TIMER_MS } from '../../core/clock.js';
 import type { HttpServerConfig } from './schema.js';
@@ -60,8 +60,19 @@ export interface RunningHttpServer {
   connections(): number;
   /** Connections waiting to be admitted. */
   waiting(): number;
-  /** Stops listening, drops waiting connections and closes the rest once their requests end. */
+  /**
+   * Stops listening, drops waiting connections, closes idle ones and the rest once their requests
+   * end (at the latest after the grace period). Also hurries a server being retired along.
+   */
   close(graceMs?: number): Promise<void>;
+  /**
+   * Gives the address up for a successor without cutting any connection short: stops listening
+   * at once (`released`, after which the port can be bound again), and serves every connection
+   * it has accepted, waiting ones included, until it goes, each response with `Connection:
+   * close`; a connection left idle closes when its keep-alive timeout passes. `drained` resolves
+   * when the last one has gone, or the grace period has ended and the rest were closed.
+   */
+  retire(graceMs?: number): { released: Promise<void>; drained: Promise<void> };
 }
 
 /**
@@ -93,7 +104,10 @@ export async function startHttpServer(
   const queue: Socket[] = [];
   const live = new Set<Socket>();
   const sessions = new Set<ServerHttp2Session>();
+  /** Set once the server stops listening: HTTP/1 responses from then on close their connection. */
   let closing = false;
+  /** Set when the server is closed rather than retired: waiting and idle connections go at once. */
+  let hurried = false;
   const limit = config.connLimit;
 
   /** Admitted sockets speaking HTTP/2: their sessions are closed gracefully instead. */
@@ -102,7 +116,10 @@ export async function startHttpServer(
   const http1Over = new WeakMap<Socket, Http1Connection>();
   const timeouts = withRequestTimeouts(handler, config);
   const serve: HttpHandler = (req, res) => {
-    if (!('stream' in req)) (req.socket as Http1Connection)[CURRENT_RESPONSE] = res as ServerResponse;
+    if (!('stream' in req)) {
+      (req.socket as Http1Connection)[CURRENT_RESPONSE] = res as ServerResponse;
+      if (closing) res.setHeader('Connection', 'close');
+    }
     timeouts.handler(req, res);
   };
 
@@ -157,7 +174,7 @@ export async function startHttpServer(
       live.delete(socket);
       hooks.onConnections?.(admitted);
       const next = queue.shift();
-      if (next && !closing) admit(next);
+      if (next && !hurried) admit(next);
     });
     if (secure) {
       secure.admitted(socket);
@@ -193,31 +210,63 @@ export async function startHttpServer(
   const address = listening.address() as AddressInfo;
   const host = config.listenAddress === '' ? '127.0.0.1' : address.family === 'IPv6' ? `[${address.address}]` : address.address;
 
+  /** Closes idle HTTP/1 connections now and busy ones once their responses are out. */
+  function closeIdleConnections(): void {
+    // Connections still being sniffed or in their TLS handshake have no request yet.
+    for (const socket of live) {
+      if (h2Sockets.has(socket)) continue;
+      const connection = http1Over.get(socket);
+      const busy = connection && responseInFlight(connection);
+      if (busy) busy.once('close', () => connection.destroySoon());
+      else (connection ?? socket).destroySoon();
+    }
+  }
+
+  let released: Promise<void> | undefined;
+  let drained: Promise<void> | undefined;
+  function shutdown(graceMs: number): void {
+    closing = true;
+    // Only the listening socket is closed: http.Server#close would also destroy the connections
+    // it deems idle, among them one whose response has been ended but not yet written out (its
+    // push taken, its answer lost, so the client sends it again). The port is free at once; the
+    // close callback would wait for every connection to go, so it is not used to tell.
+    NetServerBase.prototype.close.call(listening);
+    released = new Promise<void>((resolve) => setImmediate(resolve));
+    for (const server of [http1, h2]) if (server && server !== listening) NetServerBase.prototype.close.call(server);
+    for (const session of sessions) session.close();
+    // A response not yet begun closes its connection; one already begun, the next request's will.
+    for (const socket of live) {
+      const connection = http1Over.get(socket);
+      const busy = connection && responseInFlight(connection);
+      if (busy && !busy.headersSent) busy.setHeader('Connection', 'close');
+    }
+    drained = (async () => {
+      const deadline = Date.now() + graceMs;
+      while ((live.size > 0 || queue.length > 0) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      for (const socket of queue.splice(0)) socket.destroy();
+      for (const socket of live) socket.destroy();
+      timeouts.stop();
+      // Stops the HTTP/1 server's own timeout checks; it has no connection left.
+      http1.close(() => {});
+      await released;
+    })();
+  }
+
   return {
     port: address.port,
     url: `${config.tls ? 'https' : 'http'}://${host}:${address.port}`,
     connections: () => admitted,
     waiting: () => queue.length,
-    async close(graceMs = 30_000) {
-      closing = true;
-      const stopped = new Promise<void>((resolve) => listening.close(() => resolve()));
+    retire(graceMs = 30_000) {
+      if (!drained) shutdown(graceMs);
+      return { released: released!, drained: drained! };
+    },
+    close(graceMs = 30_000) {
+      if (!drained) shutdown(graceMs);
+      hurried = true;
       for (const socket of queue.splice(0)) socket.destroy();
-      timeouts.stop();
-      for (const server of [http1, h2]) if (server !== listening) server?.close();
-      for (const session of sessions) session.close();
-      // Idle connections go now; busy ones once their requests end, within the grace period.
-      // Connections still being sniffed or in their TLS handshake have no request yet.
-      for (const socket of live) {
-        if (h2Sockets.has(socket)) continue;
-        const connection = http1Over.get(socket);
-        const busy = connection && responseInFlight(connection);
-        if (busy) busy.once('close', () => connection.destroySoon());
-        else (connection ?? socket).destroySoon();
-      }
-      const deadline = Date.now() + graceMs;
-      while (live.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-      for (const socket of live) socket.destroy();
-      await stopped;
+      closeIdleConnections();
+      return drained!;
     },
   };
 }
