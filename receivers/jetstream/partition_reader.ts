@@ -26,8 +26,8 @@
  *
  * A message that does not decode, or declares more than `maxEntriesPerMessage` entries, is
  * counted with its reason, logged and terminated (before any of its entries is forwarded), so it
- * is never delivered again. A message delivered again while its first delivery is still in flight (its ack wait ran
- * out) is not forwarded twice; one already acknowledged is acknowledged again.
+ * is never delivered again. A message delivered again while its first delivery is still in flight
+ * (its ack wait ran out) is not forwarded twice; one already acknowledged is acknowledged again.
  *
  * While `holds()` is false (a renewal late on a busy event loop) nothing is forwarded or
  * acknowledged, but nothing is given up either: `resume()`, called when the lease is renewed,

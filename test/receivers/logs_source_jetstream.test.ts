@@ -228,6 +228,13 @@ describe.skipIf(!installed)('logs.write.jetstream and logs.source.jetstream', { 
     expect(await metricValue(ctx.registry, 'logs_write_jetstream_published_entries_total')).toBe(2);
   });
 
+  it('refuses a max_entries_per_message below 1', () => {
+    const config = `logs.source.jetstream "in" {\n url = "nats://127.0.0.1:1"\n stream = "S"\n group = "g"\n forward_to = []\n max_entries_per_message = 0\n}`;
+    expect(
+      () => new LogsSourceJetStream(componentArgs(logsSourceJetStreamComponent, config, []), testContext('logs.source.jetstream.in')),
+    ).toThrow(/max_entries_per_message must be at least 1/);
+  });
+
   it('never shows a password in health, logs or errors', async () => {
     const ctx = testContext('logs.write.jetstream.out');
     const config = `logs.write.jetstream "out" {\n url = "nats://127.0.0.1:1"\n stream = "S"\n token = "tok-123"\n user = "bob"\n}`;
