@@ -39,6 +39,9 @@ export interface ExecutionBudget {
   readonly maxDuration: number;
 }
 
+/** What a call given the time left returns when that time ran out before its work was done. */
+export const TIMED_OUT: unique symbol = Symbol('timed out');
+
 /** Milliseconds on a monotonic clock: what a render's time is read from (injectable for tests). */
 export type RenderClock = () => number;
 
@@ -121,17 +124,24 @@ export class BudgetMeter {
   /**
    * Runs a call that cannot be interrupted (a key generation, scrypt): not at all when the last
    * call of the same `kind` took longer than the time left, else to its end, the time checked
-   * after it.
+   * after it. The call is told the milliseconds left (`Infinity` without a time limit); one that
+   * gives up waiting for work done elsewhere returns TIMED_OUT and fails the render, and the next
+   * call of its kind is taken to need at least the time it waited.
    */
-  uninterruptible<T>(kind: string, call: () => T): T {
-    if (this.deadline === Number.POSITIVE_INFINITY) return call();
+  uninterruptible<T>(kind: string, call: (msLeft: number) => T | typeof TIMED_OUT): T {
+    if (this.deadline === Number.POSITIVE_INFINITY) return this.unlessTimedOut(call(Number.POSITIVE_INFINITY));
     const durations = callDurationsOf(this.now);
     this.checkTime(durations.get(kind) ?? 0);
     const started = this.now();
-    const result = call();
+    const result = call(this.deadline - started);
     const finished = this.now();
-    durations.set(kind, finished - started);
-    if (finished > this.deadline) this.outOfTime();
+    durations.set(kind, result === TIMED_OUT ? Math.max(finished, this.deadline) - started : finished - started);
+    if (result === TIMED_OUT || finished > this.deadline) this.outOfTime();
+    return result;
+  }
+
+  private unlessTimedOut<T>(result: T | typeof TIMED_OUT): T {
+    if (result === TIMED_OUT) this.outOfTime();
     return result;
   }
 

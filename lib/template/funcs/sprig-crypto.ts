@@ -13,15 +13,15 @@ import {
   generateKeyPairSync,
   randomBytes,
   randomUUID,
-  scryptSync,
   type KeyObject,
 } from 'node:crypto';
-import { BudgetExceededError, currentMeter } from '../budget.js';
+import { BudgetExceededError, currentMeter, TIMED_OUT } from '../budget.js';
 import { GoError } from '../errors.js';
 import { defineFunc, type FuncMap } from '../func.js';
 import { Sprintf } from '../gofmt.js';
 import { type GoInt, GoObject, T_INT, T_SLICE_ANY, T_STRING, T_UINT32, utf8Bytes, type GoType } from '../values.js';
 import { bcryptHash } from './bcrypt.js';
+import { derivePasswordKey, generateSlowKey, type SlowKeyKind } from './helper-thread.js';
 import { sliceBoundsError } from './convert.js';
 import { base64Decode } from './sprig-encoding.js';
 import {
@@ -156,9 +156,8 @@ function derivePassword(counter: GoInt, passwordType: string, password: string, 
   const siteBytes = Buffer.from(utf8Bytes(site));
   const seedBytes = Buffer.from(MASTER_PASSWORD_SEED);
   const salt = Buffer.concat([seedBytes, uint32be(userBytes.length), userBytes]);
-  const key = currentMeter().uninterruptible('scrypt', () =>
-    scryptSync(Buffer.from(utf8Bytes(password)), salt, 64, { N: 32768, r: 8, p: 2, maxmem: 256 * 1024 * 1024 }),
-  );
+  const passwordBytes = utf8Bytes(password);
+  const key = currentMeter().uninterruptible('scrypt', (msLeft) => derivePasswordKey(passwordBytes, salt, msLeft) ?? TIMED_OUT);
   const message = Buffer.concat([seedBytes, uint32be(siteBytes.length), siteBytes, uint32be(Number(counter.value))]);
   const seed = createHmac('sha256', key).update(message).digest();
   const template = templates[seed[0]! % templates.length]!;
@@ -212,13 +211,21 @@ function decryptAES(password: string, crypt64: string): string {
 // ---------------------------------------------------------------------------------------------
 // Keys and certificates
 
+/**
+ * A key that takes long to make: on a helper thread, waited for at most the time the render has
+ * left, and not started when the last one took longer than that.
+ */
+function slowKey(kind: SlowKeyKind): KeyObject {
+  return currentMeter().uninterruptible(`key ${kind}`, (msLeft) => generateSlowKey(kind, msLeft) ?? TIMED_OUT);
+}
+
 function generateKey(type: string): KeyObject {
   switch (type) {
     case '':
     case 'rsa':
-      return generateKeyPairSync('rsa', { modulusLength: 4096 }).privateKey;
+      return slowKey('rsa-4096');
     case 'dsa':
-      return generateKeyPairSync('dsa', { modulusLength: 2048, divisorLength: 256 }).privateKey;
+      return slowKey('dsa-2048');
     case 'ecdsa':
       return generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey;
     case 'ed25519':
@@ -230,15 +237,14 @@ function generateKey(type: string): KeyObject {
 function genPrivateKey(type: string): string {
   if (!['', 'rsa', 'dsa', 'ecdsa', 'ed25519'].includes(type)) return 'Unknown type ' + type;
   try {
-    return pemForKey(currentMeter().uninterruptible(`key ${type || 'rsa'}`, () => generateKey(type)));
+    return pemForKey(generateKey(type));
   } catch (err) {
     if (err instanceof BudgetExceededError) throw err;
     return `failed to generate private key: ${(err as Error).message}`;
   }
 }
 
-const rsa2048 = (): KeyObject =>
-  currentMeter().uninterruptible('key rsa 2048', () => generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey);
+const rsa2048 = (): KeyObject => slowKey('rsa-2048');
 
 function ipList(ips: unknown[] | null): Uint8Array[] {
   return (ips ?? []).map((ip) => {
