@@ -17,11 +17,13 @@
  * and is written to `positions_file` (and flushed to the device) every `positions_sync_period`,
  * as the reference's positions sync period, and when the component stops. So a stop and restart
  * neither skips nor repeats lines, and after a crash (SIGKILL) the lines read again are those
- * written out since the last positions write: at most one `positions_sync_period` of lines. For
- * that, batches are kept short in time: while the receivers take lines over slowly, a batch holds
- * only what they take over in a sixteenth of the sync period (1 to 1000 lines, at most 1 MiB), so
- * the batch in flight at a positions write adds little. Without `positions_file`, positions live
- * in memory only. `tail_from_end` starts files found at startup
+ * written out downstream since the last positions write, about one `positions_sync_period` of
+ * lines, plus those of the batch that was in flight at that write. That batch is kept short in
+ * time: a file's batches start at 64 lines and double up to 1000 (or 1 MiB) while the receivers
+ * take them over within a sixteenth of the sync period; when they are slower per line (a rate
+ * limit, a slow sink), a batch holds only what they take over in that time. (Receivers slow per
+ * batch, not per line, keep large batches: smaller ones would only cut throughput.) Without
+ * `positions_file`, positions live in memory only. `tail_from_end` starts files found at startup
  * without a saved position at their end. An empty positions file is a clean start (logged); one
  * that is not the format makes the component unhealthy, tailing nothing.
  *
@@ -99,7 +101,7 @@ logs.echo "out" { }`,
     positions_sync_period: {
       kind: t.duration,
       default: 10_000_000_000n,
-      doc: 'How often positions are written to positions_file; after a crash, lines taken over since the last write are read again.',
+      doc: 'How often positions are written to positions_file; after a crash, about one period of lines (those written out since the last write) is read again.',
     },
     tail_from_end: { kind: t.bool, default: false, doc: 'Start files found at startup without a saved position at their end.' },
     max_line_size: {

@@ -10,9 +10,9 @@
  * as it is when its file is rotated away or deleted, since nothing can complete it any more).
  * Lines longer than `maxLineSize` are dropped or truncated without being held whole (see FileLines).
  *
- * Batches are kept short in time: when the receivers take a batch over slowly (a rate limit, a
- * slow sink), the next batch holds only the lines they take over in `batchAckMs`, so the offset
- * saved at each positions sync lags what was written out by at most that long.
+ * Batches are kept short in time (see BatchSize): when the receivers take lines over slowly (a
+ * rate limit, a slow sink), a batch holds only the lines they take over in about `batchAckMs`, so
+ * the offset saved at a positions sync lags what was written out downstream by about that long.
  */
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import type { Clock } from '../../core/clock.js';

@@ -1,8 +1,11 @@
 /**
  * logs.source.file across SIGKILL: `rivulet run` as a child process tails a file through a
  * rate-limited pipeline into logs.echo and is killed three times mid-file. After each restart the
- * lines read again must stay within what was taken over during one positions_sync_period before
- * the kill, plus the batch that was in flight; no line may be lost.
+ * lines read again must be about those written out during the positions_sync_period before the
+ * kill: within a quarter period more, for the batch in flight (kept to a sixteenth of a period)
+ * and timers firing late on a loaded machine. No line may be lost. (With batches of 1000 lines,
+ * which take 5 s each to go through here, the positions saved lag by up to a batch and a kill
+ * repeats half as much again as a period.)
  */
 import { mkdtempSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,11 +13,11 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { spawnRun, type ChildRun } from './support.js';
 
-const TOTAL = 12_300;
-const SYNC_MS = 500;
-const RATE = 1000;
-/** The tailer's batch: the lines that can be written out and not yet acknowledged at a kill. */
-const BATCH_LINES = 1000;
+const TOTAL = 2400;
+const SYNC_MS = 1600;
+const RATE = 200;
+/** Lines written out by each run before it is killed. */
+const PER_RUN = 500;
 
 const children: ChildRun[] = [];
 afterEach(() => {
@@ -61,7 +64,7 @@ function echoedCount(file: string): number {
 }
 
 describe('logs.source.file killed with SIGKILL', () => {
-  it('reads again at most one sync period of lines plus the batch in flight, and loses none', { timeout: 120_000 }, async () => {
+  it('reads again about the lines written out in one positions_sync_period, and loses none', { timeout: 120_000 }, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'rivulet-file-kill-'));
     const log = join(dir, 'app.log');
     const echo = join(dir, 'echo.jsonl');
@@ -83,7 +86,7 @@ describe('logs.source.file killed with SIGKILL', () => {
 logs.process "slow" {
   stage.limit {
     rate = ${RATE}
-    burst = 50
+    burst = 10
     drop = false
   }
   forward_to = [logs.echo.out.receiver]
@@ -104,15 +107,16 @@ logs.echo "out" {
       for (;;) {
         const count = echoedCount(echo);
         samples.push({ at: Date.now(), count });
-        if (count - startCount >= 2500) break;
-        await new Promise((r) => setTimeout(r, 50));
+        if (count - startCount >= PER_RUN) break;
+        await new Promise((r) => setTimeout(r, 20));
       }
       run.child.kill('SIGKILL');
       await run.exited;
       dropTornLine(echo);
       const echoedAtKill = echoedCount(echo);
-      // Lines written out during one sync period before the kill (with a margin for sampling).
-      const since = samples.at(-1)!.at - SYNC_MS - 300;
+      // Lines written out during the sync period before the kill: counted from the last sample at
+      // least SYNC_MS before it, so over one period and at most one sampling interval more.
+      const since = samples.at(-1)!.at - SYNC_MS;
       const before = [...samples].reverse().find((s) => s.at <= since) ?? samples[0]!;
       kills.push({ echoedAtKill, window: echoedAtKill - before.count });
     }
@@ -135,7 +139,7 @@ logs.echo "out" {
       expect(
         duplicates,
         `kill ${k}: ${duplicates} lines read again, ${kills[k]!.window} written in the last sync period`,
-      ).toBeLessThanOrEqual(kills[k]!.window + BATCH_LINES);
+      ).toBeLessThanOrEqual(kills[k]!.window * 1.25);
     }
     expect(lines.length - TOTAL).toBe(duplicatesPerKill.reduce((a, b) => a + b, 0));
   });

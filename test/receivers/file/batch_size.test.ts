@@ -1,46 +1,46 @@
 import { describe, expect, it } from 'vitest';
 import { BatchSize } from '../../../receivers/file/batch_size.js';
 
+/** The sizes a BatchSize picks for `count` batches, each taking `tookMs(lines)`. */
+function sizes(size: BatchSize, count: number, tookMs: (lines: number) => number): number[] {
+  const seen: number[] = [];
+  for (let i = 0; i < count; i++) {
+    seen.push(size.lines);
+    size.taken(size.lines, tookMs(size.lines));
+  }
+  return seen;
+}
+
 describe('BatchSize', () => {
   it('doubles while batches are taken over within the target, up to the largest size', () => {
-    const size = new BatchSize(100, 1000, 64);
-    const seen = [size.lines];
-    for (let i = 0; i < 5; i++) {
-      size.taken(size.lines, 10);
-      seen.push(size.lines);
-    }
-    expect(seen).toEqual([64, 128, 256, 512, 1000, 1000]);
+    expect(sizes(new BatchSize(100, 1000, 64), 6, () => 10)).toEqual([64, 128, 256, 512, 1000, 1000]);
   });
 
-  it('shrinks a slow batch to the lines taken over in the target at the pace seen', () => {
-    const size = new BatchSize(32, 1000, 1000);
-    // 1000 lines in 1s: 32 lines in 32ms.
-    size.taken(1000, 1000);
-    expect(size.lines).toBe(32);
-    size.taken(32, 32);
-    expect(size.lines).toBe(64);
-    size.taken(64, 64);
-    expect(size.lines).toBe(32);
-    // A slow batch never more than halves the size, and never below one line.
-    size.taken(32, 40);
-    expect(size.lines).toBe(16);
-    const smallest = new BatchSize(1, 1000, 1);
-    smallest.taken(1, 1_000_000);
-    expect(smallest.lines).toBe(1);
+  it('shrinks batches to what is taken over in the target when the time goes per line', () => {
+    // 1 ms a line (a rate limit of 1000 lines/s), a target of 32 ms.
+    expect(sizes(new BatchSize(32, 1000, 1000), 6, (lines) => lines)).toEqual([1000, 32, 64, 32, 64, 32]);
+    // A fixed 10 ms per batch on top: the lines that fit in the 22 ms left.
+    expect(sizes(new BatchSize(32, 1000, 64), 6, (lines) => 10 + lines)).toEqual([64, 27, 22, 44, 22, 44]);
+    // Never below one line.
+    expect(sizes(new BatchSize(1, 1000, 4), 4, (lines) => 100 * lines)).toEqual([4, 1, 1, 1]);
   });
 
-  it('goes back to the largest size when a smaller batch takes about as long: the time is latency, not lines', () => {
-    const size = new BatchSize(3, 1000, 64);
+  it('grows batches instead when the time is per batch: smaller ones would only cut throughput', () => {
+    const seen = sizes(new BatchSize(3, 1000, 64), 30, () => 150);
+    expect(seen.slice(0, 14)).toEqual([64, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1000, 1000, 1000]);
+    // Every 16th slow batch is a smaller one, to notice the time turning per line again.
+    expect(seen.slice(14)).toEqual([1000, 1000, 1000, 500, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000]);
+  });
+
+  it('goes back to pacing by lines once a batch is taken over in time', () => {
+    const size = new BatchSize(32, 1000, 64);
     size.taken(64, 150);
-    expect(size.lines).toBe(1);
-    size.taken(1, 150);
-    expect(size.lines).toBe(1000);
-    size.taken(1000, 150);
-    expect(size.lines).toBe(1000);
-    // Until a batch is taken over in time again.
-    size.taken(1000, 2);
-    expect(size.lines).toBe(1000);
-    size.taken(1000, 500);
-    expect(size.lines).toBe(6);
+    size.taken(size.lines, 150);
+    expect(size.lines).toBe(26);
+    size.taken(26, 1);
+    expect(size.lines).toBe(52);
+    // 59 ms more for 26 lines more: all of it per line, so 32 ms take 14 lines.
+    size.taken(52, 60);
+    expect(size.lines).toBe(14);
   });
 });
