@@ -51,14 +51,21 @@ export const monotonicClock: RenderClock = () => performance.now();
 /**
  * How long each kind of uninterruptible call took last, in milliseconds, by the clock that timed
  * it: kept across renders and templates, so a call that took longer than a render has left is not
- * started again (a fake clock's durations stay with it).
+ * started again (a fake clock's durations stay with it). A duration is forgotten after a minute,
+ * so a call refused while the machine was busy is tried again once in a while.
  */
-const callDurationsByClock = new WeakMap<RenderClock, Map<string, number>>();
+const callDurationsByClock = new WeakMap<RenderClock, Map<string, { readonly ms: number; readonly at: number }>>();
+const CALL_DURATION_KEPT_MS = 60_000;
 
-function callDurationsOf(clock: RenderClock): Map<string, number> {
+function lastDuration(clock: RenderClock, kind: string, now: number): number {
+  const last = callDurationsByClock.get(clock)?.get(kind);
+  return last !== undefined && now - last.at < CALL_DURATION_KEPT_MS ? last.ms : 0;
+}
+
+function recordDuration(clock: RenderClock, kind: string, ms: number, at: number): void {
   let durations = callDurationsByClock.get(clock);
   if (durations === undefined) callDurationsByClock.set(clock, (durations = new Map()));
-  return durations;
+  durations.set(kind, { ms, at });
 }
 
 /**
@@ -130,12 +137,12 @@ export class BudgetMeter {
    */
   uninterruptible<T>(kind: string, call: (msLeft: number) => T | typeof TIMED_OUT): T {
     if (this.deadline === Number.POSITIVE_INFINITY) return this.unlessTimedOut(call(Number.POSITIVE_INFINITY));
-    const durations = callDurationsOf(this.now);
-    this.checkTime(durations.get(kind) ?? 0);
     const started = this.now();
+    const expected = lastDuration(this.now, kind, started);
+    if (started + expected > this.deadline) this.outOfTime(expected > 0);
     const result = call(this.deadline - started);
     const finished = this.now();
-    durations.set(kind, result === TIMED_OUT ? Math.max(finished, this.deadline) - started : finished - started);
+    recordDuration(this.now, kind, result === TIMED_OUT ? Math.max(finished, this.deadline) - started : finished - started, finished);
     if (result === TIMED_OUT || finished > this.deadline) this.outOfTime();
     return result;
   }
