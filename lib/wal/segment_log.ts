@@ -263,8 +263,14 @@ export class SegmentLog {
         if (!this.active || this.active.segment.bytes >= this.options.segmentBytes) await this.startSegment();
         const active = this.active!;
         before = active.segment.bytes;
-        const { bytesWritten } = await active.handle.writev(framed);
-        if (bytesWritten !== bytes) throw new Error(`short write to ${active.segment.path}: ${bytesWritten} of ${bytes} bytes`);
+        let written = (await active.handle.writev(framed)).bytesWritten;
+        // A disk filling up writes what fits; writing the rest then fails with the reason (ENOSPC).
+        for (let rest: Buffer | undefined; written < bytes; ) {
+          rest ??= Buffer.concat(framed);
+          const { bytesWritten } = await active.handle.write(rest, written);
+          if (bytesWritten === 0) throw new Error(`short write to ${active.segment.path}: ${written} of ${bytes} bytes`);
+          written += bytesWritten;
+        }
         if (this.options.fsync) await active.handle.datasync();
         active.segment.bytes += bytes;
         this.totalBytes += bytes;

@@ -1,7 +1,8 @@
 /**
- * A file system that runs out of space: files opened through `openFile` fail their writes with
- * ENOSPC, the error a full disk gives, once the files under `dir` would grow past `capBytes`. The
- * cap can be raised or lowered meanwhile, as space is taken or freed by others.
+ * A file system that runs out of space, as a real one does: once the files under `dir` would grow
+ * past `capBytes`, a write through a file opened with `openFile` puts down what still fits and
+ * returns short, and a write with no room left fails with ENOSPC. The cap can be raised or
+ * lowered meanwhile, as space is taken or freed by others.
  */
 import { readdirSync, statSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
@@ -29,8 +30,10 @@ function bytesUnder(dir: string): number {
 export function fullDisk(dir: string, capBytes: number): FullDisk {
   let cap = capBytes;
   let refused = 0;
-  const check = (bytes: number) => {
-    if (bytesUnder(dir) + bytes <= cap) return;
+  /** Bytes a write of `bytes` may put down: all, what fits (a short write, as a filling disk does), or none (ENOSPC). */
+  const room = (bytes: number): number => {
+    const free = cap - bytesUnder(dir);
+    if (free > 0) return Math.min(bytes, free);
     refused++;
     throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC', errno: -28, syscall: 'write' });
   };
@@ -39,15 +42,19 @@ export function fullDisk(dir: string, capBytes: number): FullDisk {
     return new Proxy(handle, {
       get(target, prop) {
         if (prop === 'writev') {
-          return async (buffers: Buffer[], position?: number) => {
-            check(buffers.reduce((sum, b) => sum + b.length, 0));
-            return target.writev(buffers, position);
+          return async (buffers: Buffer[]) => {
+            const all = Buffer.concat(buffers);
+            const { bytesWritten } = await target.write(all, 0, room(all.length));
+            return { bytesWritten, buffers };
           };
+        }
+        if (prop === 'write') {
+          return async (buffer: Buffer, offset = 0) => target.write(buffer, offset, room(buffer.length - offset));
         }
         if (prop === 'writeFile') {
           return async (data: string | Buffer) => {
-            check(Buffer.byteLength(data));
-            return target.writeFile(data);
+            const buffer = Buffer.from(data);
+            for (let at = 0; at < buffer.length; ) at += (await target.write(buffer, at, room(buffer.length - at))).bytesWritten;
           };
         }
         const value = Reflect.get(target, prop) as unknown;
