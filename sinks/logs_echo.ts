@@ -10,8 +10,7 @@ import { entryToJson } from '../core/entry-json.js';
 import { logsReceiverCapsule, type LogsReceiver } from '../core/receiver.js';
 import { defineComponent, healthy, type ComponentContext } from '../core/runtime/component.js';
 import { t } from '../core/schema.js';
-import { ConfigError } from '../lib/config/errors.js';
-import { attributePos } from '../lib/loki/config.js';
+import { outputPath } from './output-path.js';
 
 interface EchoMetrics {
   readonly entries: Counter<'component_id'>;
@@ -43,16 +42,7 @@ export const logsEchoComponent = defineComponent({
     path: { kind: t.string, default: '', doc: 'File to append JSON lines to; empty means stdout.' },
   },
   build(args, ctx) {
-    const path = args.values.path as string;
-    // Go's open fails on a NUL with EINVAL; Node's throws later, from deep inside a stream.
-    if (path.includes('\0')) {
-      throw new ConfigError(
-        `open ${JSON.stringify(path)}: invalid argument (a path cannot hold a NUL character)`,
-        attributePos(args.block, 'path'),
-        args.path,
-      );
-    }
-    return new LogsEcho(path, ctx);
+    return new LogsEcho(outputPath(args, 'path'), ctx);
   },
 });
 

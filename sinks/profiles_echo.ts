@@ -4,11 +4,12 @@
  * one) to stdout or to the file named by `path`, and optionally writes each raw body into
  * `raw_dir`. Exports `receiver`. Nothing is forwarded; it is the end of a profile pipeline.
  * Counts `profiles_echo_profiles_total{api}`, `profiles_echo_bytes_total` (profile bytes) and
- * `profiles_echo_write_errors_total` by `component_id`.
+ * `profiles_echo_write_errors_total` by `component_id`. The file and `raw_dir` are opened and
+ * created when the component starts, never while a config is only built (`rivulet validate`).
  */
 import { createHash } from 'node:crypto';
-import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   deadlineOf,
@@ -18,6 +19,7 @@ import {
   type ProfilesReceiver,
   type PushSeries,
 } from '../core/profiles.js';
+import { outputPath } from './output-path.js';
 import { Counter, type Registry } from 'prom-client';
 import { defineComponent, healthy, type ComponentContext } from '../core/runtime/component.js';
 import { t } from '../core/schema.js';
@@ -67,7 +69,7 @@ export const profilesEchoComponent = defineComponent({
     raw_dir: { kind: t.string, default: '', doc: 'Directory each raw profile body is written to; empty keeps none.' },
   },
   build(args, ctx) {
-    return new ProfilesEcho(args.values.path as string, args.values.raw_dir as string, ctx);
+    return new ProfilesEcho(outputPath(args, 'path'), outputPath(args, 'raw_dir'), ctx);
   },
 });
 
@@ -75,8 +77,9 @@ const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest(
 
 class ProfilesEcho {
   readonly exports;
-  private readonly out: NodeJS.WritableStream;
-  private readonly file: WriteStream | undefined;
+  private readonly stdout: NodeJS.WritableStream;
+  private file: WriteStream | undefined;
+  private rawDirMade: Promise<unknown> | undefined;
   private sequence = 0;
   private readonly metrics: EchoMetrics;
   private readonly componentId: string;
@@ -84,15 +87,13 @@ class ProfilesEcho {
   private readonly runId = Date.now().toString(36);
 
   constructor(
-    path: string,
+    private readonly path: string,
     private readonly rawDir: string,
     ctx: ComponentContext,
   ) {
     this.metrics = echoMetrics(ctx.registry);
     this.componentId = ctx.id;
-    this.file = path ? createWriteStream(path, { flags: 'a' }) : undefined;
-    this.out = this.file ?? ctx.stdout;
-    if (rawDir) mkdirSync(rawDir, { recursive: true });
+    this.stdout = ctx.stdout;
     const receiver: ProfilesReceiver = {
       append: (series, signal) => this.recordPush(series, signal),
       appendIngest: (profile, signal) => this.recordIngest(profile, signal),
@@ -102,6 +103,28 @@ class ProfilesEcho {
 
   health() {
     return healthy();
+  }
+
+  async start(): Promise<void> {
+    this.output();
+    // A directory that cannot be made fails each profile that would be kept there, as a file does.
+    if (this.rawDir) await this.madeRawDir().catch(() => {});
+  }
+
+  /** Stdout, or the file, opened on first use: at start, or by a profile that comes before it. */
+  private output(): NodeJS.WritableStream {
+    if (!this.path) return this.stdout;
+    if (this.file === undefined) {
+      this.file = createWriteStream(this.path, { flags: 'a' });
+      // A file that cannot be opened fails every write (counted), instead of crashing the process.
+      this.file.on('error', () => {});
+    }
+    return this.file;
+  }
+
+  private madeRawDir(): Promise<unknown> {
+    this.rawDirMade ??= mkdir(this.rawDir, { recursive: true });
+    return this.rawDirMade;
   }
 
   update(): void {
@@ -148,6 +171,7 @@ class ProfilesEcho {
 
   private async keep(name: string, bytes: Uint8Array): Promise<string> {
     const file = join(this.rawDir, `${this.runId}-${name}.bin`);
+    await this.madeRawDir();
     await writeFile(file, bytes);
     return file;
   }
@@ -155,7 +179,7 @@ class ProfilesEcho {
   /** Resolves once the stream has taken the line, so a slow disk slows the sender. */
   private write(record: Record<string, unknown>): Promise<void> {
     return new Promise((resolve, reject) => {
-      this.out.write(JSON.stringify(record) + '\n', (err) => {
+      this.output().write(JSON.stringify(record) + '\n', (err) => {
         if (!err) return resolve();
         this.metrics.errors.inc({ component_id: this.componentId });
         reject(err);

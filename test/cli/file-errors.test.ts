@@ -61,6 +61,15 @@ describe('validate and logs.echo', () => {
     expect(existsSync(output)).toBe(false);
   });
 
+  it('never creates the file or the raw directory of profiles.echo', async () => {
+    const output = join(dir, 'profiles.jsonl');
+    const raw = join(dir, 'raw-profiles');
+    const file = join(dir, 'profiles-echo.alloy');
+    writeFileSync(file, `profiles.echo "out" {\n  path = ${JSON.stringify(output)}\n  raw_dir = ${JSON.stringify(raw)}\n}\n`);
+    expect(await runCli(['validate', file])).toEqual({ code: 0, stdout: '', stderr: '' });
+    expect([existsSync(output), existsSync(raw)]).toEqual([false, false]);
+  });
+
   it('reports a path holding a NUL as a config error at the attribute', async () => {
     const file = join(dir, 'nul.alloy');
     writeFileSync(file, 'logs.echo "out" {\n  path = "a\\u0000b"\n}\n');
@@ -68,6 +77,13 @@ describe('validate and logs.echo', () => {
       code: 2,
       stdout: '',
       stderr: `${file}:2:3: logs.echo "out": open "a\\u0000b": invalid argument (a path cannot hold a NUL character)\n`,
+    });
+    const profiles = join(dir, 'nul-profiles.alloy');
+    writeFileSync(profiles, 'profiles.echo "out" {\n  raw_dir = "r\\u0000"\n}\n');
+    expect(await runCli(['validate', profiles])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `${profiles}:2:3: profiles.echo "out": open "r\\u0000": invalid argument (a path cannot hold a NUL character)\n`,
     });
   });
 });
