@@ -1,7 +1,8 @@
 /**
  * Forwarding of a decoded Push request. Every receiver gets every series: receivers run
  * concurrently, each taking the series one at a time in request order (one `append` per series),
- * and a failing series does not stop the ones after it.
+ * and a failing series does not stop the ones after it. A Push of many series is prepared and
+ * forwarded a slice at a time, the event loop free between slices.
  *
  * Labels follow the label-builder rules (a repeated name keeps its last value, an empty value
  * removes the label) and then the service-name rule. Any failure makes the whole call fail with
@@ -19,16 +20,31 @@ import {
   type RawSample,
 } from '../../core/profiles.js';
 import type { PushRequest } from '../../lib/pyroscope/gen/push/v1/push_pb.js';
+import { runSteps } from '../../lib/slices.js';
 import { ensureServiceName, formatLabels } from './labels.js';
+import { PUSH_SLICE_OBJECTS } from './push_objects.js';
 
 export function forwardPush(request: PushRequest, receivers: readonly ProfilesReceiver[], signal: AbortSignal): Promise<void> {
   // The label rules run once per series; each receiver then gets its own copy.
-  const series = request.series.map(prepareSeries);
+  if (request.series.length <= PUSH_SLICE_OBJECTS) return fanOut(request.series.map(prepareSeries), receivers, signal);
+  return runSteps(prepareInSlices(request.series)).then((series) => fanOut(series, receivers, signal));
+}
+
+function fanOut(series: readonly PreparedSeries[], receivers: readonly ProfilesReceiver[], signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     const fanOut = new PushFanOut(series, signal, receivers.length, resolve, reject);
     if (series.length === 0) return;
     for (let index = 0; index < receivers.length; index++) fanOut.appendFrom(0, receivers[index]!, index);
   });
+}
+
+function* prepareInSlices(series: PushRequest['series']): Generator<void, PreparedSeries[], void> {
+  const prepared: PreparedSeries[] = [];
+  for (const s of series) {
+    prepared.push(prepareSeries(s));
+    if (prepared.length % PUSH_SLICE_OBJECTS === 0) yield;
+  }
+  return prepared;
 }
 
 function prepareSeries(s: PushRequest['series'][number]): PreparedSeries {
@@ -86,7 +102,13 @@ class PushFanOut {
   }
 
   private next(k: number, receiver: ProfilesReceiver, index: number): void {
-    if (k + 1 < this.series.length) return this.appendFrom(k + 1, receiver, index);
+    if (k + 1 < this.series.length) {
+      // Receivers that answer at once would chain every series in microtasks, which hold the
+      // event loop until the last one: a slice of series at a time lets other requests in.
+      if ((k + 1) % PUSH_SLICE_OBJECTS === 0) setImmediate(() => this.appendFrom(k + 1, receiver, index));
+      else this.appendFrom(k + 1, receiver, index);
+      return;
+    }
     if (--this.waiting > 0) return;
     if (this.failures.length > 0) this.reject(new ConnectError(this.failures.join('\n'), Code.Internal));
     else this.resolve();

@@ -22,7 +22,7 @@ import {
   type ProfileAnnotation,
 } from '../../lib/pyroscope/gen/types/v1/types_pb.js';
 import { RawSampleSchema, type PushRequest, type RawProfileSeries, type RawSample } from '../../lib/pyroscope/gen/push/v1/push_pb.js';
-import { PushObjects } from './push_objects.js';
+import { ObjectLimitError, PushObjects } from './push_objects.js';
 
 /** `fromBinary`'s default recursion limit; it bounds how deep unknown groups are skipped. */
 const RECURSION_LIMIT = 100;
@@ -47,10 +47,68 @@ export function decodePushBinary(bytes: Uint8Array): PushRequest {
  * past the budget's bound (whichever comes first in the bytes).
  */
 export function* decodePushBinarySteps(bytes: Uint8Array, budget = new PushObjects()): Generator<void, PushRequest, void> {
+  if (budget.bounded) {
+    // Counted before anything is built, so a body past the bound is refused having built
+    // nothing: a flood of empty series then costs a scan, not millions of short-lived messages.
+    yield* countObjects(bytes, budget);
+    budget.restart();
+  }
   const common = yield* readWellFormed(bytes, budget);
   if (common) return common;
   budget.restart();
   return yield* readAny(bytes, budget);
+}
+
+/**
+ * Counts the series, samples, labels and annotations in the bytes, reading only tags and lengths
+ * (the reads `readAny` makes to find them); throws ObjectLimitError past the bound. Where the
+ * bytes do not decode it stops quietly: the decode that follows reports that.
+ */
+function* countObjects(bytes: Uint8Array, budget: PushObjects): Generator<void, void, void> {
+  if (yield* countWellFormed(bytes, budget)) return;
+  budget.restart();
+  const reader = new BinaryReader(bytes);
+  try {
+    while (reader.pos < bytes.byteLength) {
+      const [fieldNo, wireType] = reader.tag();
+      budget.count();
+      if (fieldNo === 1) {
+        const seriesEnd = seriesEndOf(reader);
+        budget.object();
+        while (reader.pos < seriesEnd) {
+          const [seriesFieldNo, seriesWireType] = reader.tag();
+          if (seriesFieldNo >= 1 && seriesFieldNo <= 3) {
+            reader.pos += reader.uint32();
+            budget.object();
+          } else yield* skipField(reader, seriesWireType, seriesFieldNo, RECURSION_LIMIT - 2, budget);
+          if (budget.sliceFull()) yield;
+        }
+      } else yield* skipField(reader, wireType, fieldNo, RECURSION_LIMIT - 1, budget);
+      if (budget.sliceFull()) yield;
+    }
+  } catch (err) {
+    if (err instanceof ObjectLimitError) throw err;
+  }
+}
+
+/** `countObjects` for bytes in the common form, without the BinaryReader; false when they are not in it. */
+function* countWellFormed(bytes: Uint8Array, budget: PushObjects): Generator<void, boolean, void> {
+  const wire = new WellFormedWire(bytes);
+  const end = bytes.length;
+  while (wire.pos < end) {
+    const seriesEnd = wire.tag() === FIELD_1 ? wire.valueEnd(end) : -1;
+    if (seriesEnd < 0) return false;
+    budget.object();
+    while (wire.pos < seriesEnd) {
+      const valueEnd = wire.tag() === 0 ? -1 : wire.valueEnd(seriesEnd);
+      if (valueEnd < 0) return false;
+      wire.pos = valueEnd;
+      budget.object();
+      if (budget.sliceFull()) yield;
+    }
+    if (budget.sliceFull()) yield;
+  }
+  return true;
 }
 
 /**

@@ -2,7 +2,7 @@
  * JSON PushRequest decoding, read off the bytes by a scanner rather than by `JSON.parse` and
  * protobuf-es's `fromJson`: it builds only the series, samples, labels and annotations the body
  * carries (any other value is checked and skipped without building it), counts them against the
- * object bound and yields between slices. So a 16 MiB body of `{},{},…` never becomes millions of
+ * object bound first, building nothing, and yields between slices. So a 16 MiB body of `{},{},…` never becomes millions of
  * objects, and never holds the event loop for long (`JSON.parse` alone holds it for a second).
  *
  * It accepts what `fromJsonString(…, { ignoreUnknownFields: true })` accepts and builds the same
@@ -19,7 +19,7 @@ import { CLOSE_ARRAY, CLOSE_OBJECT, JsonDecodeError, JsonScanner, OPEN_ARRAY, OP
 import type { LabelPair, ProfileAnnotation } from '../../lib/pyroscope/gen/types/v1/types_pb.js';
 import type { PushRequest, RawProfileSeries, RawSample } from '../../lib/pyroscope/gen/push/v1/push_pb.js';
 import { isWellFormed } from '../../lib/regex/well-formed.js';
-import { PushObjects } from './push_objects.js';
+import { ObjectLimitError, PushObjects } from './push_objects.js';
 
 type Scanner = JsonScanner<PushObjects>;
 
@@ -34,6 +34,11 @@ export function* decodePushJsonSteps(bytes: Uint8Array, budget = new PushObjects
   let buf = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   // The text decoder protobuf-es's caller uses drops a byte order mark.
   if (buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) buf = buf.subarray(3);
+  if (budget.bounded) {
+    // Counted before anything is built, so a body past the bound is refused having built nothing.
+    yield* countObjects(new JsonScanner(buf, budget));
+    budget.restart();
+  }
   const sc: Scanner = new JsonScanner(buf, budget);
   try {
     const request = yield* readRequest(sc);
@@ -43,6 +48,44 @@ export function* decodePushJsonSteps(bytes: Uint8Array, budget = new PushObjects
     if (err instanceof JsonDecodeError) throw new Error(`cannot decode message ${REQUEST} from JSON: ${err.message}`);
     throw err;
   }
+}
+
+/**
+ * Counts the series, samples, labels and annotations where the decode will find them, building
+ * nothing; throws ObjectLimitError past the bound. Where the body is not what the decode wants it
+ * stops quietly: the decode that follows reports that.
+ */
+function* countObjects(sc: Scanner): Generator<void, void, void> {
+  try {
+    if (sc.space() !== OPEN_OBJECT || !sc.open(OPEN_OBJECT, CLOSE_OBJECT)) return;
+    do {
+      if (sc.key() === 'series') yield* countList(sc, 1, countSeriesLists);
+      else yield* skipValue(sc, 1, undefined);
+    } while (sc.more(CLOSE_OBJECT));
+  } catch (err) {
+    if (err instanceof ObjectLimitError) throw err;
+  }
+}
+
+/** Counts the items of a list of messages; `within` steps through an item's own lists. */
+function* countList(sc: Scanner, depth: number, within?: (sc: Scanner) => Generator<void, void, void>): Generator<void, void, void> {
+  if (sc.space() !== OPEN_ARRAY) return yield* skipValue(sc, depth, undefined);
+  if (!sc.open(OPEN_ARRAY, CLOSE_ARRAY)) return;
+  do {
+    sc.budget.object();
+    if (within && sc.space() === OPEN_OBJECT) yield* within(sc);
+    else yield* skipValue(sc, depth + 1, undefined);
+    if (sc.sliceFull()) yield;
+  } while (sc.more(CLOSE_ARRAY));
+}
+
+function* countSeriesLists(sc: Scanner): Generator<void, void, void> {
+  if (!sc.open(OPEN_OBJECT, CLOSE_OBJECT)) return;
+  do {
+    const key = sc.key();
+    if (key === 'labels' || key === 'samples' || key === 'annotations') yield* countList(sc, 3);
+    else yield* skipValue(sc, 3, undefined);
+  } while (sc.more(CLOSE_OBJECT));
 }
 
 function* readRequest(sc: Scanner): Generator<void, PushRequest, void> {

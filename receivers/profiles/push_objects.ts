@@ -46,9 +46,9 @@ export class PushObjects extends ItemSlices {
     this.count();
   }
 
-  /** Objects decoded so far. */
-  get decoded(): number {
-    return this.objects;
+  /** Whether there is a bound to stop at. */
+  get bounded(): boolean {
+    return this.maxObjects !== Number.POSITIVE_INFINITY;
   }
 
   /** Counts from zero again, for a second decode of the same bytes. */

@@ -19,6 +19,9 @@ import { ObjectLimitError } from './push_objects.js';
 
 const gunzipAsync = promisify(gunzip);
 
+/** Output chunk of the inflate: each one is a round trip to the thread pool, so few and large. */
+const INFLATE_CHUNK_BYTES = 256 << 10;
+
 /** What the Push implementation learns about one call besides its message. */
 export interface PushCall {
   /** Aborts when the client goes away (and, for gRPC, when the call ends). */
@@ -53,7 +56,10 @@ export function unknownEncoding(name: string): ConnectError {
  */
 export async function inflate(bytes: Uint8Array, maxBytes = 0): Promise<Uint8Array> {
   try {
-    return await gunzipAsync(bytes, maxBytes > 0 ? { maxOutputLength: maxBytes } : {});
+    return await gunzipAsync(
+      bytes,
+      maxBytes > 0 ? { chunkSize: INFLATE_CHUNK_BYTES, maxOutputLength: maxBytes } : { chunkSize: INFLATE_CHUNK_BYTES },
+    );
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw bodyRefused(new BodyTooLargeError(maxBytes), 'decompressed ');
     throw new ConnectError(`decompress message: ${(err as Error).message}`, Code.InvalidArgument);
