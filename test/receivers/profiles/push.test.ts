@@ -2,6 +2,8 @@ import { gzipSync } from 'node:zlib';
 import { create, toBinary } from '@bufbuild/protobuf';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PushRequestSchema } from '../../../lib/pyroscope/gen/push/v1/push_pb.js';
+import { forwardPush } from '../../../receivers/profiles/push.js';
+import { PUSH_SLICE_OBJECTS } from '../../../receivers/profiles/push_objects.js';
 import { grpcFrame, rawRequest, recordingReceiver, startReceiveHttp, type RecordingReceiver, type StartedReceiver } from './harness.js';
 
 let running: StartedReceiver[] = [];
@@ -232,5 +234,30 @@ describe('POST /push.v1.PusherService/Push', () => {
     await push(started.url, encoded([{ labels: [['app', 'b']] }]));
     expect(first.appends.map((a) => a.labels.app)).toEqual(['a']);
     expect(second.appends.map((a) => a.labels.app)).toEqual(['b']);
+  });
+});
+
+describe('forwardPush', () => {
+  it('forwards a Push of many series in order to every receiver, the event loop free between slices', async () => {
+    const series = 4 * PUSH_SLICE_OBJECTS + 1;
+    const request = create(PushRequestSchema, {
+      series: Array.from({ length: series }, (_, i) => ({ labels: [{ name: 'n', value: String(i) }] })),
+    });
+    const receivers = [recordingReceiver(), recordingReceiver()];
+    // Receivers that answer at once: without slices every series would follow in microtasks.
+    let turns = 0;
+    let forwarded = false;
+    const countTurns = () => {
+      if (forwarded) return;
+      turns++;
+      setImmediate(countTurns);
+    };
+    setImmediate(countTurns);
+    await forwardPush(request, receivers, new AbortController().signal);
+    forwarded = true;
+    expect(turns).toBeGreaterThanOrEqual(4);
+    for (const receiver of receivers) {
+      expect(receiver.appends.map((a) => a.labels.n)).toEqual(Array.from({ length: series }, (_, i) => String(i)));
+    }
   });
 });
