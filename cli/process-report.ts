@@ -89,8 +89,29 @@ export class ProcessReport {
   }
 
   private append(line: string): void {
+    if (line.length > FLUSH_LENGTH) {
+      this.appendLong(line);
+      return;
+    }
     this.out += `${line}\n`;
     if (this.out.length > FLUSH_LENGTH) this.write();
+  }
+
+  /**
+   * A line longer than a flush goes out a flush's worth at a time: appended whole, it would be
+   * copied flat once more and encoded at once, two more copies of a line that can be 100 MiB.
+   */
+  private appendLong(line: string): void {
+    this.write();
+    for (let at = 0; at < line.length; ) {
+      let end = Math.min(at + FLUSH_LENGTH, line.length);
+      // Not between the halves of a surrogate pair: each piece is encoded on its own.
+      if (end < line.length && (line.charCodeAt(end - 1) & 0xfc00) === 0xd800) end--;
+      this.out = line.slice(at, end);
+      this.write();
+      at = end;
+    }
+    this.out = '\n';
   }
 
   private write(): void {

@@ -50,6 +50,20 @@ describe('ProcessReport output', () => {
     expect(writtenBytes(lines).equals(utf8Lines(lines))).toBe(true);
   });
 
+  it('writes a line longer than a piece a piece at a time, never cutting a surrogate pair in two', () => {
+    const stdout = new PassThrough();
+    const written: Buffer[] = [];
+    stdout.on('data', (chunk: Buffer) => written.push(chunk));
+    const report = new ProcessReport({ stdin: new PassThrough(), stdout, stderr: new PassThrough() }, true);
+    // The pair straddles the first 64 Ki code units.
+    const lines = ['before', `${'a'.repeat(65_535)}😀${'b'.repeat(400_000)}`, 'after'];
+    for (const line of lines) report.output(line);
+    report.flush();
+    expect(Buffer.concat(written).equals(utf8Lines(lines))).toBe(true);
+    // Encoded and written a piece at a time, not the whole line at once.
+    expect(Math.max(...written.map((chunk) => chunk.length))).toBeLessThanOrEqual(65_536 + 3);
+  });
+
   it('writes what is pending once the event loop turns, without waiting for 64 KiB or the end', async () => {
     const { report, bytes } = reportToBytes();
     report.output('first');
