@@ -5,7 +5,8 @@
  *
  * Files are named `<first sequence number, 20 digits>.v2.seg` (format 2 of `records.ts`: each
  * record carries its sequence number). A segment holds the records from its first number up to
- * the next segment's first number.
+ * the next segment's first number. Segments of the first format are rewritten on opening
+ * (`legacy.ts`).
  *
  * Durability: with `fsync`, an append resolves only after its bytes (and, for a new segment, the
  * directory entry) are flushed to the device, so an acknowledged record survives a power loss;
@@ -25,6 +26,7 @@
  */
 import { mkdir, open, readdir, stat, truncate, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
+import { upgradeLegacySegments } from './legacy.js';
 import { findHeader, frameRecords, MAX_RECORD_BYTES, parseRecords, RECORD_HEADER_BYTES, type WalRecord } from './records.js';
 
 type Log = (level: 'debug' | 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>) => void;
@@ -100,6 +102,7 @@ export class SegmentLog {
   /** Opens (creating it when missing) the log in `options.dir`. */
   static async open(options: SegmentLogOptions): Promise<SegmentLog> {
     await mkdir(options.dir, { recursive: true });
+    await upgradeLegacySegments(options.dir, options.log);
     const segments: Segment[] = [];
     const stray = (name: string, reason: string) =>
       options.log?.('warn', 'ignoring a file in the write-ahead log directory that is not one of its segments', {
