@@ -69,6 +69,8 @@ const LEFTOVERS_WAIT_MS = 30_000;
  * holds at most about 26,000 entries, one of 1MiB (NATS's default max_payload) about 105,000.
  */
 const DEFAULT_MAX_ENTRIES_PER_MESSAGE = 100_000;
+/** NATS's default max_payload, for a connection that has not said yet. */
+const DEFAULT_MAX_PAYLOAD_BYTES = 1024 * 1024;
 
 export const logsSourceJetStreamComponent = defineComponent({
   name: 'logs.source.jetstream',
@@ -351,6 +353,7 @@ export class LogsSourceJetStream {
       ackWaitMs,
       maxEntriesPerMessage,
       termReasons: takesTermReasons(this.link.connection()?.info?.version),
+      maxPayloadBytes: this.link.connection()?.info?.max_payload ?? DEFAULT_MAX_PAYLOAD_BYTES,
       forward: (entries) => this.forward(entries),
       ...(this.leftovers.has(partition) ? { after: this.afterLeftovers(partition) } : {}),
       holds: () => this.keeper?.holds(partition) === true,

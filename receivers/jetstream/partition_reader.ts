@@ -12,7 +12,8 @@
  * what the previous owner forwarded but had not acknowledged arrives twice). The durable consumer
  * is what a restarted group resumes from.
  *
- * Messages are taken as they arrive and decoded in slices of entries (lib/slices.ts), across
+ * Messages are fetched while fewer than FETCH_BYTES of them wait to be decoded, so a backlog of
+ * large messages is not pulled in whole, and decoded in slices of entries (lib/slices.ts), across
  * messages for small ones and within a message for a large one. Each slice is forwarded as a batch
  * without waiting for the previous one (up to `maxInFlight` unacknowledged messages: the
  * consumer's max_ack_pending), and the event loop gets a turn before the next: a message of a
@@ -44,6 +45,7 @@ import {
   DeliverPolicy,
   JetStreamApiCodes,
   JetStreamApiError,
+  type Consumer,
   type ConsumerMessages,
   type JetStreamClient,
   type JetStreamManager,
@@ -70,6 +72,18 @@ export const MAX_FORWARDING_ENTRIES = 16_384;
 /** Entries and metadata pairs checked or decoded between two turns of the event loop, as for a push. */
 const SLICE_ITEMS = 1024;
 
+/**
+ * Bytes of messages received and not yet decoded beyond which no more are fetched, and what one
+ * fetch asks for (at least a whole message of the server's max_payload). The client's consume()
+ * pulls again as soon as messages arrive, whatever is still undecoded, so a backlog of large
+ * messages came in whole, up to max_in_flight of them: fetching when there is room bounds it.
+ */
+const FETCH_BYTES = 4 * 1024 * 1024;
+/** Room for a message's subject and headers beside its payload in a fetch. */
+const MESSAGE_OVERHEAD_BYTES = 64 * 1024;
+/** How long one fetch stays open waiting for messages before the next is asked for. */
+const FETCH_EXPIRES_MS = 5000;
+
 /** Why a message was terminated, the `reason` of the terminated-messages metric. */
 export type TerminationReason = 'malformed' | 'too_many_entries';
 
@@ -85,6 +99,8 @@ export interface PartitionReaderOptions {
   readonly ackWaitMs: number;
   /** A message declaring more entries is terminated unread. */
   readonly maxEntriesPerMessage: number;
+  /** The server's max_payload: a fetch must have room for the largest message. */
+  readonly maxPayloadBytes: number;
   /** Whether the server takes a reason with a termination (2.10 and later; 2.9 ignores `+TERM <reason>`). */
   readonly termReasons: boolean;
   readonly forward: (entries: Entry[]) => Promise<void>;
@@ -129,7 +145,12 @@ const outgoing = (): Outgoing => ({ entries: [], messages: [], terminated: new M
 
 export class PartitionReader {
   private state: 'starting' | 'running' | 'draining' | 'stopped' = 'starting';
-  private consumer: ConsumerMessages | undefined;
+  /** The fetch under way. */
+  private fetching: ConsumerMessages | undefined;
+  /** Bytes of the messages in `incoming` and `reading`. */
+  private receivedBytes = 0;
+  /** Whoever waits for receivedBytes to go down. */
+  private fetchWaiters: Array<() => void> = [];
   private incoming: JsMsg[] = [];
   /** The message decoded so far, when a slice ended inside it. */
   private reading: Reading | undefined;
@@ -153,7 +174,7 @@ export class PartitionReader {
 
   constructor(private readonly options: PartitionReaderOptions) {}
 
-  /** Re-creates the consumer at the acknowledgement floor and starts consuming. */
+  /** Re-creates the consumer at the acknowledgement floor and starts fetching. */
   async start(): Promise<void> {
     const { js, jsm, stream, durable, subject, maxInFlight, ackWaitMs, log, partition } = this.options;
     if (this.options.after) await this.options.after;
@@ -180,13 +201,42 @@ export class PartitionReader {
     });
     if (this.state !== 'starting') return;
     const consumer = await js.consumers.get(stream, durable);
-    this.consumer = await consumer.consume({ max_messages: Math.min(maxInFlight, 1000), callback: (m) => this.receive(m) });
-    if (this.state !== 'starting') {
-      await this.consumer.close();
-      return;
-    }
+    if (this.state !== 'starting') return;
     this.state = 'running';
     log('debug', 'reading partition', { partition, from_sequence: startSeq });
+    void this.fetchWhileReading(consumer);
+  }
+
+  /** Fetches whenever the messages received and not yet decoded leave room; a failure ends the session. */
+  private async fetchWhileReading(consumer: Consumer): Promise<void> {
+    const maxBytes = Math.max(FETCH_BYTES, this.options.maxPayloadBytes + MESSAGE_OVERHEAD_BYTES);
+    try {
+      while (this.isReading()) {
+        while (this.receivedBytes >= FETCH_BYTES && this.isReading()) await new Promise<void>((resolve) => this.fetchWaiters.push(resolve));
+        if (!this.isReading()) return;
+        const messages = await consumer.fetch({ max_bytes: maxBytes, expires: FETCH_EXPIRES_MS });
+        this.fetching = messages;
+        if (!this.isReading()) {
+          await messages.close();
+          return;
+        }
+        let received = 0;
+        try {
+          for await (const message of messages) {
+            received++;
+            this.receive(message);
+          }
+        } catch (err) {
+          // The server ends a fetch so when its next message would pass max_bytes: the fetch is
+          // full. With none received it is a message larger than any fetch, and that is a failure.
+          if (received === 0 || !/message size exceeds max ?bytes/i.test(errorText(err))) throw err;
+        }
+      }
+    } catch (err) {
+      if (this.isReading()) this.fail(`fetching messages of partition ${this.options.partition} failed: ${errorText(err)}`);
+    } finally {
+      this.fetching = undefined;
+    }
   }
 
   /**
@@ -197,7 +247,7 @@ export class PartitionReader {
     if (this.state === 'stopped') return;
     this.state = 'draining';
     this.handBack();
-    await this.consumer?.close().catch(() => {});
+    await this.fetching?.close().catch(() => {});
     // A receiver that never takes its batch over (an endpoint that stays down) must not hold the
     // hand-over forever: what is still unacknowledged then goes to the next owner.
     let timer: NodeJS.Timeout | undefined;
@@ -221,7 +271,7 @@ export class PartitionReader {
     this.ackTimer?.wake();
     this.wakeLeaseWaiters();
     this.wakeRoomWaiters();
-    void this.consumer?.close().catch(() => {});
+    void this.fetching?.close().catch(() => {});
   }
 
   /**
@@ -261,6 +311,12 @@ export class PartitionReader {
     for (const wake of this.roomWaiters.splice(0)) wake();
   }
 
+  /** A received message is decoded, terminated or handed back: its bytes leave room to fetch. */
+  private done(message: JsMsg): void {
+    this.receivedBytes -= message.data.length;
+    if (this.receivedBytes < FETCH_BYTES) for (const wake of this.fetchWaiters.splice(0)) wake();
+  }
+
   /**
    * Gives back the messages received but not forwarded: the next owner gets them at once, where
    * JetStream would otherwise hold them until their ack_wait ran out (a minute by default).
@@ -270,7 +326,9 @@ export class PartitionReader {
     this.reading?.message.nak();
     this.reading = undefined;
     for (const message of this.incoming.splice(0)) message.nak();
+    this.receivedBytes = 0;
     this.wakeRoomWaiters();
+    for (const wake of this.fetchWaiters.splice(0)) wake();
   }
 
   private receive(message: JsMsg): void {
@@ -280,6 +338,7 @@ export class PartitionReader {
       return;
     }
     this.incoming.push(message);
+    this.receivedBytes += message.data.length;
     // Everything that arrived in the same read of the socket goes out in the same slices.
     this.schedulePump();
   }
@@ -320,6 +379,7 @@ export class PartitionReader {
         step = reading.steps.next();
       } catch (err) {
         this.reading = undefined;
+        this.done(reading.message);
         this.terminate(reading.message, err, batch);
         continue;
       }
@@ -330,6 +390,7 @@ export class PartitionReader {
         );
       if (step.done) {
         this.reading = undefined;
+        this.done(reading.message);
         batch.messages.push(reading.message);
         continue;
       }
@@ -347,6 +408,7 @@ export class PartitionReader {
     const { metrics, labels, maxEntriesPerMessage } = this.options;
     for (let message = this.incoming.shift(); message; message = this.incoming.shift()) {
       if (message.seq <= this.highestSeen) {
+        this.done(message);
         metrics.redeliveredMessages.inc(labels);
         if (message.seq <= this.ackedThrough) message.ack();
         continue;

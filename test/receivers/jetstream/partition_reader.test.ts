@@ -38,15 +38,42 @@ function fakeJetStream(info: { ackFloor: number; optStartSeq?: number } | undefi
       },
     },
   };
+  // Messages delivered wait here until a fetch takes them.
+  const queue: JsMsg[] = [];
+  let wake: (() => void) | undefined;
+  const fetches: Array<{ max_bytes: number }> = [];
   const js = {
     consumers: {
       get: async () => ({
-        consume: async (opts: { callback: (m: JsMsg) => void }) => {
-          callback = opts.callback;
-          return { close: async () => {} };
+        fetch: async (opts: { max_bytes: number }) => {
+          fetches.push(opts);
+          let closed = false;
+          return {
+            close: async () => {
+              closed = true;
+              wake?.();
+            },
+            // As the server: a fetch ends before a message that would pass its max_bytes.
+            async *[Symbol.asyncIterator]() {
+              let bytes = 0;
+              while (!closed) {
+                const message = queue[0];
+                if (!message) await new Promise<void>((resolve) => (wake = resolve));
+                else if (bytes + message.data.length > opts.max_bytes) return;
+                else {
+                  bytes += queue.shift()!.data.length;
+                  yield message;
+                }
+              }
+            },
+          };
         },
       }),
     },
+  };
+  callback = (m) => {
+    queue.push(m);
+    wake?.();
   };
   /** One message of one entry `line`, or of these entries. */
   const deliver = (seq: number, content: string | WireEntry[]): FakeMessage => {
@@ -66,7 +93,15 @@ function fakeJetStream(info: { ackFloor: number; optStartSeq?: number } | undefi
     callback!(message as unknown as JsMsg);
     return { seq, data, acked: () => acked, naked: () => naked, terminated: () => terminated };
   };
-  return { jsm: jsm as unknown as JetStreamManager, js: js as unknown as JetStreamClient, added, deliver };
+  return {
+    jsm: jsm as unknown as JetStreamManager,
+    js: js as unknown as JetStreamClient,
+    added,
+    deliver,
+    fetches,
+    /** Messages no fetch has taken yet. */
+    waiting: () => queue.length,
+  };
 }
 
 function reader(
@@ -85,6 +120,7 @@ function reader(
     ackWaitMs: 60_000,
     maxEntriesPerMessage: 100_000,
     termReasons: false,
+    maxPayloadBytes: 1024 * 1024,
     failed: () => {},
     metrics: jetStreamSourceMetrics(new Registry()),
     labels: { component_id: 'c' },
@@ -147,7 +183,7 @@ describe('PartitionReader', () => {
     // The lease lapses locally (a renewal is late) after a batch was forwarded, before it is
     // acknowledged (ack delay), and while another message comes in.
     const first = fake.deliver(1, 'one');
-    await tick();
+    while (forwarded.length === 0) await tick();
     holding = false;
     const second = fake.deliver(2, 'two');
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -168,7 +204,7 @@ describe('PartitionReader', () => {
     const first = reader(fake, { forward: () => held, holds: () => true });
     await first.start();
     fake.deliver(1, 'one');
-    await tick();
+    await ticks(3);
     first.abandon();
     let settled = false;
     const leftovers = first.settled().then(() => void (settled = true));
@@ -205,6 +241,27 @@ describe('PartitionReader', () => {
     expect(message.acked()).toBe(false);
     receiver.release();
     await vi.waitFor(() => expect(message.acked()).toBe(true));
+  });
+
+  it('fetches no more while 4 MiB of messages wait to be decoded', async () => {
+    const fake = fakeJetStream(undefined);
+    const receiver = heldReceiver();
+    const r = reader(fake, { forward: receiver.forward, holds: () => true });
+    await r.start();
+    // 12 messages of 900 KB (9,000 lines of 90 bytes); the receivers take nothing over, so
+    // decoding stops in the second.
+    const lines = (m: number) => linesOf(m * 9000, 9000).map((e) => ({ ...e, line: e.line.padEnd(90, '.') }));
+    const messages = Array.from({ length: 12 }, (_, m) => fake.deliver(m + 1, lines(m)));
+    await ticks(200);
+    expect(fake.fetches.map((f) => f.max_bytes)).toEqual([4 * 1024 * 1024, 4 * 1024 * 1024]);
+    // Two fetches of 4 messages each: 7.2 MB taken, 4 messages left on the server.
+    expect(fake.waiting()).toBe(4);
+    while (!messages.every((m) => m.acked())) {
+      receiver.release();
+      await tick();
+    }
+    expect(receiver.lines()).toHaveLength(12 * 9000);
+    expect(fake.waiting()).toBe(0);
   });
 
   it('stops decoding while too many entries are on their way through the receivers', async () => {
