@@ -4,8 +4,10 @@
  * the address could be bound, and the connection gauges that follow the running listener.
  *
  * An unchanged `http` block keeps the running listener as it is. A changed one replaces it
- * gracefully: the old listener stops accepting (so the new one can bind the same port) and serves
- * the connections it has, requests in flight included, until they go; none is reset.
+ * gracefully: on the same address the new listener takes the old one's listening socket over, so
+ * no connection is refused or dropped in between; on another address the old one stops listening
+ * first. Either way the old listener serves the connections it has, requests in flight included,
+ * each response closing its connection, until they go; none is reset.
  */
 import { healthy, unhealthy, type ComponentContext, type Health } from '../../core/runtime/component.js';
 import type { ConnectionGauges } from './connection_gauges.js';
@@ -40,6 +42,8 @@ export class ManagedListener {
   private generation = 0;
   /** Replaced listeners still serving the connections they accepted. */
   private readonly retired = new Set<RunningHttpServer>();
+  /** The configuration the running listener was started with. */
+  private runningConfig: HttpServerConfig | undefined;
 
   constructor(
     /** The latest `http` block asked for; the one a start or a restart uses. */
@@ -99,22 +103,37 @@ export class ManagedListener {
 
   private restart(config: HttpServerConfig): Promise<void> {
     this.transition = this.transition.then(async () => {
-      await this.retireServer();
+      // On the same address the new listener takes the old one's socket over; elsewhere the old
+      // one gives its address up first.
+      const running = this.server;
+      const takeOver =
+        running && this.runningConfig?.listenAddress === config.listenAddress && this.runningConfig.listenPort === config.listenPort;
+      if (!takeOver || !this.started) await this.retireServer();
       if (!this.started) return;
       const { handler, log, gauges, onAcceptError } = this.options;
       try {
         const generation = ++this.generation;
         gauges?.reset(config.connLimit);
-        this.server = await startHttpServer(config, handler, {
-          // A listener being replaced keeps counting as it closes; only the newest one is shown.
-          onConnections: (n) => {
-            if (generation === this.generation) gauges?.connections(n);
+        const predecessor = takeOver ? this.handOver(running) : undefined;
+        this.server = await startHttpServer(
+          config,
+          handler,
+          {
+            // A listener being replaced keeps counting as it closes; only the newest one is shown.
+            onConnections: (n) => {
+              if (generation === this.generation) gauges?.connections(n);
+            },
+            onAcceptError,
           },
-          onAcceptError,
-        });
+          predecessor,
+        );
+        this.runningConfig = config;
+        if (predecessor) void running!.retire().drained.finally(() => this.retired.delete(running!));
         this.state = healthy();
         log('info', 'now listening for http traffic', { addr: this.server.url });
       } catch (err) {
+        // A listener that could not take over is closed, as a failed restart leaves none running.
+        if (takeOver) void running!.close(this.options.graceMs()).finally(() => this.retired.delete(running!));
         const message = `failed to start server: ${(err as Error).message}`;
         this.state = unhealthy(message);
         log('error', message);
@@ -128,6 +147,13 @@ export class ManagedListener {
     this.server = undefined;
     this.generation++;
     if (server) await server.close(this.options.graceMs());
+  }
+
+  /** Hands the running listener over to its successor, which retires it once it has its socket. */
+  private handOver(server: RunningHttpServer): { server: RunningHttpServer; graceMs: number } {
+    this.server = undefined;
+    this.retired.add(server);
+    return { server, graceMs: this.options.graceMs() };
   }
 
   /**

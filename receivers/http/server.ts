@@ -73,6 +73,11 @@ export interface RunningHttpServer {
    * when the last one has gone, or the grace period has ended and the rest were closed.
    */
   retire(graceMs?: number): { released: Promise<void>; drained: Promise<void> };
+  /**
+   * The listening socket, for a successor on the same address to take over (see `startHttpServer`),
+   * after which this server is retired as by `retire` but without closing it.
+   */
+  readonly listeningSocket: NetServer;
 }
 
 /**
@@ -94,11 +99,17 @@ const MAX_HEADER_BYTES = (1 << 20) + 4096;
 const CURRENT_RESPONSE = Symbol('rivulet.currentResponse');
 type Http1Connection = Socket & { [CURRENT_RESPONSE]?: ServerResponse };
 
-/** Starts the server; rejects when the address cannot be bound (port in use, bad address). */
+/**
+ * Starts the server; rejects when the address cannot be bound (port in use, bad address). Given a
+ * `predecessor` on the same address, it takes over that server's listening socket instead of
+ * binding a new one, so no connection meets a closed port (refused) or is dropped from the
+ * closing socket's backlog (reset), and retires the predecessor, which answers what it accepted.
+ */
 export async function startHttpServer(
   config: HttpServerConfig,
   handler: HttpHandler,
   hooks: HttpServerHooks = {},
+  predecessor?: { server: RunningHttpServer; graceMs: number },
 ): Promise<RunningHttpServer> {
   let admitted = 0;
   const queue: Socket[] = [];
@@ -201,11 +212,15 @@ export async function startHttpServer(
 
   await new Promise<void>((resolve, reject) => {
     listening.once('error', reject);
-    listening.listen({ port: config.listenPort, host: config.listenAddress || undefined }, () => {
+    const listened = () => {
       listening.off('error', reject);
       resolve();
-    });
+    };
+    // A server handed as the handle lends its listening socket: new connections come here now.
+    if (predecessor) listening.listen(predecessor.server.listeningSocket, listened);
+    else listening.listen({ port: config.listenPort, host: config.listenAddress || undefined }, listened);
   });
+  if (predecessor) (predecessor.server as HandOver)[HAND_OVER](predecessor.graceMs);
   listening.on('error', (err: Error) => hooks.onAcceptError?.(err));
   const address = listening.address() as AddressInfo;
   const host = config.listenAddress === '' ? '127.0.0.1' : address.family === 'IPv6' ? `[${address.address}]` : address.address;
@@ -224,13 +239,16 @@ export async function startHttpServer(
 
   let released: Promise<void> | undefined;
   let drained: Promise<void> | undefined;
-  function shutdown(graceMs: number): void {
+  function shutdown(graceMs: number, handedOver = false): void {
     closing = true;
+    // The socket a successor took over is its own now: dropping this server's reference to it
+    // leaves it open when this server closes below.
+    if (handedOver) (listening as NetServer & { _handle: unknown })._handle = null;
     // Only the listening socket is closed: http.Server#close would also destroy the connections
     // it deems idle, among them one whose response has been ended but not yet written out (its
     // push taken, its answer lost, so the client sends it again). The port is free at once; the
     // close callback would wait for every connection to go, so it is not used to tell.
-    NetServerBase.prototype.close.call(listening);
+    else NetServerBase.prototype.close.call(listening);
     released = new Promise<void>((resolve) => setImmediate(resolve));
     for (const server of [http1, h2]) if (server && server !== listening) NetServerBase.prototype.close.call(server);
     for (const session of sessions) session.close();
@@ -252,11 +270,15 @@ export async function startHttpServer(
     })();
   }
 
-  return {
+  const running: HandOver = {
     port: address.port,
     url: `${config.tls ? 'https' : 'http'}://${host}:${address.port}`,
     connections: () => admitted,
     waiting: () => queue.length,
+    listeningSocket: listening,
+    [HAND_OVER](graceMs: number) {
+      if (!drained) shutdown(graceMs, true);
+    },
     retire(graceMs = 30_000) {
       if (!drained) shutdown(graceMs);
       return { released: released!, drained: drained! };
@@ -269,7 +291,12 @@ export async function startHttpServer(
       return drained!;
     },
   };
+  return running;
 }
+
+/** How a successor retires the server whose listening socket it has taken over. */
+const HAND_OVER = Symbol('rivulet.handOver');
+type HandOver = RunningHttpServer & { [HAND_OVER](graceMs: number): void };
 
 /**
  * Replaces a server's 'connection' listeners (its own handling of new sockets) by `gate`, and
