@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,7 +21,8 @@ function capture() {
 }
 
 async function until(check: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
+  // Generous: starting an instance under a loaded machine takes seconds.
+  const deadline = Date.now() + 15_000;
   while (!check()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 10));
@@ -95,6 +97,29 @@ logs.echo "out" { path = ${JSON.stringify(join(dir, 'out.jsonl'))} }
       runSignals.emit('SIGTERM');
     }
     expect(await done).toBe(0);
+  }, 40_000);
+
+  it('prints why an instance refuses a tap beyond its most clients, and exits 2', async () => {
+    const refusing = createHttpServer((_req, res) => {
+      res
+        .writeHead(429, { 'Content-Type': 'text/plain' })
+        .end('too many tap clients: at most 100 at a time; try again once one has closed\n');
+    });
+    await new Promise<void>((resolve) => refusing.listen(0, '127.0.0.1', () => resolve()));
+    try {
+      const port = (refusing.address() as { port: number }).port;
+      const err = capture();
+      const code = await tapCommand(['logs.echo.out', '--server.http.listen-addr', `127.0.0.1:${port}`], {
+        stdin: Readable.from([]),
+        stdout: new PassThrough(),
+        stderr: err.stream,
+      });
+      expect(code).toBe(2);
+      expect(err.text()).toBe('rivulet tap: too many tap clients: at most 100 at a time; try again once one has closed\n');
+    } finally {
+      refusing.closeAllConnections();
+      await new Promise((resolve) => refusing.close(resolve));
+    }
   });
 
   it('exits 3 when nothing answers', async () => {
