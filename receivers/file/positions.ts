@@ -39,6 +39,8 @@ export class Positions {
   private readonly loaded = new Map<string, FilePosition>();
   private dirty = false;
   private saving: Promise<void> = Promise.resolve();
+  /** A save that waits for the one being written; it will write the positions of its own time. */
+  private waiting: Promise<void> | undefined;
 
   /** `file` empty means positions live only in memory. */
   constructor(
@@ -117,33 +119,57 @@ export class Positions {
     if (this.entries.delete(path)) this.dirty = true;
   }
 
-  /** Writes the positions if they changed since the last save. Saves never overlap. */
+  /**
+   * Writes the positions if they changed since the last save. Saves never overlap; a save asked
+   * for while one is being written waits for it and then writes the positions as they are by
+   * then, so on a slow disk saves do not queue up behind each other with positions growing stale
+   * (after a crash, what is read again is what was taken over since the last save finished).
+   */
   save(): Promise<void> {
-    if (this.file === '' || !this.dirty) return this.saving;
-    this.dirty = false;
+    if (this.file === '') return this.saving;
+    if (this.waiting) return this.waiting;
+    if (!this.dirty) return this.saving;
+    const file = this.file;
+    // A failed save must not block the next ones; the caller of the failed one hears of it.
+    const saving = this.saving
+      .catch(() => {})
+      .then(async () => {
+        this.waiting = undefined;
+        if (!this.dirty) return;
+        this.dirty = false;
+        try {
+          await writeDurably(file, this.text());
+        } catch (err) {
+          this.dirty = true;
+          throw err;
+        }
+      });
+    this.waiting = saving;
+    this.saving = saving;
+    return saving;
+  }
+
+  private text(): string {
     const files: Record<string, StoredFile> = {};
     for (const [path, p] of [...this.entries].sort(([a], [b]) => a.localeCompare(b))) {
       files[path] = { offset: String(p.offset), dev: String(p.dev), ino: String(p.ino) };
     }
-    const text = JSON.stringify({ version: 1, files }, null, 2) + '\n';
-    const file = this.file;
-    // A failed save must not block the next ones; the caller of the failed one hears of it.
-    this.saving = this.saving
-      .catch(() => {})
-      .then(async () => {
-        await mkdir(dirname(file), { recursive: true });
-        const tmp = `${file}.tmp`;
-        const handle = await open(tmp, 'w');
-        try {
-          await handle.writeFile(text);
-          await handle.sync();
-        } finally {
-          await handle.close();
-        }
-        await rename(tmp, file);
-      });
-    return this.saving;
+    return JSON.stringify({ version: 1, files }, null, 2) + '\n';
   }
+}
+
+/** Writes a temporary file, flushes it to the device and renames it over `file`. */
+async function writeDurably(file: string, text: string): Promise<void> {
+  await mkdir(dirname(file), { recursive: true });
+  const tmp = `${file}.tmp`;
+  const handle = await open(tmp, 'w');
+  try {
+    await handle.writeFile(text);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  await rename(tmp, file);
 }
 
 /** A stored record as a position; undefined unless offset, device and inode are whole numbers. */

@@ -24,6 +24,22 @@ describe('positions file', () => {
     expect(loaded.get('/var/log/a.log')?.ino).toBe(18_446_744_073_709_551_615n);
   });
 
+  it('writes, in a save that waited for the one before, the positions as they are when it writes', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'rivulet-pos-')), 'positions.json');
+    const positions = new Positions(file);
+    const saved = () => (JSON.parse(readFileSync(file, 'utf8')) as { files: Record<string, { offset: string }> }).files['/a.log']?.offset;
+    positions.set('/a.log', { offset: 1, dev: 1n, ino: 1n });
+    const first = positions.save();
+    positions.set('/a.log', { offset: 2, dev: 1n, ino: 1n });
+    const second = positions.save();
+    // Asked for while the second still waits: the same save, which writes the latest offset.
+    positions.set('/a.log', { offset: 3, dev: 1n, ino: 1n });
+    expect(positions.save()).toBe(second);
+    await first;
+    await second;
+    expect(saved()).toBe('3');
+  });
+
   it('starts empty without a file and refuses a file it cannot read', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'rivulet-pos-'));
     const missing = new Positions(join(dir, 'none.json'));
