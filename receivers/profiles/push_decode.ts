@@ -77,13 +77,16 @@ function* countObjects(bytes: Uint8Array, budget: PushObjects): Generator<void, 
         budget.object();
         while (reader.pos < seriesEnd) {
           const [seriesFieldNo, seriesWireType] = reader.tag();
+          budget.count();
           if (seriesFieldNo >= 1 && seriesFieldNo <= 3) {
             reader.pos += reader.uint32();
             budget.object();
-          } else yield* skipField(reader, seriesWireType, seriesFieldNo, RECURSION_LIMIT - 2, budget);
+          } else if (seriesWireType === WireType.StartGroup) yield* skipGroup(reader, seriesFieldNo, RECURSION_LIMIT - 2, budget);
+          else reader.skip(seriesWireType, seriesFieldNo, RECURSION_LIMIT - 2);
           if (budget.sliceFull()) yield;
         }
-      } else yield* skipField(reader, wireType, fieldNo, RECURSION_LIMIT - 1, budget);
+      } else if (wireType === WireType.StartGroup) yield* skipGroup(reader, fieldNo, RECURSION_LIMIT - 1, budget);
+      else reader.skip(wireType, fieldNo, RECURSION_LIMIT - 1);
       if (budget.sliceFull()) yield;
     }
   } catch (err) {
@@ -133,10 +136,12 @@ function* readAny(bytes: Uint8Array, budget: PushObjects): Generator<void, PushR
         if (seriesFieldNo === 1) series.labels.push(objectOf(budget, yield* readLabel(reader, reader.uint32(), budget)));
         else if (seriesFieldNo === 2) series.samples.push(objectOf(budget, yield* readSample(reader, reader.uint32(), budget)));
         else if (seriesFieldNo === 3) series.annotations.push(objectOf(budget, yield* readAnnotation(reader, reader.uint32(), budget)));
-        else yield* skipField(reader, seriesWireType, seriesFieldNo, RECURSION_LIMIT - 2, budget);
+        else if (seriesWireType === WireType.StartGroup) yield* skipGroup(reader, seriesFieldNo, RECURSION_LIMIT - 2, budget);
+        else reader.skip(seriesWireType, seriesFieldNo, RECURSION_LIMIT - 2);
         if (budget.sliceFull()) yield;
       }
-    } else yield* skipField(reader, wireType, fieldNo, RECURSION_LIMIT - 1, budget);
+    } else if (wireType === WireType.StartGroup) yield* skipGroup(reader, fieldNo, RECURSION_LIMIT - 1, budget);
+    else reader.skip(wireType, fieldNo, RECURSION_LIMIT - 1);
     if (budget.sliceFull()) yield;
   }
   return request;
@@ -155,20 +160,10 @@ function objectOf<T>(budget: PushObjects, message: T): T {
 }
 
 /**
- * `BinaryReader.skip`, but a group is stepped through here, a slice at a time, with the reader's
- * own checks and errors: a group of millions of fields is a slice like any other.
+ * `BinaryReader.skip` of a group, stepped through here a slice at a time with the reader's own
+ * checks and errors: a group of millions of fields is a slice like any other.
  */
-function* skipField(
-  reader: BinaryReader,
-  wireType: WireType,
-  fieldNo: number,
-  recursionLimit: number,
-  budget: PushObjects,
-): Generator<void, void, void> {
-  if (wireType !== WireType.StartGroup) {
-    reader.skip(wireType, fieldNo, recursionLimit);
-    return;
-  }
+function* skipGroup(reader: BinaryReader, fieldNo: number, recursionLimit: number, budget: PushObjects): Generator<void, void, void> {
   if (recursionLimit <= 0) throw new Error('maximum recursion depth reached');
   for (;;) {
     const [innerFieldNo, innerWireType] = reader.tag();
@@ -177,7 +172,8 @@ function* skipField(
       if (innerFieldNo !== fieldNo) throw new Error('invalid end group tag');
       break;
     }
-    yield* skipField(reader, innerWireType, innerFieldNo, recursionLimit - 1, budget);
+    if (innerWireType === WireType.StartGroup) yield* skipGroup(reader, innerFieldNo, recursionLimit - 1, budget);
+    else reader.skip(innerWireType, innerFieldNo, recursionLimit - 1);
     if (budget.sliceFull()) yield;
   }
   if (reader.pos > reader.len) throw new RangeError('premature EOF');
@@ -196,7 +192,8 @@ function* readSample(reader: BinaryReader, length: number, budget: PushObjects):
     budget.count();
     if (fieldNo === 1) sample.rawProfile = reader.bytes();
     else if (fieldNo === 2) sample.ID = reader.string(STRICT.sampleId);
-    else yield* skipField(reader, wireType, fieldNo, RECURSION_LIMIT - 3, budget);
+    else if (wireType === WireType.StartGroup) yield* skipGroup(reader, fieldNo, RECURSION_LIMIT - 3, budget);
+    else reader.skip(wireType, fieldNo, RECURSION_LIMIT - 3);
     if (budget.sliceFull()) yield;
   }
   return sample;
@@ -223,7 +220,8 @@ function* readStringPair(
     budget.count();
     if (fieldNo === 1) first = reader.string(strictFirst);
     else if (fieldNo === 2) second = reader.string(strictSecond);
-    else yield* skipField(reader, wireType, fieldNo, RECURSION_LIMIT - 3, budget);
+    else if (wireType === WireType.StartGroup) yield* skipGroup(reader, fieldNo, RECURSION_LIMIT - 3, budget);
+    else reader.skip(wireType, fieldNo, RECURSION_LIMIT - 3);
     if (budget.sliceFull()) yield;
   }
   return [first, second];

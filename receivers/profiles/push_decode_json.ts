@@ -10,9 +10,9 @@
  * for a default or an empty list, a leading byte order mark; strings are decoded as `JSON.parse`
  * decodes them. Errors are worded as protobuf-es words them (`cannot decode field
  * types.v1.LabelPair.name from JSON: expected string, got 1`). Differences on purpose: a problem is
- * reported where it is found, even when the body breaks further on; a key written twice is refused
- * only in the messages decoded, not inside a skipped unknown value (the reference's protojson
- * does not look there either); nesting deeper than 1000 levels is refused.
+ * reported where it is found, even when the body breaks further on; only a field's key written
+ * twice is refused, not an unknown key nor anything inside a skipped value (the reference's
+ * protojson does not look there either); nesting deeper than 1000 levels is refused.
  */
 import { base64Decode } from '@bufbuild/protobuf/wire';
 import { CLOSE_ARRAY, CLOSE_OBJECT, JsonDecodeError, JsonScanner, OPEN_ARRAY, OPEN_OBJECT, QUOTE, skipValue } from '../../lib/json_scan.js';
@@ -59,8 +59,10 @@ function* countObjects(sc: Scanner): Generator<void, void, void> {
   try {
     if (sc.space() !== OPEN_OBJECT || !sc.open(OPEN_OBJECT, CLOSE_OBJECT)) return;
     do {
+      sc.budget.count();
       if (sc.key() === 'series') yield* countList(sc, 1, countSeriesLists);
-      else yield* skipValue(sc, 1, undefined);
+      else if (!skippedScalar(sc)) yield* skipValue(sc, 1, undefined);
+      if (sc.sliceFull()) yield;
     } while (sc.more(CLOSE_OBJECT));
   } catch (err) {
     if (err instanceof ObjectLimitError) throw err;
@@ -74,7 +76,7 @@ function* countList(sc: Scanner, depth: number, within?: (sc: Scanner) => Genera
   do {
     sc.budget.object();
     if (within && sc.space() === OPEN_OBJECT) yield* within(sc);
-    else yield* skipValue(sc, depth + 1, undefined);
+    else if (!skippedScalar(sc)) yield* skipValue(sc, depth + 1, undefined);
     if (sc.sliceFull()) yield;
   } while (sc.more(CLOSE_ARRAY));
 }
@@ -83,19 +85,22 @@ function* countSeriesLists(sc: Scanner): Generator<void, void, void> {
   if (!sc.open(OPEN_OBJECT, CLOSE_OBJECT)) return;
   do {
     const key = sc.key();
+    sc.budget.count();
     if (key === 'labels' || key === 'samples' || key === 'annotations') yield* countList(sc, 3);
-    else yield* skipValue(sc, 3, undefined);
+    else if (!skippedScalar(sc)) yield* skipValue(sc, 3, undefined);
+    if (sc.sliceFull()) yield;
   } while (sc.more(CLOSE_OBJECT));
 }
 
 function* readRequest(sc: Scanner): Generator<void, PushRequest, void> {
   const request: PushRequest = { $typeName: REQUEST, series: [] };
-  const keys = yield* openMessage(sc, REQUEST, 0);
+  const keys = yield* openMessage(sc, REQUEST, 0, REQUEST_FIELDS);
   if (!keys) return request;
   do {
     const key = keys.next();
     if (key === 'series') request.series = yield* readList(sc, `${REQUEST}.series`, readSeries);
-    else yield* skipValue(sc, 1, undefined);
+    else if (!skippedScalar(sc)) yield* skipValue(sc, 1, undefined);
+    if (sc.sliceFull()) yield;
   } while (sc.more(CLOSE_OBJECT));
   return request;
 }
@@ -104,14 +109,15 @@ function* readSeries(sc: Scanner): Generator<void, RawProfileSeries, void> {
   const type = 'push.v1.RawProfileSeries';
   const series: RawProfileSeries = { $typeName: type, labels: [], samples: [], annotations: [] };
   sc.budget.object();
-  const keys = yield* openMessage(sc, type, 2);
+  const keys = yield* openMessage(sc, type, 2, SERIES_FIELDS);
   if (!keys) return series;
   do {
     const key = keys.next();
     if (key === 'labels') series.labels = yield* readList(sc, `${type}.labels`, readLabel);
     else if (key === 'samples') series.samples = yield* readList(sc, `${type}.samples`, readSample);
     else if (key === 'annotations') series.annotations = yield* readList(sc, `${type}.annotations`, readAnnotation);
-    else yield* skipValue(sc, 3, undefined);
+    else if (!skippedScalar(sc)) yield* skipValue(sc, 3, undefined);
+    if (sc.sliceFull()) yield;
   } while (sc.more(CLOSE_OBJECT));
   return series;
 }
@@ -131,13 +137,14 @@ function* readStringPair(sc: Scanner, type: string, first: string): Generator<vo
   sc.budget.object();
   let firstValue = '';
   let secondValue = '';
-  const keys = yield* openMessage(sc, type, 4);
+  const keys = yield* openMessage(sc, type, 4, [first, 'value']);
   if (!keys) return [firstValue, secondValue];
   do {
     const key = keys.next();
     if (key === first) firstValue = yield* readString(sc, `${type}.${first}`);
     else if (key === 'value') secondValue = yield* readString(sc, `${type}.value`);
-    else yield* skipValue(sc, 5, undefined);
+    else if (!skippedScalar(sc)) yield* skipValue(sc, 5, undefined);
+    if (sc.sliceFull()) yield;
   } while (sc.more(CLOSE_OBJECT));
   return [firstValue, secondValue];
 }
@@ -146,7 +153,7 @@ function* readSample(sc: Scanner): Generator<void, RawSample, void> {
   const type = 'push.v1.RawSample';
   const sample: RawSample = { $typeName: type, rawProfile: new Uint8Array(0), ID: '' };
   sc.budget.object();
-  const keys = yield* openMessage(sc, type, 4);
+  const keys = yield* openMessage(sc, type, 4, SAMPLE_FIELDS);
   if (!keys) return sample;
   let profileSet = false;
   do {
@@ -157,7 +164,8 @@ function* readSample(sc: Scanner): Generator<void, RawSample, void> {
       profileSet = true;
       sample.rawProfile = yield* readBytes(sc, `${type}.raw_profile`);
     } else if (key === 'ID') sample.ID = yield* readString(sc, `${type}.ID`);
-    else yield* skipValue(sc, 5, undefined);
+    else if (!skippedScalar(sc)) yield* skipValue(sc, 5, undefined);
+    if (sc.sliceFull()) yield;
   } while (sc.more(CLOSE_OBJECT));
   return sample;
 }
@@ -177,23 +185,36 @@ function* readList<T>(sc: Scanner, field: string, readItem: (sc: Scanner) => Gen
 }
 
 /**
- * Opens a message's object: its keys (each read with its colon, a key written twice refused), or
- * undefined when it is empty. Anything but an object is refused as protobuf-es refuses it.
+ * Opens a message's object: its keys (each read with its colon, a field's key written twice
+ * refused), or undefined when it is empty. Anything but an object is refused as protobuf-es
+ * refuses it.
  */
-function* openMessage(sc: Scanner, type: string, depth: number): Generator<void, MessageKeys | undefined, void> {
+function* openMessage(sc: Scanner, type: string, depth: number, fields: readonly string[]): Generator<void, MessageKeys | undefined, void> {
   if (sc.valueStart() !== OPEN_OBJECT) throw new Error(`cannot decode message ${type} from JSON: ${yield* describe(sc, depth)}`);
-  return sc.open(OPEN_OBJECT, CLOSE_OBJECT) ? new MessageKeys(sc) : undefined;
+  return sc.open(OPEN_OBJECT, CLOSE_OBJECT) ? new MessageKeys(sc, fields) : undefined;
 }
 
-/** The keys of one message object, in order; a key seen twice is refused. */
+const REQUEST_FIELDS = ['series'];
+const SERIES_FIELDS = ['labels', 'samples', 'annotations'];
+const SAMPLE_FIELDS = ['rawProfile', 'raw_profile', 'ID'];
+
+/**
+ * The keys of one message object, in order. A field's key seen twice is refused; unknown keys are
+ * not remembered (the reference's protojson does not either), so a body of millions of distinct
+ * unknown keys costs no memory here.
+ */
 class MessageKeys {
   private readonly seen: string[] = [];
 
-  constructor(private readonly sc: Scanner) {}
+  constructor(
+    private readonly sc: Scanner,
+    private readonly fields: readonly string[],
+  ) {}
 
   next(): string {
     const key = this.sc.key();
-    // Messages here have two or three fields: a list beats a set until someone sends many keys.
+    this.sc.budget.count();
+    if (!this.fields.includes(key)) return key;
     if (this.seen.includes(key)) throw new Error(`cannot decode message ${REQUEST} from JSON: duplicate object key "${key}"`);
     this.seen.push(key);
     return key;
@@ -255,6 +276,14 @@ function* describe(sc: Scanner, depth = 6): Generator<void, string, void> {
   sc.scalar();
   const literal = sc.buf.toString('latin1', start, sc.pos);
   return c === 0x74 || c === 0x66 || c === 0x6e ? literal : String(Number(literal));
+}
+
+/** Steps over the next value when it is a scalar (no generator needed for it); false when it is a container. */
+function skippedScalar(sc: Scanner): boolean {
+  const c = sc.space();
+  if (c === OPEN_OBJECT || c === OPEN_ARRAY) return false;
+  sc.scalar();
+  return true;
 }
 
 function fieldError(field: string, reason: string): Error {

@@ -92,6 +92,18 @@ describe('the object bound of one Push', () => {
     expect(() => drain(decodePushBinarySteps(broken, new PushObjects(5)))).toThrow(ObjectLimitError);
   });
 
+  it('yields through 200000 unknown fields of one message, in either encoding', () => {
+    const unknown = Buffer.alloc(400_000, Buffer.from([0x28, 0x00]));
+    const binary = Buffer.concat([Buffer.from([0x0a]), varint(unknown.length), unknown]);
+    const fromBinaryRead = drain(decodePushBinarySteps(binary, new PushObjects()));
+    expect(fromBinaryRead.yields).toBeGreaterThanOrEqual(190);
+    expect(equals(PushRequestSchema, fromBinaryRead.request, fromBinary(PushRequestSchema, binary))).toBe(true);
+    const keys = Array.from({ length: 200_000 }, (_, i) => `"k${i}":0`).join(',');
+    const json = drain(decodePushJsonSteps(Buffer.from(`{"series":[{${keys}}]}`), new PushObjects()));
+    expect(json.yields).toBeGreaterThanOrEqual(190);
+    expect(json.request.series).toHaveLength(1);
+  });
+
   it('steps through a group of a million unknown fields a slice at a time, as fromBinary skips it', () => {
     const group = Buffer.concat([Buffer.from([0x2b]), Buffer.alloc(2_000_000, Buffer.from([0x08, 0x00])), Buffer.from([0x2c])]);
     const bytes = Buffer.concat([group, emptySeries(1)]);
