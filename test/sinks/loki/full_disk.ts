@@ -22,7 +22,8 @@ function bytesUnder(dir: string): number {
   let bytes = 0;
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
-    bytes += entry.isDirectory() ? bytesUnder(path) : statSync(path).size;
+    // A file deleted or renamed since the listing takes no space.
+    bytes += entry.isDirectory() ? bytesUnder(path) : (statSync(path, { throwIfNoEntry: false })?.size ?? 0);
   }
   return bytes;
 }
