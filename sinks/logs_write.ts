@@ -19,8 +19,11 @@
  * write-ahead log in its own subdirectory: `send` resolves once the entries are written there
  * (flushed to the device with `fsync = "always"`, the default), waits while the log holds
  * `max_size`, and what is not delivered at a crash or at the drain deadline is sent after the next
- * start. At least once: a batch in flight at a crash may arrive twice. The `wal` block cannot
- * change while the component runs.
+ * start. At least once: a batch in flight at a crash may arrive twice; a reload that changes an
+ * endpoint keeps its log and position and repeats nothing. While the log's disk is full, `send`
+ * fails with a `RetryLaterError` (a push source answers 429) and succeeds again by itself once a
+ * write does. Records that cannot be read back are counted in `logs_write_wal_lost_entries_total`.
+ * The `wal` block cannot change while the component runs.
  */
 import type { Block } from '../lib/config/ast.js';
 import { ConfigError, ConfigErrors } from '../lib/config/errors.js';
