@@ -255,7 +255,7 @@ export class TapHub {
       channel = new TapChannel(this.dropped, id);
       this.channels.set(key, channel);
     }
-    const sub = new TapSubscription(key, id, this, channel, options, Date.now());
+    const sub = new TapSubscription(key, id, this, channel, options, performance.now());
     channel.subs.push(sub);
     channel.nextTakeAt = 0;
     this.clients++;
@@ -299,6 +299,6 @@ export class TapHub {
   }
 
   private publish(key: string, entries: readonly Entry[]): void {
-    this.channels.get(key)?.offer(entries, Date.now());
+    this.channels.get(key)?.offer(entries, performance.now());
   }
 }

@@ -20,7 +20,7 @@ vi.mock('../../../core/entry-json.js', async (importOriginal) => {
 
 beforeEach(() => {
   encodings.count = 0;
-  vi.useFakeTimers({ toFake: ['Date', 'setTimeout', 'clearTimeout'], now: 1_000_000 });
+  vi.useFakeTimers({ toFake: ['performance', 'setTimeout', 'clearTimeout'], now: 1_000_000 });
 });
 afterEach(() => {
   vi.useRealTimers();
