@@ -83,6 +83,9 @@ const FETCH_BYTES = 4 * 1024 * 1024;
 const MESSAGE_OVERHEAD_BYTES = 64 * 1024;
 /** How long one fetch stays open waiting for messages before the next is asked for. */
 const FETCH_EXPIRES_MS = 5000;
+/** Failed fetches in a row that end a session (it starts again from the acknowledgement floor). */
+const FETCH_ATTEMPTS = 3;
+const FETCH_RETRY_MS = 1000;
 
 /** Why a message was terminated, the `reason` of the terminated-messages metric. */
 export type TerminationReason = 'malformed' | 'too_many_entries';
@@ -207,35 +210,44 @@ export class PartitionReader {
     void this.fetchWhileReading(consumer);
   }
 
-  /** Fetches whenever the messages received and not yet decoded leave room; a failure ends the session. */
+  /**
+   * Fetches whenever the messages received and not yet decoded leave room. A failed fetch (a
+   * connection that dropped for a moment, heartbeats missed) is tried again after a pause, as
+   * consume() would; FETCH_ATTEMPTS failures in a row, with no message between, end the session.
+   */
   private async fetchWhileReading(consumer: Consumer): Promise<void> {
     const maxBytes = Math.max(FETCH_BYTES, this.options.maxPayloadBytes + MESSAGE_OVERHEAD_BYTES);
-    try {
-      while (this.isReading()) {
-        while (this.receivedBytes >= FETCH_BYTES && this.isReading()) await new Promise<void>((resolve) => this.fetchWaiters.push(resolve));
-        if (!this.isReading()) return;
+    let failures = 0;
+    while (this.isReading()) {
+      while (this.receivedBytes >= FETCH_BYTES && this.isReading()) await new Promise<void>((resolve) => this.fetchWaiters.push(resolve));
+      if (!this.isReading()) return;
+      let received = 0;
+      try {
         const messages = await consumer.fetch({ max_bytes: maxBytes, expires: FETCH_EXPIRES_MS });
         this.fetching = messages;
         if (!this.isReading()) {
           await messages.close();
           return;
         }
-        let received = 0;
-        try {
-          for await (const message of messages) {
-            received++;
-            this.receive(message);
-          }
-        } catch (err) {
-          // The server ends a fetch so when its next message would pass max_bytes: the fetch is
-          // full. With none received it is a message larger than any fetch, and that is a failure.
-          if (received === 0 || !/message size exceeds max ?bytes/i.test(errorText(err))) throw err;
+        for await (const message of messages) {
+          received++;
+          failures = 0;
+          this.receive(message);
         }
+      } catch (err) {
+        // The server ends a fetch so when its next message would pass max_bytes: the fetch is full.
+        if (received > 0 && /message size exceeds max ?bytes/i.test(errorText(err))) continue;
+        if (!this.isReading()) return;
+        if (++failures >= FETCH_ATTEMPTS) {
+          this.abandon();
+          this.options.failed(`fetching messages of partition ${this.options.partition} failed: ${errorText(err)}`);
+          return;
+        }
+        this.options.log('debug', 'fetching messages failed, trying again', { partition: this.options.partition, error: errorText(err) });
+        await new Promise((resolve) => setTimeout(resolve, FETCH_RETRY_MS));
+      } finally {
+        this.fetching = undefined;
       }
-    } catch (err) {
-      if (this.isReading()) this.fail(`fetching messages of partition ${this.options.partition} failed: ${errorText(err)}`);
-    } finally {
-      this.fetching = undefined;
     }
   }
 

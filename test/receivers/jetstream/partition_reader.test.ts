@@ -42,12 +42,22 @@ function fakeJetStream(info: { ackFloor: number; optStartSeq?: number } | undefi
   const queue: JsMsg[] = [];
   let wake: (() => void) | undefined;
   const fetches: Array<{ max_bytes: number }> = [];
+  /** Errors the next fetches throw, in order. */
+  const failures: Error[] = [];
+  /** Ends the open fetch as the server does when it expires. */
+  let endFetch = async () => {};
   const js = {
     consumers: {
       get: async () => ({
         fetch: async (opts: { max_bytes: number }) => {
           fetches.push(opts);
+          const failure = failures.shift();
+          if (failure) throw failure;
           let closed = false;
+          endFetch = async () => {
+            closed = true;
+            wake?.();
+          };
           return {
             close: async () => {
               closed = true;
@@ -99,6 +109,8 @@ function fakeJetStream(info: { ackFloor: number; optStartSeq?: number } | undefi
     added,
     deliver,
     fetches,
+    failures,
+    endFetch: () => endFetch(),
     /** Messages no fetch has taken yet. */
     waiting: () => queue.length,
   };
@@ -262,6 +274,36 @@ describe('PartitionReader', () => {
     }
     expect(receiver.lines()).toHaveLength(12 * 9000);
     expect(fake.waiting()).toBe(0);
+  });
+
+  it('tries a failed fetch again without ending the session, and ends it after three failures in a row', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout'] });
+    try {
+      const fake = fakeJetStream(undefined);
+      const forwarded: string[] = [];
+      const failed: string[] = [];
+      fake.failures.push(new Error('heartbeats missed'), new Error('heartbeats missed'));
+      const r = reader(fake, {
+        forward: async (entries: Entry[]) => void forwarded.push(...entries.map((e) => e.line)),
+        holds: () => true,
+        failed: (error) => failed.push(error),
+      });
+      await r.start();
+      await vi.advanceTimersByTimeAsync(2000);
+      const message = fake.deliver(1, 'one');
+      await vi.waitFor(() => expect(message.acked()).toBe(true));
+      expect([forwarded, failed, fake.fetches.length]).toEqual([['one'], [], 3]);
+      // The open fetch ends; three failures in a row follow.
+      fake.failures.push(new Error('timeout'), new Error('timeout'), new Error('timeout'));
+      await fake.endFetch();
+      await vi.advanceTimersByTimeAsync(2000);
+      expect(failed).toEqual(['fetching messages of partition 0 failed: timeout']);
+      const late = fake.deliver(2, 'two');
+      await ticks(5);
+      expect([forwarded, late.acked()]).toEqual([['one'], false]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('stops decoding while too many entries are on their way through the receivers', async () => {
