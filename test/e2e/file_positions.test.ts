@@ -4,7 +4,7 @@
  * lines read again must be about those written out during the positions_sync_period before the
  * kill: within a quarter period more, for the batch in flight (kept to a sixteenth of a period)
  * and timers firing late on a loaded machine. No line may be lost. (With batches of 1000 lines,
- * which take 5 s each to go through here, the positions saved lag by up to a batch and a kill
+ * which take 2.5 s each to go through here, the positions saved lag by up to a batch and a kill
  * repeats half as much again as a period.)
  */
 import { mkdtempSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
@@ -14,8 +14,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { spawnRun, type ChildRun } from './support.js';
 
 const TOTAL = 2400;
-const SYNC_MS = 1600;
-const RATE = 200;
+const SYNC_MS = 800;
+const RATE = 400;
 /** Lines written out by each run before it is killed. */
 const PER_RUN = 500;
 
