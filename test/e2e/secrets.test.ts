@@ -281,4 +281,37 @@ describe('secrets', () => {
     ];
     expect(forms.filter((secret) => shown.includes(secret))).toEqual([]);
   }, 120_000);
+
+  it('in a NATS URL, a bare token or a password, never show in logs, /metrics or /api/v0/components', async () => {
+    const token = 'natsTok9Vq2';
+    const password = 'natsPass4Lm';
+    const file = join(dir, 'nats.alloy');
+    writeFileSync(
+      file,
+      `logs.source.jetstream "in" {
+  url        = "nats://${token}@127.0.0.1:1,nats://ops:${password}@127.0.0.1:2"
+  stream     = "LOGS"
+  group      = "g"
+  forward_to = []
+}
+`,
+    );
+    const nats = await spawnRun(file, [], 60_000, { ...process.env, RIVULET_DEBUG: '1' });
+    try {
+      // No server answers there: the source logs its failing attempts.
+      await until(() => nats.stderr().includes('component="logs.source.jetstream.in"'), 'the source to log');
+      const components = await (await fetch(`${nats.runUrl}/api/v0/components`)).text();
+      const metrics = await (await fetch(`${nats.runUrl}/metrics`)).text();
+      expect((JSON.parse(components) as Array<{ arguments: { url: string } }>)[0]!.arguments.url).toBe(
+        'nats://xxxxx@127.0.0.1:1,nats://ops:xxxxx@127.0.0.1:2',
+      );
+      // What a stop would log adds nothing here; killing it keeps the test off the source's retries.
+      nats.child.kill('SIGKILL');
+      await nats.exited;
+      const shown = [nats.stderr(), nats.stdout(), components, metrics].join('\n');
+      expect([token, password].filter((secret) => shown.includes(secret))).toEqual([]);
+    } finally {
+      if (nats.child.exitCode === null && nats.child.signalCode === null) nats.child.kill('SIGKILL');
+    }
+  }, 60_000);
 });
