@@ -159,7 +159,7 @@ export class PartitionReader {
   /** The message decoded so far, when a slice ended inside it. */
   private reading: Reading | undefined;
   private pumpScheduled = false;
-  private pumping = false;
+  private pumping: Promise<void> | undefined;
   /** Entries forwarded whose batch the receivers have not taken over (or refused) yet. */
   private forwardingEntries = 0;
   /** Whoever waits for forwardingEntries to go down. */
@@ -262,8 +262,11 @@ export class PartitionReader {
   async drain(): Promise<void> {
     if (this.state === 'stopped') return;
     this.state = 'draining';
-    this.handBack();
+    this.handBackIncoming();
     await this.fetching?.close().catch(() => {});
+    // The message being read is finished: handed back, its part already forwarded would reach the
+    // next owner's pipeline twice.
+    while (this.reading && this.state === 'draining' && this.options.holds()) await this.pump();
     // A receiver that never takes its batch over (an endpoint that stays down) must not hold the
     // hand-over forever: what is still unacknowledged then goes to the next owner.
     let timer: NodeJS.Timeout | undefined;
@@ -341,8 +344,15 @@ export class PartitionReader {
     // Part of it may be on its way already: it is read again whole, at least once.
     this.reading?.message.nak();
     this.reading = undefined;
-    for (const message of this.incoming.splice(0)) message.nak();
-    this.receivedBytes = 0;
+    this.handBackIncoming();
+  }
+
+  /** Gives back the messages received and not read yet (not the one being read). */
+  private handBackIncoming(): void {
+    for (const message of this.incoming.splice(0)) {
+      this.done(message);
+      message.nak();
+    }
     this.wakeRoomWaiters();
     for (const wake of this.fetchWaiters.splice(0)) wake();
   }
@@ -365,17 +375,15 @@ export class PartitionReader {
     setImmediate(() => void this.pump());
   }
 
-  private async pump(): Promise<void> {
+  /** Runs forwardIncoming, one run at a time: a call while one runs waits for it. */
+  private pump(): Promise<void> {
     this.pumpScheduled = false;
-    if (this.pumping) return;
-    this.pumping = true;
-    try {
-      await this.forwardIncoming();
-    } finally {
-      this.pumping = false;
-    }
-    // Messages that came in while the last slice was on its way.
-    if (this.incoming.length > 0 && this.isReading() && this.options.holds()) this.schedulePump();
+    this.pumping ??= this.forwardIncoming().finally(() => {
+      this.pumping = undefined;
+      // Messages that came in while the last slice was on its way.
+      if (this.incoming.length > 0 && this.isReading() && this.options.holds()) this.schedulePump();
+    });
+    return this.pumping;
   }
 
   /**
@@ -386,8 +394,9 @@ export class PartitionReader {
   private async forwardIncoming(): Promise<void> {
     const slices = new ItemSlices(SLICE_ITEMS);
     let batch = outgoing();
-    while (this.isReading() && this.options.holds()) {
-      this.reading ??= this.nextReading(slices);
+    // Draining, only the message being read is finished (see drain()).
+    while ((this.isReading() || (this.state === 'draining' && this.reading)) && this.options.holds()) {
+      this.reading ??= this.isReading() ? this.nextReading(slices) : undefined;
       const reading = this.reading;
       if (!reading) break;
       let step: IteratorResult<DecodedBatch, DecodedBatch>;

@@ -353,6 +353,27 @@ describe('PartitionReader', () => {
     expect(forwarded).toEqual(linesOf(0, 6000).map((e) => e.line));
   });
 
+  it('finishes the message being read when it hands the partition over gracefully', async () => {
+    const fake = fakeJetStream(undefined);
+    const receiver = heldReceiver();
+    const r = reader(fake, { forward: receiver.forward, holds: () => true });
+    await r.start();
+    const total = MAX_FORWARDING_ENTRIES * 2;
+    const message = fake.deliver(1, linesOf(0, total));
+    const next = fake.deliver(2, 'next');
+    await ticks(200);
+    expect(receiver.lines().length).toBeLessThan(total);
+    let drained = false;
+    const draining = r.drain().then(() => (drained = true));
+    while (!drained) {
+      receiver.release();
+      await tick();
+    }
+    await draining;
+    expect(receiver.lines()).toEqual(linesOf(0, total).map((e) => e.line));
+    expect([message.acked(), message.naked(), next.acked(), next.naked()]).toEqual([true, false, false, true]);
+  });
+
   it('hands a message read in part back when the lease is lost', async () => {
     const fake = fakeJetStream(undefined);
     const receiver = heldReceiver();
