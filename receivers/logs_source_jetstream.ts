@@ -33,6 +33,7 @@
  * never holds the event loop, lease renewals included, for its whole decoding, nor sits in memory
  * whole; one declaring more than `max_entries_per_message` entries is terminated unread.
  */
+import { setTimeout as delay } from 'node:timers/promises';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
@@ -210,6 +211,8 @@ export class LogsSourceJetStream {
   private readerProblem: string | undefined;
   private running: Promise<void> | undefined;
   private stopped = false;
+  /** Aborted by stop(): wakes a set-up still waiting for its first connection. */
+  private readonly stopping = new AbortController();
 
   constructor(
     args: ComponentArgs,
@@ -259,6 +262,7 @@ export class LogsSourceJetStream {
   /** Releases every partition after acknowledging what is in flight, then disconnects. */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.stopping.abort();
     await this.running;
     await this.keeper?.stop();
     for (const reader of this.readers.values()) reader.abandon();
@@ -274,7 +278,7 @@ export class LogsSourceJetStream {
 
   private async setUp(): Promise<void> {
     while (!this.stopped) {
-      const nc = await this.link.ready();
+      const nc = await this.link.ready(this.stopping.signal);
       if (!nc) return;
       try {
         this.layout = await this.readLayout(nc);
@@ -307,7 +311,7 @@ export class LogsSourceJetStream {
         if (problem !== this.setupProblem)
           this.ctx.log('error', 'setting up failed, retrying', { stream: this.settings.stream, error: problem });
         this.setupProblem = problem;
-        await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
+        await delay(RETRY_MS, undefined, { signal: this.stopping.signal }).catch(() => {});
       }
     }
   }

@@ -214,12 +214,23 @@ export class NatsLink {
     }
   }
 
-  /** Resolves once the connection is up (or the link closes: then undefined). */
-  async ready(): Promise<NatsConnection | undefined> {
-    while (!this.closing) {
+  /**
+   * Resolves once the connection is up, or with undefined once the link closes or `signal` aborts
+   * (a component stopping before it ever connected must not wait for a server that is not there).
+   */
+  async ready(signal?: AbortSignal): Promise<NatsConnection | undefined> {
+    while (!this.closing && !signal?.aborted) {
       const nc = this.connection();
       if (nc) return nc;
-      await new Promise<void>((resolve) => this.waiters.add(resolve));
+      await new Promise<void>((resolve) => {
+        const wake = (): void => {
+          signal?.removeEventListener('abort', wake);
+          this.waiters.delete(wake);
+          resolve();
+        };
+        this.waiters.add(wake);
+        signal?.addEventListener('abort', wake);
+      });
     }
     return undefined;
   }

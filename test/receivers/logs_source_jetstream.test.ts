@@ -251,3 +251,17 @@ describe.skipIf(!installed)('logs.write.jetstream and logs.source.jetstream', { 
     expect(shown).not.toContain('hunter2');
   });
 });
+
+describe('logs.source.jetstream without a server', () => {
+  it('stops at once while it is still trying to make its first connection', async () => {
+    const ctx = testContext('logs.source.jetstream.in');
+    // Port 1 on the loopback address: nothing listens there, so every attempt is refused.
+    const config = `logs.source.jetstream "in" {\n url = "nats://127.0.0.1:1"\n stream = "S"\n group = "g"\n forward_to = [r0]\n}`;
+    const source = new LogsSourceJetStream(componentArgs(logsSourceJetStreamComponent, config, [{ send: async () => {} }]), ctx);
+    await source.start();
+    await eventually(() => ctx.logs.some((line) => line.startsWith('warn cannot connect to NATS, retrying')));
+    const stopped = await Promise.race([source.stop().then(() => 'stopped'), new Promise((r) => setTimeout(r, 5000, 'still waiting'))]);
+    expect(stopped).toBe('stopped');
+    expect(source.health().state).toBe('unhealthy');
+  });
+});
