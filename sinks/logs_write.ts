@@ -37,7 +37,8 @@ import { endpointBlockSpec, resolveEndpoints, type EndpointConfig } from './loki
 import { EndpointQueue } from './loki/endpoint_queue.js';
 import { EndpointWal, type WalLossReason } from './loki/endpoint_wal.js';
 import { writeMetrics, type WriteMetrics } from './loki/metrics.js';
-import { fetchTransport, type PushTransport } from './loki/transport.js';
+import { httpTransport } from './loki/http_transport.js';
+import type { PushTransport } from './loki/transport.js';
 import type { OpenFile } from '../lib/wal/segment_log.js';
 import { endpointWalDir, resolveWal, walBlockSpec, type WalConfig } from './loki/wal_config.js';
 
@@ -89,7 +90,7 @@ function settingsOf(args: ComponentArgs): Settings {
   }
 }
 
-/** Options for tests: a transport other than fetch, a fixed backoff jitter, a disk that fills up. */
+/** Options for tests: another transport than the HTTP client, a fixed backoff jitter, a disk that fills up. */
 export interface LogsWriteTestHooks {
   readonly transport?: PushTransport;
   readonly random?: () => number;
@@ -171,7 +172,7 @@ export class LogsWrite {
       externalLabels: () => this.settings.externalLabels,
       clock: this.ctx.clock,
       metrics: this.metrics,
-      transport: this.hooks.transport ?? fetchTransport,
+      transport: this.hooks.transport ?? httpTransport,
       log: this.ctx.log,
       userAgent: USER_AGENT,
       ...(this.hooks.random ? { random: this.hooks.random } : {}),
