@@ -5,10 +5,26 @@
  * discarded as it comes); a connection the endpoint closed while it sat idle is noticed only when
  * reused, before any answer, and the request is then sent once more on a new one, as Go's client
  * does for the reference.
+ *
+ * Redirects are followed as Go's client follows them for the reference: 307/308 with the same
+ * method and body, 301/302/303 as a GET without body, each hop with the same headers; a request
+ * redirected a tenth time fails.
  */
 import http from 'node:http';
 import https from 'node:https';
 import type { PushRequest, PushResult, PushTransport } from './transport.js';
+
+/** Go's client gives up when it would be sent an 11th time. */
+const MAX_REDIRECTS = 10;
+const KEEPS_METHOD = new Set([307, 308]);
+const TURNS_GET = new Set([301, 302, 303]);
+
+/** One hop of a push: the request as sent to `url`, after any redirects so far. */
+interface Hop {
+  readonly url: string;
+  readonly method: 'POST' | 'GET';
+  readonly redirects: number;
+}
 
 const MESSAGE_BYTES = 1024;
 
@@ -17,7 +33,8 @@ const agents: Record<string, http.Agent> = {
   'https:': new https.Agent({ keepAlive: true }),
 };
 
-export const httpTransport: PushTransport = (request, signal) => send(request, signal, true);
+export const httpTransport: PushTransport = (request, signal) =>
+  send(request, { url: request.url, method: 'POST', redirects: 0 }, signal, true);
 
 /** What an aborted request reports: the reason it was aborted for, as `fetch` reports it. */
 function abortMessage(signal: AbortSignal): string {
@@ -25,19 +42,33 @@ function abortMessage(signal: AbortSignal): string {
   return reason instanceof Error ? reason.message : String(reason ?? 'aborted');
 }
 
-function send(request: PushRequest, signal: AbortSignal, mayResend: boolean): Promise<PushResult> {
+function send(request: PushRequest, hop: Hop, signal: AbortSignal, mayResend: boolean): Promise<PushResult> {
   return new Promise<PushResult>((resolve) => {
     if (signal.aborted) return resolve({ status: -1, message: abortMessage(signal) });
     let url: URL;
     try {
-      url = new URL(request.url);
+      url = new URL(hop.url);
     } catch (err) {
       return resolve({ status: -1, message: (err as Error).message });
     }
     const client = url.protocol === 'https:' ? https : url.protocol === 'http:' ? http : undefined;
     if (!client) return resolve({ status: -1, message: `unsupported protocol scheme "${url.protocol.slice(0, -1)}"` });
-    const headers = { ...request.headers, 'Content-Length': String(request.body.length) };
-    const req = client.request(url, { method: 'POST', headers, agent: agents[url.protocol], signal }, (res) => {
+    const body = hop.method === 'POST' ? request.body : undefined;
+    const headers: Record<string, string> = { ...request.headers };
+    if (body) headers['Content-Length'] = String(body.length);
+    else for (const name of Object.keys(headers)) if (/^content-(type|length|encoding)$/i.test(name)) delete headers[name];
+    const req = client.request(url, { method: hop.method, headers, agent: agents[url.protocol], signal }, (res) => {
+      const status = res.statusCode ?? -1;
+      const location = res.headers.location;
+      if (location !== undefined && (KEEPS_METHOD.has(status) || TURNS_GET.has(status))) {
+        res.resume();
+        const next = new URL(location, url).href;
+        if (hop.redirects + 1 >= MAX_REDIRECTS)
+          return resolve({ status: -1, message: `Post ${JSON.stringify(next)}: stopped after 10 redirects` });
+        const method = KEEPS_METHOD.has(status) ? hop.method : 'GET';
+        resolve(send(request, { url: next, method, redirects: hop.redirects + 1 }, signal, true));
+        return;
+      }
       const kept: Buffer[] = [];
       let keptBytes = 0;
       res.on('data', (chunk: Buffer) => {
@@ -54,11 +85,11 @@ function send(request: PushRequest, signal: AbortSignal, mayResend: boolean): Pr
     });
     req.on('error', (err: NodeJS.ErrnoException) => {
       if (mayResend && req.reusedSocket && err.code === 'ECONNRESET' && !signal.aborted) {
-        resolve(send(request, signal, false));
+        resolve(send(request, hop, signal, false));
         return;
       }
       resolve({ status: -1, message: signal.aborted ? abortMessage(signal) : err.message });
     });
-    req.end(request.body);
+    req.end(body);
   });
 }

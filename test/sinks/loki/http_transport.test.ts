@@ -106,3 +106,43 @@ describe('httpTransport', () => {
     });
   });
 });
+
+describe('httpTransport and redirects', () => {
+  it("follows a 307 with the body again and a 302 as a GET, as Go's client does", async () => {
+    const seen: string[] = [];
+    const server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        seen.push(`${req.method} ${req.url} ${Buffer.concat(chunks).toString()}`);
+        if (req.url === '/loki/api/v1/push') res.writeHead(307, { Location: '/moved/push' }).end();
+        else if (req.url === '/old') res.writeHead(302, { Location: '/moved/push' }).end();
+        else res.writeHead(req.method === 'POST' ? 204 : 405).end();
+      });
+    });
+    const url = await listen(server);
+    const pushed = await httpTransport({ url, headers: {}, body: Buffer.from('payload') }, never());
+    expect(pushed.status).toBe(204);
+    const found = await httpTransport(
+      { url: url.replace('/loki/api/v1/push', '/old'), headers: {}, body: Buffer.from('payload') },
+      never(),
+    );
+    expect(found.status).toBe(405);
+    expect(seen).toEqual(['POST /loki/api/v1/push payload', 'POST /moved/push payload', 'POST /old payload', 'GET /moved/push ']);
+  });
+});
+
+describe('httpTransport and a redirect loop', () => {
+  it('gives up when it would be redirected a tenth time, as Go does', async () => {
+    let hops = 0;
+    const server = createServer((req, res) => {
+      hops++;
+      req.resume();
+      res.writeHead(308, { Location: `/hop/${hops}` }).end();
+    });
+    const url = await listen(server);
+    const result = await httpTransport({ url, headers: {}, body: Buffer.from('payload') }, never());
+    expect(hops).toBe(10);
+    expect(result).toEqual({ status: -1, message: `Post "${url.replace('/loki/api/v1/push', '/hop/10')}": stopped after 10 redirects` });
+  });
+});
