@@ -73,6 +73,14 @@ export const MAX_FORWARDING_ENTRIES = 16_384;
 const SLICE_ITEMS = 1024;
 
 /**
+ * Messages up to this size are forwarded whole, the turn of the event loop a full slice asks for
+ * coming after them: a pause inside a message looks like idle input to a time-based stage (a
+ * multiline block whose next lines wait in the reader would be flushed by its max_wait_time on a
+ * stalled machine). Only a message larger than this (tens of thousands of tiny entries) is cut.
+ */
+const WHOLE_MESSAGE_BYTES = 256 * 1024;
+
+/**
  * Bytes of messages received and not yet decoded beyond which no more are fetched; a fetch asks
  * for about as many messages as fill what is left, going by the size of those fetched before.
  * The client's consume() pulls again as soon as messages arrive, whatever is still undecoded, so a
@@ -107,6 +115,8 @@ export interface PartitionReaderOptions {
   readonly maxPayloadBytes: number;
   /** Whether the server takes a reason with a termination (2.10 and later; 2.9 ignores `+TERM <reason>`). */
   readonly termReasons: boolean;
+  /** Messages up to this many bytes are forwarded whole (WHOLE_MESSAGE_BYTES unless given). */
+  readonly wholeMessageBytes?: number;
   readonly forward: (entries: Entry[]) => Promise<void>;
   /** The reader reads nothing before this settles (the previous session's batches, see settled()). */
   readonly after?: Promise<void>;
@@ -394,6 +404,8 @@ export class PartitionReader {
   private async forwardIncoming(): Promise<void> {
     const slices = new ItemSlices(SLICE_ITEMS);
     let batch = outgoing();
+    // A slice filled inside a message read whole: the turn comes once the message is done.
+    let turnOwed = false;
     // Draining, only the message being read is finished (see drain()).
     while ((this.isReading() || (this.state === 'draining' && this.reading)) && this.options.holds()) {
       this.reading ??= this.isReading() ? this.nextReading(slices) : undefined;
@@ -417,8 +429,12 @@ export class PartitionReader {
         this.reading = undefined;
         this.done(reading.message);
         batch.messages.push(reading.message);
+        if (!turnOwed) continue;
+      } else if (reading.message.data.length <= (this.options.wholeMessageBytes ?? WHOLE_MESSAGE_BYTES)) {
+        turnOwed = true;
         continue;
       }
+      turnOwed = false;
       // A slice is full: it goes on its way, and the event loop (lease renewals, acknowledgements,
       // the receivers) gets a turn before the next.
       this.send(batch);

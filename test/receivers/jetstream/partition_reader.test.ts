@@ -131,6 +131,8 @@ function reader(
     maxEntriesPerMessage: 100_000,
     termReasons: false,
     maxPayloadBytes: 1024 * 1024,
+    // Every message is cut at full slices here, as large ones are; the default is tested alone.
+    wholeMessageBytes: 0,
     failed: () => {},
     metrics: jetStreamSourceMetrics(new Registry()),
     labels: { component_id: 'c' },
@@ -251,6 +253,19 @@ describe('PartitionReader', () => {
     expect(message.acked()).toBe(false);
     receiver.release();
     await vi.waitFor(() => expect(message.acked()).toBe(true));
+  });
+
+  it('forwards a message of up to 256 KiB whole, giving the event loop its turn after it', async () => {
+    const fake = fakeJetStream(undefined);
+    const receiver = heldReceiver();
+    const r = reader(fake, { forward: receiver.forward, holds: () => true, wholeMessageBytes: undefined });
+    await r.start();
+    // 5,000 short lines: about 40 KB, five slices' worth, forwarded as one batch; then a second
+    // message of the same size, its own batch after the turn.
+    fake.deliver(1, linesOf(0, 5000));
+    fake.deliver(2, linesOf(5000, 5000));
+    await vi.waitFor(() => expect(receiver.lines()).toHaveLength(10_000));
+    expect(receiver.batches.map((b) => b.length)).toEqual([5000, 5000]);
   });
 
   it('fetches no more while 4 MiB of messages wait to be decoded, as many at a time as fit', async () => {
