@@ -6,7 +6,6 @@
  * /api/v0/components, or answers its clients holds a secret, while the endpoint receives the
  * right credentials.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { request as httpsRequest } from 'node:https';
@@ -17,6 +16,7 @@ import { create, toBinary } from '@bufbuild/protobuf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PushRequestSchema } from '../../lib/pyroscope/gen/push/v1/push_pb.js';
 import { spawnRun, type ChildRun } from './support.js';
+import { writeSelfSignedCert } from '../support/self-signed.js';
 
 /** Every secret the config holds, as written there, and any other form it could leak in. */
 const SECRETS = {
@@ -80,23 +80,7 @@ let run: ChildRun | undefined;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'rivulet-secrets-'));
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-keyout',
-      'key.pem',
-      '-out',
-      'cert.pem',
-    ].concat(['-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1']),
-    { cwd: dir, stdio: 'pipe' },
-  );
+  writeSelfSignedCert(dir);
   certPem = readFileSync(join(dir, 'cert.pem'), 'utf8');
   keyPem = readFileSync(join(dir, 'key.pem'), 'utf8');
   endpoint = await startFailingEndpoint();

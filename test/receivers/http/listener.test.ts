@@ -5,7 +5,6 @@
  * keep-alive connection the client already holds, or one on a connection just opened, is
  * answered rather than refused or reset.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { request as httpsRequest } from 'node:https';
@@ -16,6 +15,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ManagedListener } from '../../../receivers/http/listener.js';
 import { resolveHttpConfig, type HttpServerConfig } from '../../../receivers/http/schema.js';
 import type { HttpHandler } from '../../../receivers/http/server.js';
+import { writeSelfSignedCert } from '../../support/self-signed.js';
 
 const listeners: ManagedListener[] = [];
 const agents: Agent[] = [];
@@ -141,23 +141,7 @@ describe('a reload', () => {
   it('switching TLS on and off on the same port takes the socket over each time, and a stop closes it', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'rivulet-listener-'));
     try {
-      execFileSync(
-        'openssl',
-        [
-          'req',
-          '-x509',
-          '-newkey',
-          'ec',
-          '-pkeyopt',
-          'ec_paramgen_curve:prime256v1',
-          '-nodes',
-          '-keyout',
-          'key.pem',
-          '-out',
-          'cert.pem',
-        ].concat(['-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1']),
-        { cwd: dir, stdio: 'pipe' },
-      );
+      writeSelfSignedCert(dir);
       const ca = readFileSync(join(dir, 'cert.pem'), 'utf8');
       const tls = { tls: { cert_pem: ca, key_pem: readFileSync(join(dir, 'key.pem'), 'utf8'), cipher_suites: [] } };
       const get = (secure: boolean, port: number): Promise<string> =>

@@ -3,7 +3,6 @@
  * beyond `conn_limit`, and closing (requests in flight finish, idle connections go at once) over
  * plain HTTP/1.1 and over TLS.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
@@ -14,29 +13,14 @@ import { connect as tlsConnect } from 'node:tls';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { resolveHttpConfig } from '../../../receivers/http/schema.js';
 import { MAX_WAITING_CONNECTIONS, startHttpServer, type HttpHandler, type RunningHttpServer } from '../../../receivers/http/server.js';
+import { writeSelfSignedCert } from '../../support/self-signed.js';
 
 let dir: string;
 let certPem: string;
 let keyPem: string;
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'rivulet-server-'));
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-keyout',
-      'key.pem',
-      '-out',
-      'cert.pem',
-    ].concat(['-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1']),
-    { cwd: dir, stdio: 'pipe' },
-  );
+  writeSelfSignedCert(dir);
   certPem = readFileSync(join(dir, 'cert.pem'), 'utf8');
   keyPem = readFileSync(join(dir, 'key.pem'), 'utf8');
 });
