@@ -1,5 +1,5 @@
 import type { Entry } from '../core/entry.js';
-import { type EntryOutputFormat, formatEntries } from '../core/entry-json.js';
+import { type EntryOutputFormat, entryJsonPieces, formatEntries } from '../core/entry-json.js';
 import type { MetricFamilies } from '../core/metrics.js';
 import type { Io } from './io.js';
 import type { InputFormat } from './process-input.js';
@@ -83,9 +83,29 @@ export class ProcessReport {
   private formatUnformatted(): void {
     const entries = this.unformatted;
     if (entries.length === 0) return;
-    formatEntries(entries, this.unformattedFormat, this.formatted);
-    for (let i = 0; i < entries.length; i++) this.append(this.formatted[i]!);
+    const format = this.unformattedFormat;
+    // An entry whose line is longer than a flush is written in pieces (see appendLong); the runs
+    // around it are formatted together as usual.
+    let from = 0;
+    for (let i = 0; i < entries.length; i++) {
+      if (format === 'line' || entries[i]!.line.length <= FLUSH_LENGTH) continue;
+      this.appendRun(entries.slice(from, i), format);
+      this.write();
+      for (const piece of entryJsonPieces(entries[i]!, format === 'json', FLUSH_LENGTH)) {
+        this.out += piece;
+        if (this.out.length > FLUSH_LENGTH) this.write();
+      }
+      this.out += '\n';
+      from = i + 1;
+    }
+    this.appendRun(from === 0 ? entries : entries.slice(from), format);
     entries.length = 0;
+  }
+
+  private appendRun(entries: readonly Entry[], format: EntryOutputFormat): void {
+    if (entries.length === 0) return;
+    formatEntries(entries, format, this.formatted);
+    for (let i = 0; i < entries.length; i++) this.append(this.formatted[i]!);
   }
 
   private append(line: string): void {

@@ -21,6 +21,38 @@ export function entryToJson(entry: Entry, withExtracted: boolean): string {
   return entryJson(entry, withExtracted, quote(entry.line));
 }
 
+/**
+ * The JSON form of an entry (what entryToJson gives) as pieces to write one after another, the
+ * line's own JSON cut every `pieceLength` code units (never between the halves of a surrogate
+ * pair): built whole, a line of 100 MiB would be copied twice more, once escaped and once flattened
+ * to be written.
+ */
+export function* entryJsonPieces(entry: Entry, withExtracted: boolean, pieceLength: number): Generator<string, void, void> {
+  // A raw control character stands nowhere else in the text (JSON escapes every one), so the
+  // text built around it splits exactly where the line's JSON goes, however often that is.
+  const parts = entryJson(entry, withExtracted, LINE_MARK).split(LINE_MARK);
+  for (let i = 0; i < parts.length; i++) {
+    if (i > 0) yield* lineJsonPieces(entry.line, pieceLength);
+    yield parts[i]!;
+  }
+}
+
+const LINE_MARK = '\u0001';
+
+/** The line as JSON (see quote), in pieces; each piece escaped as JSON.stringify escapes it within the whole. */
+function* lineJsonPieces(line: string, pieceLength: number): Generator<string, void, void> {
+  const plain = isPlain(line);
+  yield '"';
+  for (let at = 0; at < line.length; ) {
+    let end = Math.min(at + pieceLength, line.length);
+    if (end < line.length && end - at > 1 && (line.charCodeAt(end - 1) & 0xfc00) === 0xd800) end--;
+    const piece = line.slice(at, end);
+    yield plain ? piece : JSON.stringify(piece).slice(1, -1);
+    at = end;
+  }
+  yield '"';
+}
+
 /** What `--output` prints per entry: the full JSON form, the entry without extracted values, or the line alone. */
 export type EntryOutputFormat = 'json' | 'entry' | 'line';
 

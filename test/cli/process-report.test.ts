@@ -177,3 +177,37 @@ describe('ProcessReport summary and exit code', () => {
     expect(reportWithStderr(false).report.finish([], 'jsonl')).toBe(0);
   });
 });
+
+describe('ProcessReport output of entries with long lines', () => {
+  it('writes a long line in JSON a piece at a time, byte for byte what formatEntry gives', () => {
+    const stdout = new PassThrough();
+    const written: Buffer[] = [];
+    stdout.on('data', (chunk: Buffer) => written.push(chunk));
+    const report = new ProcessReport({ stdin: new PassThrough(), stdout, stderr: new PassThrough() }, true);
+    // Escapes throughout, a pair straddling the first cut, a lone surrogate; the line also stands
+    // as an extracted value, so its JSON is written twice.
+    const escaped = `${'a'.repeat(65_535)}😀${'"\\\u0001é'.repeat(40_000)}\ud800 end`;
+    const plain = 'p'.repeat(200_000);
+    const entries: Entry[] = [
+      { labels: { app: 'x' }, line: 'short', timestamp: 1n, structuredMetadata: [], extracted: {} },
+      {
+        labels: { app: 'x', line: 'y' },
+        line: escaped,
+        timestamp: 2n,
+        structuredMetadata: [{ name: 'k', value: 'v' }],
+        extracted: { copy: escaped, n: 1 },
+      },
+      { labels: {}, line: plain, timestamp: 3n, structuredMetadata: [], extracted: { copy: plain } },
+      { labels: {}, line: 'after', timestamp: 4n, structuredMetadata: [], extracted: {} },
+    ];
+    for (const format of ['json', 'entry'] as const) {
+      written.length = 0;
+      for (const e of entries) report.outputEntry(e, format);
+      report.flush();
+      const expected = entries.map((e) => `${formatEntry(e, format)}\n`).join('');
+      expect(Buffer.concat(written).equals(Buffer.from(expected))).toBe(true);
+      // Never the whole line's JSON at once.
+      expect(Math.max(...written.map((chunk) => chunk.length))).toBeLessThan(3 * 65_536 + 200);
+    }
+  });
+});

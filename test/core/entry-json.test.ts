@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Entry } from '../../core/entry.js';
-import { type EntryOutputFormat, entryToJson, formatEntries, formatEntry } from '../../core/entry-json.js';
+import { type EntryOutputFormat, entryJsonPieces, entryToJson, formatEntries, formatEntry } from '../../core/entry-json.js';
 import { formatRFC3339Nano } from '../../lib/time/rfc3339.js';
 import { entry as entryArbitrary } from '../../testing/arbitraries.js';
 
@@ -295,5 +295,22 @@ describe('formatEntry', () => {
       '{"labels":{"app":"api"},"line":"GET /","timestamp":"1970-01-01T00:00:00.000000000Z","structured_metadata":{}}',
     );
     expect(formatEntry(entry, 'line')).toBe('GET /');
+  });
+});
+
+describe('entryJsonPieces', () => {
+  it('gives the text entryToJson gives, the line in pieces of at most the piece length escaped', () => {
+    fc.assert(
+      fc.property(entryArbitrary(), fc.integer({ min: 2, max: 9 }), fc.boolean(), (entry, pieceLength, withExtracted) => {
+        const withLineCopy = { ...entry, extracted: { ...entry.extracted, copy: entry.line } };
+        for (const e of [entry, withLineCopy]) {
+          const pieces = [...entryJsonPieces(e, withExtracted, pieceLength)];
+          expect(pieces.join('')).toBe(entryToJson(e, withExtracted));
+          // Each piece of the line is at most pieceLength code units, each escaped to at most six.
+          const around = entryToJson({ ...e, line: '' }, withExtracted).length;
+          for (const piece of pieces) expect(piece.length).toBeLessThanOrEqual(Math.max(6 * pieceLength, around));
+        }
+      }),
+    );
   });
 });
