@@ -1,9 +1,8 @@
 import { existsSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough, Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { main } from '../../cli/main.js';
+import { runCli } from '../support/run-cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'rivulet-file-errors-'));
 const missing = join(dir, 'nonexistent.alloy');
@@ -11,17 +10,6 @@ const directory = join(dir, 'a-directory');
 const loop = join(dir, 'loop');
 mkdirSync(directory);
 symlinkSync('loop', loop);
-
-async function runCli(argv: string[]) {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (c) => (out += c));
-  stderr.on('data', (c) => (err += c));
-  const code = await main(argv, { stdin: Readable.from([]), stdout, stderr });
-  return { code, stdout: out, stderr: err };
-}
 
 const commands: Array<[string, (file: string) => string[]]> = [
   ['validate', (file) => ['validate', file]],

@@ -1,9 +1,8 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough, Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { main } from '../../cli/main.js';
+import { runCli } from '../support/run-cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'rivulet-test-'));
 
@@ -11,17 +10,6 @@ function file(name: string, text: string): string {
   const path = join(dir, name);
   writeFileSync(path, text);
   return path;
-}
-
-async function runCli(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (c) => (out += c));
-  stderr.on('data', (c) => (err += c));
-  const code = await main(argv, { stdin: Readable.from([]), stdout, stderr });
-  return { code, stdout: out, stderr: err };
 }
 
 const MULTILINE = `pipeline {
