@@ -1,5 +1,5 @@
 import type { Entry } from '../core/entry.js';
-import { type EntryOutputFormat, entryJsonPieces, formatEntries } from '../core/entry-json.js';
+import { type EntryOutputFormat, entryJsonPieces, formatEntries, pieceEnd } from '../core/entry-json.js';
 import type { MetricFamilies } from '../core/metrics.js';
 import type { Io } from './io.js';
 import type { InputFormat } from './process-input.js';
@@ -124,9 +124,7 @@ export class ProcessReport {
   private appendLong(line: string): void {
     this.write();
     for (let at = 0; at < line.length; ) {
-      let end = Math.min(at + FLUSH_LENGTH, line.length);
-      // Not between the halves of a surrogate pair: each piece is encoded on its own.
-      if (end < line.length && (line.charCodeAt(end - 1) & 0xfc00) === 0xd800) end--;
+      const end = pieceEnd(line, at, FLUSH_LENGTH);
       this.out = line.slice(at, end);
       this.write();
       at = end;

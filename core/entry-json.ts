@@ -44,13 +44,21 @@ function* lineJsonPieces(line: string, pieceLength: number): Generator<string, v
   const plain = isPlain(line);
   yield '"';
   for (let at = 0; at < line.length; ) {
-    let end = Math.min(at + pieceLength, line.length);
-    if (end < line.length && end - at > 1 && (line.charCodeAt(end - 1) & 0xfc00) === 0xd800) end--;
+    const end = pieceEnd(line, at, pieceLength);
     const piece = line.slice(at, end);
     yield plain ? piece : JSON.stringify(piece).slice(1, -1);
     at = end;
   }
   yield '"';
+}
+
+/**
+ * Where a piece of `text` from `at` of at most `pieceLength` code units ends: never between the
+ * halves of a surrogate pair, since each piece is escaped or encoded on its own.
+ */
+export function pieceEnd(text: string, at: number, pieceLength: number): number {
+  const end = Math.min(at + pieceLength, text.length);
+  return end < text.length && end - at > 1 && (text.charCodeAt(end - 1) & 0xfc00) === 0xd800 ? end - 1 : end;
 }
 
 /** What `--output` prints per entry: the full JSON form, the entry without extracted values, or the line alone. */
