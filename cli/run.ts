@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { systemClock } from '../core/clock.js';
 import { redactUrlsIn } from '../lib/redact.js';
+import { streamLog } from '../lib/log.js';
 import { configErrorsOf } from '../lib/config/errors.js';
 import { processRegistry } from '../core/metrics.js';
 import { ComponentGraph } from '../core/runtime/graph.js';
@@ -45,18 +46,7 @@ export async function runCommand(argv: readonly string[], io: Io, signals: NodeJ
   const clock = systemClock();
   // Components hide the secrets they are given; URL credentials are hidden here once more, for
   // any URL a message or field quotes (a server list, an error naming an address).
-  const log = (level: string, message: string, fields?: Record<string, unknown>) => {
-    if (level === 'debug' && !process.env.RIVULET_DEBUG) return;
-    const line = `level=${level} msg=${JSON.stringify(message)}${
-      fields
-        ? ' ' +
-          Object.entries(fields)
-            .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
-            .join(' ')
-        : ''
-    }`;
-    io.stderr.write(`${redactUrlsIn(line)}\n`);
-  };
+  const log = streamLog(io.stderr, { debug: Boolean(process.env.RIVULET_DEBUG), rewrite: redactUrlsIn });
   const taps = new TapHub(registry);
   const graph = new ComponentGraph(
     (id) => ({
