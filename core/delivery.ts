@@ -16,6 +16,12 @@ import { fanOut, type LogsReceiver, type SendOptions } from './receiver.js';
  */
 export interface LogBatch {
   readonly entries: Entry[];
+  /**
+   * Asks the taker to acknowledge only once every entry of the batch that a stage held back (an
+   * open multiline block) has been sent on, for a source that acknowledges upstream only then
+   * (see `SendOptions`).
+   */
+  readonly untilSentOn?: boolean;
   /** The entries are taken over: the source may answer its client, save its position. */
   ack(): void;
   /**
@@ -46,9 +52,10 @@ export interface SourceRun {
  * `start` runs on subscribe; a send after unsubscribe (or before subscribe) is refused.
  */
 export function logSource(start: (receiver: LogsReceiver) => SourceRun): LogSource {
-  return ackedSource<LogBatch, readonly Entry[]>(
-    (entries, ack, nack) => ({ entries: entries as Entry[], ack, nack }),
-    (send) => start({ send: (entries) => send(entries) }),
+  return ackedSource<LogBatch, { entries: readonly Entry[]; options: SendOptions | undefined }>(
+    ({ entries, options }, ack, nack) =>
+      options?.untilSentOn ? { entries: entries as Entry[], untilSentOn: true, ack, nack } : { entries: entries as Entry[], ack, nack },
+    (send) => start({ send: (entries, options) => send({ entries, options }) }),
   ) as LogSource;
 }
 
@@ -139,7 +146,7 @@ export function logSink(receiver: LogsReceiver, stop: () => Promise<void>, onErr
   return {
     send: (entries: readonly Entry[], options?: SendOptions) => receiver.send(entries, options),
     next: (batch: LogBatch) => {
-      receiver.send(batch.entries).then(batch.ack, batch.nack);
+      receiver.send(batch.entries, sendOptionsOf(batch)).then(batch.ack, batch.nack);
     },
     error: (error: unknown) => {
       onError?.(error);
@@ -170,7 +177,7 @@ export function sendTo(...receivers: LogsReceiver[]): OperatorFunction<LogBatch,
       const subscription = source.subscribe({
         next: (batch) => {
           inFlight++;
-          fanOut(receivers, batch.entries).then(
+          fanOut(receivers, batch.entries, sendOptionsOf(batch)).then(
             () => {
               batch.ack();
               subscriber.next(batch.entries.length);
@@ -200,8 +207,15 @@ export function sendTo(...receivers: LogsReceiver[]): OperatorFunction<LogBatch,
 export function forwardBatches(source: Observable<LogBatch>, receivers: () => readonly LogsReceiver[]): () => void {
   const subscription = source.subscribe({
     next: (batch) => {
-      fanOut(receivers(), batch.entries).then(batch.ack, batch.nack);
+      fanOut(receivers(), batch.entries, sendOptionsOf(batch)).then(batch.ack, batch.nack);
     },
   });
   return () => subscription.unsubscribe();
 }
+
+/** The send options a batch asks for. */
+export function sendOptionsOf(batch: LogBatch): SendOptions | undefined {
+  return batch.untilSentOn ? UNTIL_SENT_ON : undefined;
+}
+
+const UNTIL_SENT_ON: SendOptions = { untilSentOn: true };

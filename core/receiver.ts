@@ -35,11 +35,11 @@ export function logsReceiverCapsule(receiver: LogsReceiver): Capsule {
  * Sends entries to every receiver in list order, each receiver getting its own copies so no
  * receiver can observe another's edits. Resolves when all have accepted.
  */
-export async function fanOut(receivers: readonly LogsReceiver[], entries: readonly Entry[]): Promise<void> {
+export async function fanOut(receivers: readonly LogsReceiver[], entries: readonly Entry[], options?: SendOptions): Promise<void> {
   if (entries.length === 0) return;
   for (let i = 0; i < receivers.length; i++) {
     const last = i === receivers.length - 1;
-    await receivers[i]!.send(last ? entries : entries.map(cloneEntry));
+    await receivers[i]!.send(last ? entries : entries.map(cloneEntry), options);
   }
 }
 
