@@ -38,23 +38,30 @@
  * Metrics, by `component_id`: `logs_source_file_read_lines_total{path}` (lines taken over),
  * `logs_source_file_read_bytes_total{path}` (the offset taken over), `logs_source_file_file_bytes_total{path}`
  * (the file's size) and `logs_source_file_files_active_total`, as the reference's file source.
+ *
+ * From code, `tailFiles(options)` is the same source as a `LogSource`: the component is that
+ * source with its batches forwarded to `forward_to`, a batch acknowledged once every receiver took
+ * it over.
  */
-import { watch, type FSWatcher } from 'node:fs';
-import type { Subscription } from 'rxjs';
-import { access } from 'node:fs/promises';
-import { dirname } from 'node:path';
 import type { Block } from '../lib/config/ast.js';
 import { ConfigError, ConfigErrors } from '../lib/config/errors.js';
-import type { Labels } from '../core/entry.js';
-import { fanOut, LOGS_RECEIVER, type LogsReceiver } from '../core/receiver.js';
-import { defineComponent, healthy, unhealthy, type ComponentArgs, type ComponentContext, type Health } from '../core/runtime/component.js';
-import { t, type NestedBlockSpec } from '../core/schema.js';
-import { expandBraces, globFiles, hasGlobSyntax, matchPath } from './file/glob.js';
-import { sourceFileMetrics, type SourceFileMetrics } from './file/metrics.js';
-import { Positions } from './file/positions.js';
-import { FileIdentities, FileTailer } from './file/tailer.js';
 import { attributePos, byteSize, durationMs, nestedBlocks } from '../lib/loki/config.js';
+import { forwardBatches, logSource, type LogSource } from '../core/delivery.js';
+import type { Labels } from '../core/entry.js';
+import { LOGS_RECEIVER, type LogsReceiver } from '../core/receiver.js';
+import {
+  defineComponent,
+  healthy,
+  type Component,
+  type ComponentArgs,
+  type ComponentContext,
+  type Health,
+} from '../core/runtime/component.js';
+import { standaloneContext, type RunOptions } from '../core/runtime/standalone.js';
+import { applyDefaults, t, type BlockSpec, type FieldSpec, type NestedBlockSpec } from '../core/schema.js';
+import { TailedFiles, type FileSourceSettings, type FileTarget } from './file/tailed_files.js';
 
+const NAME = 'logs.source.file';
 const PATH_LABEL = '__path__';
 const PATH_EXCLUDE_LABEL = '__path_exclude__';
 
@@ -74,8 +81,45 @@ const fileMatchSpec: NestedBlockSpec = {
   },
 };
 
+/** The component's attributes but `forward_to`: the options of `tailFiles` too. */
+const fileSourceFields: Readonly<Record<string, FieldSpec>> = {
+  path: { kind: t.string, default: '', doc: 'A glob of files to tail (shorthand for one target).' },
+  targets: {
+    kind: t.list(t.map(t.string)),
+    default: [],
+    doc: 'Targets to tail: `__path__` is a glob, `__path_exclude__` a glob to skip, other labels are added.',
+  },
+  labels: { kind: t.map(t.string), default: {}, doc: 'Labels added to every entry.' },
+  positions_file: {
+    kind: t.string,
+    default: '',
+    doc: 'File that keeps how far each file was read; empty keeps positions in memory only.',
+  },
+  positions_sync_period: {
+    kind: t.duration,
+    default: 10_000_000_000n,
+    doc: 'How often positions are written to positions_file; after a crash, about one period of lines (those written out since the last write) is read again.',
+  },
+  tail_from_end: { kind: t.bool, default: false, doc: 'Start files found at startup without a saved position at their end.' },
+  max_line_size: {
+    kind: t.string,
+    default: '0',
+    doc: 'Longest line, such as "256KiB"; a longer one is dropped (or truncated); 0 turns the limit off.',
+  },
+  max_line_size_truncate: {
+    kind: t.bool,
+    default: false,
+    doc: 'Truncate lines longer than max_line_size to that size instead of dropping them.',
+  },
+};
+
+const fileSourceBlocks = { file_watch: fileWatchSpec, file_match: fileMatchSpec };
+
+/** What `tailFiles` takes: the component's block without `forward_to`. */
+const tailFilesSpec: BlockSpec = { fields: fileSourceFields, blocks: fileSourceBlocks };
+
 export const logsSourceFileComponent = defineComponent({
-  name: 'logs.source.file',
+  name: NAME,
   doc: 'Tails files matching glob patterns, across rotation, and forwards their lines as log entries.',
   example: `logs.source.file "app" {
   path       = "/var/log/app/*.log"
@@ -86,83 +130,183 @@ export const logsSourceFileComponent = defineComponent({
 logs.echo "out" { }`,
   exportNames: [],
   fields: {
-    path: { kind: t.string, default: '', doc: 'A glob of files to tail (shorthand for one target).' },
-    targets: {
-      kind: t.list(t.map(t.string)),
-      default: [],
-      doc: 'Targets to tail: `__path__` is a glob, `__path_exclude__` a glob to skip, other labels are added.',
-    },
-    labels: { kind: t.map(t.string), default: {}, doc: 'Labels added to every entry.' },
-    positions_file: {
-      kind: t.string,
-      default: '',
-      doc: 'File that keeps how far each file was read; empty keeps positions in memory only.',
-    },
-    positions_sync_period: {
-      kind: t.duration,
-      default: 10_000_000_000n,
-      doc: 'How often positions are written to positions_file; after a crash, about one period of lines (those written out since the last write) is read again.',
-    },
-    tail_from_end: { kind: t.bool, default: false, doc: 'Start files found at startup without a saved position at their end.' },
-    max_line_size: {
-      kind: t.string,
-      default: '0',
-      doc: 'Longest line, such as "256KiB"; a longer one is dropped (or truncated); 0 turns the limit off.',
-    },
-    max_line_size_truncate: {
-      kind: t.bool,
-      default: false,
-      doc: 'Truncate lines longer than max_line_size to that size instead of dropping them.',
-    },
+    ...fileSourceFields,
     forward_to: { kind: t.list(t.capsule(LOGS_RECEIVER)), required: true, doc: 'Receivers the entries go to.' },
   },
-  blocks: { file_watch: fileWatchSpec, file_match: fileMatchSpec },
+  blocks: fileSourceBlocks,
   build(args, ctx) {
     return new LogsSourceFile(args, ctx);
   },
 });
 
-interface Target {
-  readonly include: string;
-  readonly exclude: string;
-  readonly labels: Labels;
+/**
+ * The options of `tailFiles`: logs.source.file's attributes and blocks, by the same names and
+ * with the same defaults (durations as Go duration strings such as "250ms", sizes as strings such
+ * as "256KiB"), without `forward_to`.
+ */
+export interface TailFilesOptions {
+  /** A glob of files to tail (shorthand for one target). One of `path` and `targets` is needed. */
+  readonly path?: string;
+  /** Label maps: `__path__` is a glob, `__path_exclude__` a glob to skip, other labels go on every entry. */
+  readonly targets?: ReadonlyArray<Readonly<Record<string, string>>>;
+  /** Labels added to every entry. */
+  readonly labels?: Readonly<Record<string, string>>;
+  /** File that keeps how far each file was read; empty (the default) keeps positions in memory only. */
+  readonly positions_file?: string;
+  /** How often positions are written to `positions_file` (default "10s"). */
+  readonly positions_sync_period?: string;
+  /** Start files found at startup without a saved position at their end. */
+  readonly tail_from_end?: boolean;
+  /** Longest line, such as "256KiB"; "0" (the default) turns the limit off. */
+  readonly max_line_size?: string;
+  /** Truncate longer lines to `max_line_size` instead of dropping them. */
+  readonly max_line_size_truncate?: boolean;
+  /** Poll interval while files change, and the longest one while nothing changes (both "250ms"). */
+  readonly file_watch?: { readonly min_poll_frequency?: string; readonly max_poll_frequency?: string };
+  /** How often globs are expanded again to find new files (default "10s"). */
+  readonly file_match?: { readonly enabled?: boolean; readonly sync_period?: string };
 }
 
-interface Settings {
-  readonly forwardTo: readonly LogsReceiver[];
-  readonly targets: readonly Target[];
-  readonly labels: Labels;
-  readonly positionsFile: string;
-  readonly positionsSyncMs: number;
-  readonly tailFromEnd: boolean;
-  readonly maxLineSize: number;
-  readonly maxLineSizeTruncate: boolean;
-  readonly minPollMs: number;
-  readonly maxPollMs: number;
-  readonly syncMs: number;
+/**
+ * Tailed files as a `LogSource`: what `tailFiles` returns. Each batch a file's tailer reads is one
+ * emitted `LogBatch`, and the file's next batch is read only once that one is answered.
+ */
+export interface FileTail extends LogSource {
+  /** Healthy, or why not: a positions file that cannot be read (nothing is tailed), a file failing to read. */
+  health(): Health;
+  /**
+   * Applies new options while it runs, as a config reload does: new globs and labels apply from
+   * the next glob expansion (at once). `positions_file` cannot change; invalid options throw the
+   * same ConfigError(s) as `tailFiles`, and the running settings stay.
+   */
+  update(options: TailFilesOptions): void;
 }
 
-function settingsOf(args: ComponentArgs): Settings {
-  const v = args.values;
-  const block = args.block as Block;
+/**
+ * Tails the files matching globs, as logs.source.file does, as a `LogSource` of batches. The
+ * position reached in a file advances only when its batch is acknowledged (and is written to
+ * `positions_file` every `positions_sync_period` and on `stop()`); a refused batch (`nack`) is
+ * read again on the next poll. `stop()` stops reading after the batches in flight are answered,
+ * writes the positions and completes. Metrics go to `run.registry` (`logs_source_file_*`, with
+ * `component_id` `run.id`, by default "logs.source.file").
+ *
+ * ```ts
+ * const files = tailFiles({ path: '/var/log/app/*.log', positions_file: '/var/lib/app/positions.json' });
+ * files.pipe(sendTo(pipeline)).subscribe();
+ * process.on('SIGTERM', () => void files.stop());
+ * ```
+ */
+export function tailFiles(options: TailFilesOptions, run: RunOptions = {}): FileTail {
+  const decode = (given: TailFilesOptions): FileSourceSettings =>
+    settingsOf(applyDefaults(tailFilesSpec, given as Record<string, unknown>, [NAME]), undefined, [NAME]);
+  const initial = decode(options);
+  const source = fileSource(initial, standaloneContext(NAME, run));
+  return Object.assign(source, {
+    update: (next: TailFilesOptions) => source.reconfigure(keepPositionsFile(initial.positionsFile, decode(next), undefined, [NAME])),
+  });
+}
+
+/** A `FileTail` as the component drives it: reconfigured with decoded settings. */
+interface FileSource extends LogSource {
+  health(): Health;
+  reconfigure(settings: FileSourceSettings): void;
+  /** Resolves once the positions of the current run are loaded. */
+  started(): Promise<void>;
+}
+
+/**
+ * The one source both `tailFiles` and the component run: each subscription tails with the settings
+ * of that time, sending every batch it reads as one `LogBatch`.
+ */
+function fileSource(initial: FileSourceSettings, ctx: ComponentContext): FileSource {
+  let settings = initial;
+  let running: TailedFiles | undefined;
+  let starting: Promise<void> = Promise.resolve();
+  const source = logSource((receiver) => {
+    const tailing = new TailedFiles(settings, ctx, (entries) => receiver.send(entries));
+    const loaded = tailing.start();
+    running = tailing;
+    starting = loaded;
+    return {
+      stop: async () => {
+        // Stopping while the positions load would let the loop start after the stop.
+        await loaded;
+        await tailing.stop();
+        if (running === tailing) running = undefined;
+      },
+    };
+  });
+  return Object.assign(source, {
+    health: () => running?.health() ?? healthy(),
+    reconfigure: (next: FileSourceSettings) => {
+      settings = next;
+      running?.reconfigure(next);
+    },
+    started: () => starting,
+  });
+}
+
+/** The component: the decoded arguments run through `fileSource`, its batches forwarded to `forward_to`. */
+export class LogsSourceFile implements Component {
+  readonly exports = {};
+  private forwardTo: readonly LogsReceiver[];
+  private readonly positionsFile: string;
+  private readonly source: FileSource;
+  private unforward: (() => void) | undefined;
+
+  constructor(args: ComponentArgs, ctx: ComponentContext) {
+    const settings = settingsOf(args.values, args.block, args.path);
+    this.forwardTo = args.values.forward_to as LogsReceiver[];
+    this.positionsFile = settings.positionsFile;
+    this.source = fileSource(settings, ctx);
+  }
+
+  health(): Health {
+    return this.source.health();
+  }
+
+  update(args: ComponentArgs): void {
+    const next = keepPositionsFile(this.positionsFile, settingsOf(args.values, args.block, args.path), args.block, args.path);
+    this.forwardTo = args.values.forward_to as LogsReceiver[];
+    this.source.reconfigure(next);
+  }
+
+  async start(): Promise<void> {
+    this.unforward = forwardBatches(this.source, () => this.forwardTo);
+    await this.source.started();
+  }
+
+  /** Stops after the batch in flight is taken over, then saves the positions. */
+  async stop(): Promise<void> {
+    await this.source.stop();
+    this.unforward?.();
+    this.unforward = undefined;
+  }
+}
+
+/**
+ * Decodes and validates the attribute values (defaults applied) into settings; `block` places the
+ * errors in a config, and is undefined for programmatic options (errors then carry no position).
+ */
+function settingsOf(v: Record<string, unknown>, block: Block | undefined, path: readonly string[]): FileSourceSettings {
   const errors: ConfigError[] = [];
-  const targets: Target[] = [];
-  const path = v.path as string;
-  if (path !== '') targets.push({ include: path, exclude: '', labels: {} });
+  const targets: FileTarget[] = [];
+  const single = v.path as string;
+  if (single !== '') targets.push({ include: single, exclude: '', labels: {} });
   (v.targets as Array<Record<string, string>>).forEach((target, i) => {
     const include = target[PATH_LABEL] ?? '';
-    if (include === '') errors.push(new ConfigError(`targets[${i}] has no ${PATH_LABEL} label`, attributePos(block, 'targets'), args.path));
+    if (include === '') errors.push(new ConfigError(`targets[${i}] has no ${PATH_LABEL} label`, attributePos(block, 'targets'), path));
     const labels: Labels = {};
     for (const [name, value] of Object.entries(target)) if (!name.startsWith('__')) labels[name] = value;
     targets.push({ include, exclude: target[PATH_EXCLUDE_LABEL] ?? '', labels });
   });
-  if (path === '' && (v.targets as unknown[]).length === 0)
-    errors.push(new ConfigError('one of path and targets must be set', block.pos, args.path));
+  if (single === '' && (v.targets as unknown[]).length === 0)
+    errors.push(new ConfigError('one of path and targets must be set', block?.pos, path));
   const watchValues = (v.file_watch as Record<string, unknown> | undefined) ?? {};
   const minPollMs = watchValues.min_poll_frequency === undefined ? 250 : durationMs(watchValues.min_poll_frequency);
   const maxPollMs = watchValues.max_poll_frequency === undefined ? 250 : durationMs(watchValues.max_poll_frequency);
   const watchBlock = nestedBlocks(block, 'file_watch')[0];
-  const watchPath = [...args.path, 'file_watch'];
+  const watchPath = [...path, 'file_watch'];
   if (minPollMs <= 0)
     errors.push(new ConfigError('min_poll_frequency must be greater than 0', attributePos(watchBlock, 'min_poll_frequency'), watchPath));
   if (maxPollMs < minPollMs)
@@ -178,22 +322,21 @@ function settingsOf(args: ComponentArgs): Settings {
   if (syncMs <= 0)
     errors.push(
       new ConfigError('sync_period must be greater than 0', attributePos(nestedBlocks(block, 'file_match')[0], 'sync_period'), [
-        ...args.path,
+        ...path,
         'file_match',
       ]),
     );
   const positionsSyncMs = durationMs(v.positions_sync_period);
   if (positionsSyncMs <= 0)
-    errors.push(new ConfigError('positions_sync_period must be greater than 0', attributePos(block, 'positions_sync_period'), args.path));
+    errors.push(new ConfigError('positions_sync_period must be greater than 0', attributePos(block, 'positions_sync_period'), path));
   let maxLineSize = 0;
   try {
-    maxLineSize = byteSize(v.max_line_size as string, 'max_line_size', block, args.path);
+    maxLineSize = byteSize(v.max_line_size as string, 'max_line_size', block, path);
   } catch (err) {
     errors.push(err as ConfigError);
   }
   if (errors.length > 0) throw new ConfigErrors(errors);
   return {
-    forwardTo: v.forward_to as LogsReceiver[],
     targets,
     labels: v.labels as Labels,
     positionsFile: v.positions_file as string,
@@ -207,245 +350,14 @@ function settingsOf(args: ComponentArgs): Settings {
   };
 }
 
-export class LogsSourceFile {
-  readonly exports = {};
-  private settings: Settings;
-  private state: Health = healthy();
-  private readonly tailers = new Map<string, FileTailer>();
-  private readonly identities = new FileIdentities();
-  private positions: Positions;
-  private readonly abort = new AbortController();
-  private readonly watchers = new Map<string, FSWatcher>();
-  private wakeUp: (() => void) | undefined;
-  private loop: Promise<void> = Promise.resolve();
-  private needsSync = true;
-  private firstSync = true;
-  private positionsTimer: Subscription | undefined;
-  private readonly metrics: SourceFileMetrics;
-
-  constructor(
-    args: ComponentArgs,
-    private readonly ctx: ComponentContext,
-  ) {
-    this.settings = settingsOf(args);
-    this.positions = new Positions(this.settings.positionsFile, ctx.log);
-    this.metrics = sourceFileMetrics(ctx.registry);
-  }
-
-  health(): Health {
-    return this.state;
-  }
-
-  update(args: ComponentArgs): void {
-    const next = settingsOf(args);
-    if (next.positionsFile !== this.settings.positionsFile) {
-      throw new ConfigError(
-        'positions_file cannot change while the component runs',
-        attributePos(args.block as Block, 'positions_file'),
-        args.path,
-      );
-    }
-    this.settings = next;
-    this.needsSync = true;
-    this.wake();
-  }
-
-  async start(): Promise<void> {
-    try {
-      await this.positions.load();
-    } catch (err) {
-      this.state = unhealthy((err as Error).message);
-      this.ctx.log('error', 'reading positions failed', { error: (err as Error).message });
-      return;
-    }
-    this.schedulePositionsSync();
-    this.loop = this.run().catch((err: Error) => {
-      this.state = unhealthy(`tailing failed: ${err.message}`);
-      this.ctx.log('error', 'tailing failed', { error: err.message });
-    });
-  }
-
-  /** Stops after the batch in flight is taken over, then saves the positions. */
-  async stop(): Promise<void> {
-    this.abort.abort();
-    this.positionsTimer?.unsubscribe();
-    this.wake();
-    await this.loop;
-    for (const watcher of this.watchers.values()) watcher.close();
-    this.watchers.clear();
-    for (const tailer of this.tailers.values()) await tailer.close();
-    this.metrics.filesActive.set({ component_id: this.ctx.id }, 0);
-    try {
-      await this.positions.save();
-    } catch (err) {
-      this.ctx.log('error', 'saving positions failed', { error: (err as Error).message });
-    }
-  }
-
-  private async run(): Promise<void> {
-    const scheduler = this.ctx.clock.scheduler;
-    let lastSync = -Infinity;
-    let interval = this.settings.minPollMs;
-    while (!this.abort.signal.aborted) {
-      if (this.needsSync || scheduler.now() - lastSync >= this.settings.syncMs) {
-        this.needsSync = false;
-        lastSync = scheduler.now();
-        await this.sync();
-      }
-      let changed = false;
-      let failure: string | undefined;
-      for (const tailer of [...this.tailers.values()]) {
-        if (this.abort.signal.aborted) break;
-        try {
-          if (await tailer.poll()) changed = true;
-        } catch (err) {
-          failure = `reading ${tailer.path}: ${(err as Error).message}`;
-          this.ctx.log('error', 'reading file failed', { path: tailer.path, error: (err as Error).message });
-        }
-      }
-      this.state = failure ? unhealthy(failure) : healthy();
-      interval = changed ? this.settings.minPollMs : Math.min(this.settings.maxPollMs, interval * 2);
-      if (!this.abort.signal.aborted) await this.sleep(interval);
-    }
-  }
-
-  /**
-   * Writes the positions every positions_sync_period, on a timer of its own: a poll can take long
-   * (a large file read against a slow downstream) and the positions reached meanwhile must still
-   * be written.
-   */
-  private schedulePositionsSync(): void {
-    this.positionsTimer = this.ctx.clock.scheduler.schedule(() => {
-      if (this.abort.signal.aborted) return;
-      void this.positions.save().catch((err: Error) => this.ctx.log('error', 'saving positions failed', { error: err.message }));
-      this.schedulePositionsSync();
-    }, this.settings.positionsSyncMs);
-  }
-
-  /** Expands the globs: new files get a tailer; files that vanished from the match are let go. */
-  private async sync(): Promise<void> {
-    const wanted = new Map<string, Labels>();
-    for (const target of this.settings.targets) {
-      for (const path of await globFiles(target.include)) {
-        if (target.exclude !== '' && matchPath(target.exclude, path)) continue;
-        if (!wanted.has(path)) wanted.set(path, { ...this.settings.labels, ...target.labels, filename: path });
-      }
-      // A literal path that does not exist yet is followed anyway, so it is read once created.
-      if (!hasGlobSyntax(target.include) && !wanted.has(target.include))
-        wanted.set(target.include, { ...this.settings.labels, ...target.labels, filename: target.include });
-    }
-    // Forget positions of files that are gone and no longer matched, so the file stays small.
-    for (const path of this.positions.paths()) {
-      if (!wanted.has(path) && !this.tailers.has(path) && !(await exists(path))) this.positions.delete(path);
-    }
-    for (const [path, tailer] of this.tailers) {
-      if (wanted.has(path)) continue;
-      // Read what is left of a file that was rotated away or deleted before letting it go.
-      try {
-        await tailer.poll();
-      } catch {
-        // It is gone; nothing more can be read.
-      }
-      await tailer.close();
-      this.tailers.delete(path);
-      this.metrics.readBytes.remove({ component_id: this.ctx.id, path });
-      this.metrics.fileBytes.remove({ component_id: this.ctx.id, path });
-    }
-    for (const [path, labels] of wanted) {
-      if (this.tailers.has(path)) continue;
-      const series = { component_id: this.ctx.id, path };
-      this.tailers.set(
-        path,
-        new FileTailer({
-          path,
-          labels,
-          positions: this.positions,
-          identities: this.identities,
-          clock: this.ctx.clock,
-          send: (entries) => fanOut(this.settings.forwardTo, entries),
-          tailFromEnd: this.settings.tailFromEnd && this.firstSync,
-          log: this.ctx.log,
-          signal: this.abort.signal,
-          maxLineSize: this.settings.maxLineSize,
-          maxLineSizeTruncate: this.settings.maxLineSizeTruncate,
-          batchAckMs: this.settings.positionsSyncMs / 16,
-          stats: {
-            sent: (lines, _bytes, offset) => {
-              this.metrics.readLines.inc(series, lines);
-              this.metrics.readBytes.set(series, offset);
-            },
-            size: (bytes) => this.metrics.fileBytes.set(series, bytes),
-            overLong: (lines, bytes, truncated) => {
-              const tooLong = { ...series, reason: 'line_too_long' };
-              (truncated ? this.metrics.mutatedEntries : this.metrics.droppedEntries).inc(tooLong, lines);
-              (truncated ? this.metrics.mutatedBytes : this.metrics.droppedBytes).inc(tooLong, bytes);
-            },
-          },
-        }),
-      );
-    }
-    this.metrics.filesActive.set({ component_id: this.ctx.id }, this.tailers.size);
-    this.firstSync = false;
-    this.watchDirectories();
-  }
-
-  /** Watches the directories of the tailed files and of the globs' fixed prefixes. */
-  private watchDirectories(): void {
-    const dirs = new Set<string>();
-    for (const path of this.tailers.keys()) dirs.add(dirname(path));
-    for (const target of this.settings.targets) {
-      for (const pattern of expandBraces(target.include)) {
-        const fixed = pattern.split('/').findIndex((segment) => hasGlobSyntax(segment));
-        if (fixed < 0) dirs.add(dirname(pattern));
-        else dirs.add(fixed === 0 ? '.' : pattern.split('/').slice(0, fixed).join('/') || '/');
-      }
-    }
-    for (const [dir, watcher] of this.watchers) {
-      if (dirs.has(dir)) continue;
-      watcher.close();
-      this.watchers.delete(dir);
-    }
-    for (const dir of dirs) {
-      if (this.watchers.has(dir)) continue;
-      try {
-        const watcher = watch(dir, { persistent: false }, (event) => {
-          // A created, removed or renamed entry may be a file the globs now match.
-          if (event === 'rename') this.needsSync = true;
-          this.wake();
-        });
-        watcher.on('error', () => {
-          watcher.close();
-          this.watchers.delete(dir);
-        });
-        this.watchers.set(dir, watcher);
-      } catch {
-        // Polling alone still finds every change.
-      }
-    }
-  }
-
-  private wake(): void {
-    const wakeUp = this.wakeUp;
-    this.wakeUp = undefined;
-    wakeUp?.();
-  }
-
-  private sleep(ms: number): Promise<void> {
-    return new Promise<void>((resolve) => {
-      const timer = this.ctx.clock.scheduler.schedule(() => this.wake(), ms);
-      this.wakeUp = () => {
-        timer.unsubscribe();
-        resolve();
-      };
-    });
-  }
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await access(path);
-    return true;
-  } catch {
-    return false;
-  }
+/** The new settings, unless they name another positions file: the loaded positions belong to the first. */
+function keepPositionsFile(
+  positionsFile: string,
+  next: FileSourceSettings,
+  block: Block | undefined,
+  path: readonly string[],
+): FileSourceSettings {
+  if (next.positionsFile !== positionsFile)
+    throw new ConfigError('positions_file cannot change while the component runs', attributePos(block, 'positions_file'), path);
+  return next;
 }
