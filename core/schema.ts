@@ -251,6 +251,8 @@ export function decodeBlock(block: Block, spec: BlockSpec, scope: EvalScope, pat
     if (stmt.label !== undefined) throw new ConfigError(`block "${stmt.name}" does not support specifying labels`, stmt.pos, path);
     const seen = nestedSeen.get(stmt.name) ?? [];
     if (!nestedSpec.multiple && seen.length > 0) throw new ConfigError(`block "${stmt.name}" may only be specified once`, stmt.pos, path);
+    // Written, even if it fails to decode: its own errors say what is wrong, not "missing required block".
+    nestedSeen.set(stmt.name, seen);
     const decoded = decodeBlock(stmt, nestedSpec, scope, childPath);
     const decodedList = nestedDecoded.get(stmt.name) ?? [];
     decodedList.push({ block: stmt, decoded });
