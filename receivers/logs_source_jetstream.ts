@@ -5,6 +5,9 @@
  * partition) are processed in order by one pipeline, and a stateful stage such as
  * stage.multiline sees all of a stream's lines. Exports nothing.
  *
+ * `jetStreamSource` is the same source used from code: an Observable of acknowledged batches.
+ * The component is that source with its batches handed to `forward_to` (`forwardBatches`).
+ *
  * Ownership is a lease per partition in the JetStream key-value bucket
  * `rivulet_leases_<stream>_<group>` (see jetstream/leases.ts): renewed every `lease_ttl`/3,
  * taken over by the others once an instance has been gone for `lease_ttl`, and rebalanced so N
@@ -33,45 +36,30 @@
  * never holds the event loop, lease renewals included, for its whole decoding, nor sits in memory
  * whole; one declaring more than `max_entries_per_message` entries is terminated unread.
  */
-import { setTimeout as delay } from 'node:timers/promises';
-import { hostname } from 'node:os';
-import { randomBytes } from 'node:crypto';
-import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
-import { Kvm, type KV } from '@nats-io/kv';
-import type { NatsConnection } from '@nats-io/transport-node';
 import type { Block } from '../lib/config/ast.js';
-import { ConfigError, ConfigErrors } from '../lib/config/errors.js';
+import { ConfigError, ConfigErrors, type Position } from '../lib/config/errors.js';
 import {
-  errorText,
-  NatsLink,
   natsConnectionFields,
   natsTlsBlockSpec,
   resolveNatsConnection,
-  takesTermReasons,
+  type NatsConnectionOptions,
   type NatsConnectionSettings,
 } from '../lib/jetstream/connection.js';
-import { parseLayoutDescription, partitionSubject } from '../lib/jetstream/partition.js';
 import { attributePos, durationMs } from '../lib/loki/config.js';
+import { forwardBatches, logSource, type LogSource } from '../core/delivery.js';
+import { LOGS_RECEIVER, type LogsReceiver, type SendOptions } from '../core/receiver.js';
+import { defineComponent, type ComponentArgs, type ComponentContext, type Health } from '../core/runtime/component.js';
+import { standaloneContext, type RunOptions } from '../core/runtime/standalone.js';
+import { applyDefaults, t } from '../core/schema.js';
 import { cloneEntry, type Entry } from '../core/entry.js';
-import { LOGS_RECEIVER, type LogsReceiver } from '../core/receiver.js';
-import { defineComponent, healthy, unhealthy, type ComponentArgs, type ComponentContext, type Health } from '../core/runtime/component.js';
-import { t } from '../core/schema.js';
-import { LeaseKeeper } from './jetstream/leases.js';
-import { jetStreamSourceMetrics, type JetStreamSourceMetrics } from './jetstream/metrics.js';
-import { PartitionReader } from './jetstream/partition_reader.js';
+import { fixedSettingChanged, JetStreamGroupReader, type JetStreamSourceSettings } from './jetstream/group_reader.js';
 
 const NAME = /^[A-Za-z0-9_-]+$/;
-/** Delay before a failed setup step or a failed partition reader is tried again. */
-const RETRY_MS = 1000;
-/** Longest a partition read again waits for the previous reading's batches to be handed on. */
-const LEFTOVERS_WAIT_MS = 30_000;
 /**
  * As logs.source.api's max_entries_per_push: a message of the writer's default size (256KiB)
  * holds at most about 26,000 entries, one of 1MiB (NATS's default max_payload) about 105,000.
  */
 const DEFAULT_MAX_ENTRIES_PER_MESSAGE = 100_000;
-/** NATS's default max_payload, for a connection that has not said yet. */
-const DEFAULT_MAX_PAYLOAD_BYTES = 1024 * 1024;
 
 export const logsSourceJetStreamComponent = defineComponent({
   name: 'logs.source.jetstream',
@@ -124,28 +112,132 @@ logs.echo "out" { }`,
   },
 });
 
-interface Settings {
-  readonly connection: NatsConnectionSettings;
+/**
+ * Options of `jetStreamSource`: logs.source.jetstream's attributes but `forward_to` (the
+ * subscriber is where the entries go), named, defaulted and checked as in the config. Durations
+ * are Go duration strings (`"10s"`).
+ */
+export interface JetStreamSourceOptions extends NatsConnectionOptions {
+  /** JetStream stream to read. */
   readonly stream: string;
+  /** Instances with the same group share the partitions; each group reads every entry. */
   readonly group: string;
-  readonly forwardTo: readonly LogsReceiver[];
-  readonly partitions: number;
-  readonly prefix: string;
-  readonly leaseTtlMs: number;
-  readonly maxInFlight: number;
-  readonly ackDelayMs: number;
-  readonly ackWaitMs: number;
-  readonly maxEntriesPerMessage: number;
+  /** Partition count, as the writer's; 0 (the default) reads it from the stream the writer created. */
+  readonly partitions?: number;
+  /** Subject prefix, as the writer's; defaults to the one the writer recorded, else the stream name. */
+  readonly subject_prefix?: string;
+  /** How long a partition stays with an instance that stopped renewing its lease (default "10s"). */
+  readonly lease_ttl?: string;
+  /** Most messages per partition emitted and not yet acknowledged (default 1000). */
+  readonly max_in_flight?: number;
+  /** Extra wait after a batch is acknowledged before its messages are (default "0s"). */
+  readonly ack_delay?: string;
+  /** How long JetStream waits for an acknowledgement before delivering a message again (default "60s"). */
+  readonly ack_wait?: string;
+  /** Most entries in one message; a message declaring more is terminated unread (default 100000). */
+  readonly max_entries_per_message?: number;
 }
 
-function settingsOf(args: ComponentArgs, componentId: string): Settings {
-  const block = args.block as Block;
-  const v = args.values;
+/**
+ * A running logs.source.jetstream group member as a `LogSource`. It connects when made; it joins
+ * the group and reads once subscribed (one subscriber, once: a stopped source is not restarted).
+ */
+export interface JetStreamSource extends LogSource {
+  /** This instance's id in the group, also the value of the lease keys it holds. */
+  readonly memberId: string;
+  /** The partitions this instance holds now. */
+  ownedPartitions(): number[];
+  /** Whether it is connected and reading, or why not, as the component reports it. */
+  health(): Health;
+  /**
+   * Takes new options, as a config reload does: only max_in_flight, ack_delay, ack_wait and
+   * max_entries_per_message may change (for partitions acquired afterwards); changing anything
+   * else throws a ConfigError.
+   */
+  update(options: JetStreamSourceOptions): void;
+}
+
+/**
+ * Reads the log entries logs.write.jetstream published, as a member of `group`: every batch a
+ * partition's reader forwards is emitted as one `LogBatch`, and its messages are acknowledged to
+ * JetStream only once the batch is acknowledged (plus `ack_delay`). A nack makes that partition
+ * start again from its acknowledgement floor, so what was not acknowledged is delivered again, in
+ * order. `stop()` releases the partitions once every emitted batch is answered (the next owner
+ * reads the rest), then completes. Invalid options throw the component's ConfigErrors.
+ *
+ * @example
+ * const source = jetStreamSource({ url: 'nats://localhost:4222', stream: 'LOGS', group: 'processors' });
+ * source.pipe(sendTo(loki)).subscribe();
+ */
+export function jetStreamSource(options: JetStreamSourceOptions, run: RunOptions = {}): JetStreamSource {
+  const ctx = standaloneContext(logsSourceJetStreamComponent.name, run);
+  return sourceOf(new JetStreamGroupReader(settingsOf(optionValues(options), ctx.id, undefined, PATH), ctx), ctx);
+}
+
+/** The error path of a programmatic source's option errors. */
+const PATH = [logsSourceJetStreamComponent.name];
+
+/** logs.source.jetstream's schema without `forward_to`, for the programmatic options. */
+const optionsSpec = {
+  ...logsSourceJetStreamComponent,
+  fields: Object.fromEntries(Object.entries(logsSourceJetStreamComponent.fields).filter(([name]) => name !== 'forward_to')),
+};
+
+/** The options as the component's decoded values: defaults applied, durations parsed. */
+function optionValues(options: JetStreamSourceOptions): Record<string, unknown> {
+  return applyDefaults(optionsSpec, { ...options }, PATH);
+}
+
+/** The `LogSource` face of a group member: subscribing starts it, `stop()` stops it gracefully. */
+function sourceOf(reader: JetStreamGroupReader, ctx: ComponentContext): JetStreamSource {
+  const source = logSource((receiver) => {
+    reader.start(receiver);
+    return { stop: () => reader.stop() };
+  });
+  const stopSubscribed = source.stop;
+  return Object.assign(source, {
+    memberId: reader.memberId,
+    ownedPartitions: () => reader.ownedPartitions(),
+    health: () => reader.health(),
+    update: (options: JetStreamSourceOptions) => {
+      const next = settingsOf(optionValues(options), ctx.id, undefined, PATH);
+      reader.update(acceptedUpdate(reader.current(), next, undefined, PATH));
+    },
+    // A source never subscribed still has its connection to close.
+    stop: async () => {
+      await stopSubscribed();
+      await reader.stop();
+    },
+  });
+}
+
+/** `next`, if a running member may take it in place of `previous`; a ConfigError otherwise. */
+function acceptedUpdate(
+  previous: JetStreamSourceSettings,
+  next: JetStreamSourceSettings,
+  pos: Position | undefined,
+  path: readonly string[],
+): JetStreamSourceSettings {
+  const refusal = fixedSettingChanged(previous, next);
+  if (refusal !== undefined) throw new ConfigError(refusal, pos, path);
+  return next;
+}
+
+/**
+ * Checks decoded values (the config's, or the programmatic options with defaults applied) and
+ * turns them into settings; `block` places the errors, when there is one.
+ */
+function settingsOf(
+  v: Record<string, unknown>,
+  componentId: string,
+  block: Block | undefined,
+  path: readonly string[],
+): JetStreamSourceSettings {
   const errors: ConfigError[] = [];
-  const fail = (reason: string, attribute: string) => errors.push(new ConfigError(reason, attributePos(block, attribute), args.path));
+  const fail = (reason: string, attribute: string) => errors.push(new ConfigError(reason, attributePos(block, attribute), path));
   let connection: NatsConnectionSettings | undefined;
   try {
-    connection = resolveNatsConnection(v, componentId, block, args.path);
+    connection = resolveNatsConnection(v, componentId, block, path);
   } catch (err) {
     if (err instanceof ConfigErrors) errors.push(...err.errors);
     else throw err;
@@ -172,7 +264,6 @@ function settingsOf(args: ComponentArgs, componentId: string): Settings {
     connection: connection!,
     stream: v.stream as string,
     group: v.group as string,
-    forwardTo: v.forward_to as LogsReceiver[],
     partitions,
     prefix,
     leaseTtlMs,
@@ -183,262 +274,63 @@ function settingsOf(args: ComponentArgs, componentId: string): Settings {
   };
 }
 
-/** What the stream and the bucket turned out to be, once set up. */
-interface Layout {
-  readonly partitions: number;
-  readonly prefix: string;
-  readonly js: JetStreamClient;
-  readonly jsm: JetStreamManager;
-}
-
+/** The logs.source.jetstream component: `jetStreamSource`'s batches handed to `forward_to`. */
 export class LogsSourceJetStream {
   readonly exports = {};
-  private settings: Settings;
-  private readonly link: NatsLink;
-  private readonly metrics: JetStreamSourceMetrics;
-  private readonly labels: { component_id: string };
-  /** This instance's id in the group, also the value of the lease keys it holds. */
-  readonly memberId: string;
-  private layout: Layout | undefined;
-  private keeper: LeaseKeeper | undefined;
-  private readonly readers = new Map<number, PartitionReader>();
+  private forwardTo: readonly LogsReceiver[];
+  private readonly reader: JetStreamGroupReader;
+  private readonly source: JetStreamSource;
+  private disconnect: (() => void) | undefined;
   /**
-   * Per partition, until it settles: the batches of a session that ended without handing
-   * everything on (lost lease, refused batch, drain given up) are still in the pipeline.
+   * Every `forward_to` receiver gets a batch at once (each but the last its own copies), so the
+   * batches a partition has in flight together keep their order at each receiver, and one
+   * receiver holding a batch's lines (an open multiline block) does not hold the others back.
    */
-  private readonly leftovers = new Map<number, Promise<void>>();
-  private setupProblem: string | undefined = 'setting up';
-  private readerProblem: string | undefined;
-  private running: Promise<void> | undefined;
-  private stopped = false;
-  /** Aborted by stop(): wakes a set-up still waiting for its first connection. */
-  private readonly stopping = new AbortController();
+  private readonly everyReceiver: LogsReceiver = {
+    send: async (entries: readonly Entry[], options?: SendOptions) => {
+      const receivers = this.forwardTo;
+      const last = receivers.length - 1;
+      await Promise.all(receivers.map((r, i) => r.send(i === last ? entries : entries.map(cloneEntry), options)));
+    },
+  };
 
   constructor(
     args: ComponentArgs,
     private readonly ctx: ComponentContext,
   ) {
-    this.settings = settingsOf(args, ctx.id);
-    this.metrics = jetStreamSourceMetrics(ctx.registry);
-    this.labels = { component_id: ctx.id };
-    this.metrics.ownedPartitions.set(this.labels, 0);
-    const base = `${hostname()}-${process.pid}`.replace(/[^A-Za-z0-9_-]/g, '_');
-    this.memberId = `${base}-${randomBytes(4).toString('hex')}`;
-    this.link = new NatsLink({ settings: this.settings.connection, log: ctx.log });
+    this.forwardTo = args.values.forward_to as LogsReceiver[];
+    this.reader = new JetStreamGroupReader(settingsOf(args.values, ctx.id, args.block as Block, args.path), ctx);
+    this.source = sourceOf(this.reader, ctx);
+  }
+
+  /** This instance's id in the group, also the value of the lease keys it holds. */
+  get memberId(): string {
+    return this.reader.memberId;
   }
 
   health(): Health {
-    const link = this.link.describe();
-    if (!link.up) return unhealthy(link.message);
-    if (this.setupProblem !== undefined) return unhealthy(this.setupProblem);
-    const leaseProblem = this.keeper?.problem();
-    if (leaseProblem) return unhealthy(leaseProblem);
-    if (this.readerProblem !== undefined) return unhealthy(this.readerProblem);
-    const owned = this.keeper?.ownedPartitions() ?? [];
-    const { stream, group } = this.settings;
-    return healthy(
-      `group ${group} member ${this.memberId} owns ${owned.length === 0 ? 'no partitions' : `partitions ${owned.join(', ')}`} of ${this.layout?.partitions} of stream ${stream}`,
-    );
+    return this.reader.health();
   }
 
   async start(): Promise<void> {
-    // Setting up waits for the server; the rest of the graph must not wait with it.
-    this.running = this.setUp();
+    this.disconnect = forwardBatches(this.source, () => [this.everyReceiver]);
   }
 
   update(args: ComponentArgs): void {
-    const next = settingsOf(args, this.ctx.id);
-    const previous = this.settings;
-    const fixed = (s: Settings) => JSON.stringify([s.connection.fingerprint, s.stream, s.group, s.partitions, s.prefix, s.leaseTtlMs]);
-    if (fixed(next) !== fixed(previous))
-      throw new ConfigError(
-        'the connection, stream, group, partitions, subject_prefix and lease_ttl cannot change while the component runs',
-        (args.block as Block).pos,
-        args.path,
-      );
-    this.settings = next;
+    const block = args.block as Block;
+    const next = settingsOf(args.values, this.ctx.id, block, args.path);
+    this.reader.update(acceptedUpdate(this.reader.current(), next, block.pos, args.path));
+    this.forwardTo = args.values.forward_to as LogsReceiver[];
   }
 
   /** Releases every partition after acknowledging what is in flight, then disconnects. */
   async stop(): Promise<void> {
-    this.stopped = true;
-    this.stopping.abort();
-    await this.running;
-    await this.keeper?.stop();
-    for (const reader of this.readers.values()) reader.abandon();
-    this.readers.clear();
-    await this.link.close();
-    this.metrics.ownedPartitions.remove(this.labels);
+    await this.source.stop();
+    this.disconnect?.();
   }
 
   /** The partitions held now (for tests and the health message). */
   ownedPartitions(): number[] {
-    return this.keeper?.ownedPartitions() ?? [];
-  }
-
-  private async setUp(): Promise<void> {
-    while (!this.stopped) {
-      const nc = await this.link.ready(this.stopping.signal);
-      if (!nc) return;
-      try {
-        this.layout = await this.readLayout(nc);
-        const kv = await this.openBucket(nc);
-        const ttlMs = (await kv.status()).ttl || this.settings.leaseTtlMs;
-        if (ttlMs !== this.settings.leaseTtlMs)
-          this.ctx.log('warn', 'the lease bucket exists with another TTL; using it', { bucket: this.bucketName(), ttl_ms: ttlMs });
-        if (this.stopped) return;
-        this.keeper = new LeaseKeeper({
-          kv,
-          memberId: this.memberId,
-          partitions: this.layout.partitions,
-          ttlMs,
-          log: this.ctx.log,
-          acquire: (p) => this.startReader(p),
-          release: (p) => this.drainReader(p),
-          lost: (p) => this.abandonReader(p),
-          renewed: (p) => this.readers.get(p)?.resume(),
-          changed: (change) => {
-            this.metrics.partitionChanges.inc({ ...this.labels, change });
-            this.metrics.ownedPartitions.set(this.labels, this.keeper?.ownedPartitions().length ?? 0);
-          },
-        });
-        this.keeper.start();
-        this.setupProblem = undefined;
-        this.ctx.log('info', 'joined group', { group: this.settings.group, member: this.memberId, partitions: this.layout.partitions });
-        return;
-      } catch (err) {
-        const problem = errorText(err);
-        if (problem !== this.setupProblem)
-          this.ctx.log('error', 'setting up failed, retrying', { stream: this.settings.stream, error: problem });
-        this.setupProblem = problem;
-        await delay(RETRY_MS, undefined, { signal: this.stopping.signal }).catch(() => {});
-      }
-    }
-  }
-
-  private async readLayout(nc: NatsConnection): Promise<Layout> {
-    const { stream, partitions, prefix } = this.settings;
-    const jsm = await jetstreamManager(nc);
-    const info = await jsm.streams.info(stream);
-    const recorded = parseLayoutDescription(info.config.description);
-    const count = partitions || recorded?.partitions;
-    if (!count) throw new Error(`stream ${stream} does not record its partition count; set partitions`);
-    if (recorded && partitions && recorded.partitions !== partitions)
-      throw new Error(`stream ${stream} was created for ${recorded.partitions} partitions, not ${partitions}`);
-    return { partitions: count, prefix: prefix || recorded?.prefix || stream, js: jetstream(nc), jsm };
-  }
-
-  private bucketName(): string {
-    return `rivulet_leases_${this.settings.stream}_${this.settings.group}`;
-  }
-
-  private async openBucket(nc: NatsConnection): Promise<KV> {
-    const kvm = new Kvm(nc);
-    try {
-      return await kvm.create(this.bucketName(), { ttl: this.settings.leaseTtlMs, history: 1 });
-    } catch {
-      // The bucket exists with other settings (another TTL): use it as it is.
-      return await kvm.open(this.bucketName());
-    }
-  }
-
-  private startReader(partition: number): void {
-    const layout = this.layout!;
-    const { stream, group, maxInFlight, ackDelayMs, ackWaitMs, maxEntriesPerMessage } = this.settings;
-    const reader = new PartitionReader({
-      js: layout.js,
-      jsm: layout.jsm,
-      stream,
-      subject: partitionSubject(layout.prefix, partition),
-      durable: `${group}-${partition}`,
-      partition,
-      maxInFlight,
-      ackDelayMs,
-      ackWaitMs,
-      maxEntriesPerMessage,
-      termReasons: takesTermReasons(this.link.connection()?.info?.version),
-      maxPayloadBytes: this.link.connection()?.info?.max_payload ?? DEFAULT_MAX_PAYLOAD_BYTES,
-      forward: (entries) => this.forward(entries),
-      ...(this.leftovers.has(partition) ? { after: this.afterLeftovers(partition) } : {}),
-      holds: () => this.keeper?.holds(partition) === true,
-      failed: (error) => this.restartReader(partition, reader, error),
-      metrics: this.metrics,
-      labels: this.labels,
-      log: this.ctx.log,
-    });
-    this.readers.set(partition, reader);
-    reader.start().catch((err) => this.restartReader(partition, reader, `reading partition ${partition} failed: ${errorText(err)}`));
-  }
-
-  /** A reader that stopped on its own starts again from the acknowledgement floor, if the lease is still held. */
-  private restartReader(partition: number, reader: PartitionReader, error: string): void {
-    if (this.readers.get(partition) !== reader) return;
-    reader.abandon();
-    this.keepLeftovers(partition, reader);
-    this.readerProblem = error;
-    this.ctx.log('error', 'partition reader stopped, restarting', { partition, error });
-    setTimeout(() => {
-      if (this.stopped || this.readers.get(partition) !== reader || !this.keeper?.holds(partition)) return;
-      this.readerProblem = undefined;
-      this.startReader(partition);
-    }, RETRY_MS);
-  }
-
-  private async drainReader(partition: number): Promise<void> {
-    const reader = this.readers.get(partition);
-    if (!reader) return;
-    await reader.drain();
-    // Drained batches are all handed on; one given up on (or abandoned meanwhile) may not be.
-    this.keepLeftovers(partition, reader);
-    if (this.readers.get(partition) === reader) this.readers.delete(partition);
-    // The acknowledgements must reach the server before the lease is given up.
-    await this.link
-      .connection()
-      ?.flush()
-      .catch(() => {});
-  }
-
-  private abandonReader(partition: number): void {
-    const reader = this.readers.get(partition);
-    if (!reader) return;
-    reader.abandon();
-    this.keepLeftovers(partition, reader);
-    this.readers.delete(partition);
-  }
-
-  /** Remembers until when the ended session's batches may still be in the pipeline. */
-  private keepLeftovers(partition: number, reader: PartitionReader): void {
-    const earlier = this.leftovers.get(partition);
-    const settled = Promise.all([earlier, reader.settled()]).then(() => undefined);
-    this.leftovers.set(partition, settled);
-    void settled.then(() => {
-      if (this.leftovers.get(partition) === settled) this.leftovers.delete(partition);
-    });
-  }
-
-  /**
-   * What a new session of the partition waits for: the leftovers settled, or LEFTOVERS_WAIT_MS
-   * (a receiver that never settles must not keep a held partition unread for ever).
-   */
-  private afterLeftovers(partition: number): Promise<void> {
-    const leftovers = this.leftovers.get(partition);
-    if (!leftovers) return Promise.resolve();
-    this.ctx.log('info', 'waiting for what the previous reading of the partition still has in the pipeline', { partition });
-    let timer: NodeJS.Timeout | undefined;
-    const gaveUp = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), LEFTOVERS_WAIT_MS)));
-    return Promise.race([leftovers.then(() => false), gaveUp]).then((timedOut) => {
-      clearTimeout(timer);
-      if (timedOut)
-        this.ctx.log('warn', 'reading the partition again while the previous reading still has entries in the pipeline', { partition });
-    });
-  }
-
-  /** Every receiver gets the batch at once (each its own copies), so batches keep their order at each. */
-  private async forward(entries: Entry[]): Promise<void> {
-    const receivers = this.settings.forwardTo;
-    const last = receivers.length - 1;
-    // Acknowledged upstream once this resolves: wait for lines a stage still holds (an open
-    // multiline block), or a lost instance would lose them with their messages acknowledged.
-    await Promise.all(receivers.map((r, i) => r.send(i === last ? entries : entries.map(cloneEntry), { untilSentOn: true })));
+    return this.reader.ownedPartitions();
   }
 }

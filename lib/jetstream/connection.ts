@@ -45,6 +45,33 @@ export const natsConnectionFields = {
   creds_file: { kind: STRING, default: '', doc: 'Credentials file (JWT and NKey seed) for decentralized authentication.' },
 };
 
+/** The `tls` block as a programmatic option (see `natsTlsBlockSpec` for each attribute). */
+export interface NatsTlsOptions {
+  readonly ca_file?: string;
+  readonly cert_file?: string;
+  readonly key_file?: string;
+  readonly server_name?: string;
+  readonly insecure_skip_verify?: boolean;
+  readonly handshake_first?: boolean;
+}
+
+/**
+ * The connection attributes of a NATS component as programmatic options, named and defaulted as
+ * in the config (see `natsConnectionFields`).
+ */
+export interface NatsConnectionOptions {
+  /** NATS server URL, e.g. `nats://nats:4222`; several separated by commas. */
+  readonly url: string;
+  /** Connection name shown by the server; defaults to the component id. */
+  readonly name?: string;
+  readonly token?: string;
+  readonly user?: string;
+  readonly password?: string;
+  /** Credentials file (JWT and NKey seed) for decentralized authentication. */
+  readonly creds_file?: string;
+  readonly tls?: NatsTlsOptions;
+}
+
 /** A validated connection: what the client gets, and what may be shown. */
 export interface NatsConnectionSettings {
   readonly servers: readonly string[];
