@@ -31,6 +31,23 @@ export { assertReadable, type Sandbox } from './core/sandbox.js';
 export { pipeline, buildPipeline, type PipelineOptions } from './core/pipeline.js';
 export { loadStageList, startProcessRun } from './core/process.js';
 export { defineComponent } from './core/runtime/component.js';
+export {
+  ackedSource,
+  forwardBatches,
+  logSink,
+  logSource,
+  sendTo,
+  SourceNotSubscribedError,
+  type AckedSource,
+  type LogBatch,
+  type LogSink,
+  type LogSource,
+  type SourceRun,
+} from './core/delivery.js';
+export { processLogs, LogsProcessor } from './core/logs-processor.js';
+export { fanOut, RetryLaterError, type LogsReceiver, type SendOptions } from './core/receiver.js';
+export type { RunOptions } from './core/runtime/standalone.js';
+export { sharedRegistry } from './core/pipeline.js';
 export { ComponentGraph } from './core/runtime/graph.js';
 export { t, type FieldSpec, type FieldType } from './core/schema.js';
 export {

@@ -5,52 +5,18 @@
  * rejected stage list keeps the old pipeline running (the component turns unhealthy) while the new
  * `forward_to` still applies; on stop the pipeline's input ends so stateful stages flush.
  */
-import type { Subscription } from 'rxjs';
-import { Inlet } from '../inlet.js';
 import { formatConfig } from '../../lib/config/format.js';
-import { type Entry, seedLabels } from '../entry.js';
 import { configErrorsOf } from '../../lib/config/errors.js';
-import { buildPipeline } from '../pipeline.js';
-import { addMetricsSource } from '../metrics.js';
-import { PartitionedPipeline } from '../partitioned-pipeline.js';
-import { planPartitions, type PartitionPlan } from '../partitioning.js';
-import { loadStageList } from '../process.js';
-import { loadedStageModuleFiles } from '../stage-modules.js';
-import { linearTimeFallbackEnabled } from '../../lib/regex/linear-time.js';
-import { fanOut, LOGS_RECEIVER, logsReceiverCapsule, type LogsReceiver } from '../receiver.js';
+import { LogsProcessor } from '../logs-processor.js';
+import { LOGS_RECEIVER, logsReceiverCapsule, type LogsReceiver } from '../receiver.js';
 import { t } from '../schema.js';
-import type { BuiltPipeline, StageSpec } from '../stage.js';
+import type { StageSpec } from '../stage.js';
 import { defineComponent, healthy, unhealthy, type ComponentArgs, type ComponentContext, type Health } from '../runtime/component.js';
 
 export interface LogsProcessArgs {
   readonly forward_to: readonly LogsReceiver[];
   readonly stages: readonly StageSpec[];
 }
-
-/** The stages running on this thread. */
-interface LocalPipeline {
-  readonly kind: 'local';
-  readonly built: BuiltPipeline;
-  readonly input: Inlet<Entry>;
-  readonly subscription: Subscription;
-  readonly fingerprint: string;
-  /** Settles when the pipeline has completed (every stage flushed) or failed. */
-  readonly completed: Promise<void>;
-}
-
-/** The stages running on worker threads, split by stream. */
-interface ThreadedPipeline {
-  readonly kind: 'threads';
-  readonly pool: PartitionedPipeline;
-  readonly fingerprint: string;
-  /** Takes the threads' metric families off the registry's exposition again. */
-  readonly removeMetrics: () => void;
-}
-
-type RunningPipeline = LocalPipeline | ThreadedPipeline;
-
-/** How long a stopping pipeline may keep flushing (held entries, pending blocks), as the reference allows. */
-const SHUTDOWN_GRACE_MS = 2 * 60 * 1000;
 
 /** Structural identity of a stage list: its canonical config text (also what worker threads read). */
 function stagesFingerprint(args: ComponentArgs): string {
@@ -87,24 +53,19 @@ logs.echo "out" { }`,
 class LogsProcess {
   readonly exports;
   private forwardTo: readonly LogsReceiver[];
-  private running: RunningPipeline;
+  private readonly processor: LogsProcessor;
   private state: Health = healthy();
-  /** Outputs produced while a send() pushes synchronously; forwarded as one batch. */
-  private collecting: Entry[] | undefined;
-  /** Forwarding is serialised so entries reach receivers in the order the pipeline emitted them. */
-  private forwarding: Promise<void> = Promise.resolve();
-  /** Pipelines replaced by a reload that are still flushing. */
-  private stopping = new Set<Promise<void>>();
-  /** Entries queued for the receivers and not yet taken over by all of them. */
-  private handingOn = 0;
 
-  constructor(
-    args: ComponentArgs,
-    private readonly ctx: ComponentContext,
-  ) {
+  constructor(args: ComponentArgs, ctx: ComponentContext) {
     this.forwardTo = args.values.forward_to as LogsReceiver[];
-    this.running = this.startPipeline(args.values.stages as StageSpec[], stagesFingerprint(args));
-    const receiver: LogsReceiver = { send: (entries, options) => this.send(entries, options?.untilSentOn === true) };
+    this.processor = new LogsProcessor(
+      args.values.stages as StageSpec[],
+      stagesFingerprint(args),
+      ctx,
+      () => this.forwardTo,
+      (err) => (this.state = unhealthy(`pipeline threads failed: ${err.message}`)),
+    );
+    const receiver: LogsReceiver = { send: (entries, options) => this.processor.send(entries, options) };
     this.exports = { receiver: logsReceiverCapsule(receiver) };
   }
 
@@ -116,207 +77,21 @@ class LogsProcess {
     // The new forward_to applies even when the new stages are rejected, as in the reference.
     this.forwardTo = args.values.forward_to as LogsReceiver[];
     const fingerprint = stagesFingerprint(args);
-    if (fingerprint === this.running.fingerprint) {
+    if (fingerprint === this.processor.fingerprint) {
       this.state = healthy();
       return;
     }
-    let next: RunningPipeline;
     try {
-      next = this.startPipeline(args.values.stages as StageSpec[], fingerprint);
+      this.processor.replace(args.values.stages as StageSpec[], fingerprint);
     } catch (err) {
       const errors = configErrorsOf(err);
       this.state = unhealthy(errors.map((e) => e.message).join('\n'));
       throw err;
     }
-    const stopping = this.stopPipeline(this.running);
-    this.stopping.add(stopping);
-    void stopping.finally(() => this.stopping.delete(stopping));
-    this.running = next;
     this.state = healthy();
   }
 
-  async stop(): Promise<void> {
-    await this.stopPipeline(this.running);
-    await Promise.all(this.stopping);
-    await this.drainForwarding();
+  stop(): Promise<void> {
+    return this.processor.stop();
   }
-
-  /**
-   * Waits for the batches still being handed on, for at most the shutdown grace: a receiver that
-   * cannot take them (an endpoint that stays down) must not hold shutdown forever. A batch still
-   * waiting then stays with that receiver, which delivers it or counts it as dropped when it
-   * stops in turn; the log says how many entries were still on their way.
-   */
-  private async drainForwarding(): Promise<void> {
-    const drained = await this.withinGrace(this.forwarding.then(() => true));
-    if (!drained) this.ctx.log('error', 'stopped while entries were still being handed on', { entries: this.handingOn });
-  }
-
-  /**
-   * Pushes a batch through the pipeline and resolves once everything it produced has been taken
-   * over by the receivers — including entries a waiting limit released later — so the sender's
-   * acknowledgement means nothing is left in flight here.
-   */
-  private async send(entries: readonly Entry[], untilSentOn: boolean): Promise<void> {
-    const running = this.running;
-    if (running.kind === 'threads') {
-      const { outputs, settled } = running.pool.process(entries, untilSentOn);
-      const handedOn = this.forward(outputs as Promise<Entry[]>);
-      handedOn.catch(() => {});
-      await settled;
-      await handedOn;
-      await this.forwarding;
-      return;
-    }
-    const outputs: Entry[] = [];
-    this.collecting = outputs;
-    try {
-      // The receiver owns what it is sent (see LogsReceiver), so entries go in without a copy.
-      for (const entry of entries) {
-        seedLabels(entry);
-        running.input.next(entry);
-      }
-    } finally {
-      this.collecting = undefined;
-    }
-    // Asked now: what this batch left in open blocks, not what later batches add.
-    const sentOn = untilSentOn ? running.built.held() : undefined;
-    const handedOn = this.forward(outputs);
-    // Keep a failure of this batch for the sender, but wait for held entries first.
-    handedOn.catch(() => {});
-    await running.built.pending();
-    await sentOn;
-    await handedOn;
-    await this.forwarding;
-  }
-
-  /**
-   * Queues a batch behind the ones before it. The returned promise fails when this batch could
-   * not be handed on, so the sender that is waiting for it learns of the loss; the chain itself
-   * never fails, so later batches still go out.
-   */
-  private forward(batch: Entry[] | Promise<Entry[]>): Promise<void> {
-    if (Array.isArray(batch) && batch.length === 0) return this.forwarding;
-    const receivers = this.forwardTo;
-    let counted = 0;
-    const handOn = (entries: Entry[]) => {
-      if (entries.length === 0) return;
-      for (const entry of entries) entry.extracted = {};
-      counted = entries.length;
-      this.handingOn += counted;
-      return fanOut(receivers, entries);
-    };
-    // Entries from threads arrive later, but keep the place in line their batch took now.
-    const handedOn = (
-      Array.isArray(batch) ? this.forwarding.then(() => handOn(batch)) : this.forwarding.then(() => batch).then(handOn)
-    ).finally(() => (this.handingOn -= counted));
-    this.forwarding = handedOn.catch((err) => {
-      this.ctx.log('error', 'forwarding entries failed', { error: String(err), entries: counted });
-    });
-    return handedOn;
-  }
-
-  private startPipeline(stages: readonly StageSpec[], fingerprint: string): RunningPipeline {
-    const threads = this.ctx.pipelineThreads;
-    if (threads && threads.workers > 1) {
-      const plan = threadPlan(stages, fingerprint);
-      if (plan.kind !== 'single') return this.startThreads(plan, fingerprint, threads);
-      this.ctx.log('info', 'stages run on one thread', { reason: plan.reason });
-    }
-    const built = buildPipeline(stages, {
-      clock: this.ctx.clock,
-      registry: this.ctx.registry,
-      debug: (message, fields) => this.ctx.log('debug', message, fields),
-    });
-    const input = new Inlet<Entry>();
-    let settle!: () => void;
-    const completed = new Promise<void>((resolve) => (settle = resolve));
-    const subscription = built.operator(input).subscribe({
-      next: (entry) => {
-        // Entries emitted during a send() join that send's batch; timer flushes go on their own.
-        if (this.collecting) this.collecting.push(entry);
-        // Nobody waits on a timer flush; a failure is logged by forward().
-        else this.forward([entry]).catch(() => {});
-      },
-      error: (err) => {
-        this.ctx.log('error', 'pipeline failed', { error: String(err) });
-        settle();
-      },
-      complete: () => settle(),
-    });
-    return { kind: 'local', built, input, subscription, fingerprint, completed };
-  }
-
-  private startThreads(plan: PartitionPlan, fingerprint: string, threads: { workers: number; workerUrl: URL }): ThreadedPipeline {
-    const pool = new PartitionedPipeline({
-      workerUrl: threads.workerUrl,
-      workers: threads.workers,
-      plan,
-      setup: {
-        stagesText: fingerprint,
-        file: `${this.ctx.id} stages`,
-        output: 'entries',
-        stageModules: loadedStageModuleFiles(),
-        linearTimeRegex: linearTimeFallbackEnabled(),
-      },
-      // Nobody waits on a timer flush; a failure is logged by forward().
-      onEmit: (items) => void this.forward(items as Entry[]).catch(() => {}),
-      onFailure: (err) => {
-        this.state = unhealthy(`pipeline threads failed: ${err.message}`);
-        this.ctx.log('error', 'pipeline threads failed', { error: err.message });
-      },
-    });
-    pool.ready().catch(() => {});
-    const removeMetrics = addMetricsSource(this.ctx.registry, () => pool.metrics());
-    return { kind: 'threads', pool, fingerprint, removeMetrics };
-  }
-
-  /**
-   * Ends the pipeline's input so stages flush downstream (multiline blocks, entries a waiting
-   * limit still holds), waits for it to complete for up to the shutdown grace on the component's
-   * clock, then releases its resources.
-   */
-  private async stopPipeline(running: RunningPipeline): Promise<void> {
-    if (running.kind === 'threads') return this.stopThreads(running);
-    running.input.complete();
-    await this.withinGrace(running.completed);
-    running.subscription.unsubscribe();
-    running.built.dispose();
-  }
-
-  /** `work`'s value, or undefined once the shutdown grace has passed on the component's clock. */
-  private async withinGrace<T>(work: Promise<T>): Promise<T | undefined> {
-    let timer: Subscription | undefined;
-    const grace = new Promise<undefined>((resolve) => {
-      timer = this.ctx.clock.scheduler.schedule(() => resolve(undefined), SHUTDOWN_GRACE_MS);
-    });
-    try {
-      return await Promise.race([work, grace]);
-    } finally {
-      timer?.unsubscribe();
-    }
-  }
-
-  /** The same for threads: their stages flush, what they forward is handed on, then they end. */
-  private async stopThreads(running: ThreadedPipeline): Promise<void> {
-    const flushed = await this.withinGrace(running.pool.end().catch(() => undefined));
-    if (flushed) await this.forward(flushed as Entry[]).catch(() => {});
-    running.removeMetrics();
-    await running.pool.terminate();
-  }
-}
-
-/**
- * How a stage list spreads over threads: by its partition plan, provided worker threads can read
- * it on their own (arguments that refer to other components cannot cross).
- */
-function threadPlan(stages: readonly StageSpec[], stagesText: string): PartitionPlan {
-  const plan = planPartitions(stages);
-  if (plan.kind === 'single') return plan;
-  try {
-    loadStageList(stagesText, 'stages');
-  } catch {
-    return { kind: 'single', reason: 'stage arguments refer to other components' };
-  }
-  return plan;
 }
