@@ -4,3 +4,5 @@ export { logsSourceStdinComponent } from './logs_source_stdin.js';
 export { profilesReceiveHttpComponent } from './profiles_receive_http.js';
 export { logsSourceApiComponent } from './logs_source_api.js';
 export { logsSourceJetStreamComponent } from './logs_source_jetstream.js';
+export { tailFiles, type FileTail, type TailFilesOptions } from './logs_source_file.js';
+export { stdinLines, type LineSource, type StdinLinesOptions, type StdinRunOptions } from './logs_source_stdin.js';
