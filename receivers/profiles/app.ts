@@ -35,6 +35,22 @@ export interface ProfilesAppOptions {
   readonly directLane?: boolean;
   /** The bounds on request bodies, read once per request; none when absent. */
   readonly limits?: () => BodyLimits;
+  /** Told as each profile request starts and once it is answered (a source's graceful stop waits for them). */
+  readonly requests?: RequestTracker;
+}
+
+/** Counts the profile requests being served. */
+export interface RequestTracker {
+  begin(): void;
+  end(): void;
+}
+
+/** The two profile routes, as a @koa/router to mount and as a whole Node request handler. */
+export interface ProfilesRoutes {
+  /** `POST /ingest` and `POST /push.v1.PusherService/*`; each route writes its own answer. */
+  readonly router: Router;
+  /** The receiver's own handler: the router in its Koa app (the reference's 301/400/404/405) and the direct lane. */
+  readonly handler: HttpHandler;
 }
 
 const NO_LIMITS: BodyLimits = { maxBytes: 0 };
@@ -43,19 +59,33 @@ const NO_LIMITS: BodyLimits = { maxBytes: 0 };
 type RouteHandler = (req: HttpRequest, res: HttpResponse, path?: string) => Promise<void>;
 
 export function createProfilesHandler(options: ProfilesAppOptions): HttpHandler {
+  return createProfilesRoutes(options).handler;
+}
+
+/** The profile routes over `options`; the router and the handler share the same route handlers. */
+export function createProfilesRoutes(options: ProfilesAppOptions): ProfilesRoutes {
   const unexpected = (err: unknown) => options.log('error', 'request failed', { err: (err as Error).message });
   const limits = options.limits ?? (() => NO_LIMITS);
-  const ingest: RouteHandler = (req, res) => serveIngest(req, res, options.receivers(), options.log, limits());
   const pushHandler = createPushHandler((request, call) => {
     if (call.deadlineMs === undefined) return forwardPush(request, options.receivers(), call.signal);
     const deadline = scopedDeadline(call.deadlineMs, call.signal);
     return forwardPush(request, options.receivers(), deadline.signal).finally(deadline.release);
   }, limits);
-  const push: RouteHandler = (req, res, path) => pushHandler(req, res, path).catch((err: unknown) => writeGoError(res, err, unexpected));
+  const tracked = (route: RouteHandler): RouteHandler => {
+    const requests = options.requests;
+    if (requests === undefined) return route;
+    return (req, res, path) => {
+      requests.begin();
+      return route(req, res, path).finally(() => requests.end());
+    };
+  };
+  const ingest = tracked((req, res) => serveIngest(req, res, options.receivers(), options.log, limits()));
+  const push = tracked((req, res, path) => pushHandler(req, res, path).catch((err: unknown) => writeGoError(res, err, unexpected)));
 
-  const viaKoa = createProfilesApp(ingest, push, unexpected).callback() as HttpHandler;
-  if (options.directLane === false) return viaKoa;
-  return (req, res) => {
+  const router = createProfilesRouter(ingest, push);
+  const viaKoa = createProfilesApp(router, unexpected).callback() as HttpHandler;
+  if (options.directLane === false) return { router, handler: viaKoa };
+  const handler: HttpHandler = (req, res) => {
     if (req.method === 'POST') {
       const route = directRoute(req.url ?? '');
       if (route === INGEST_PATH) return void ingest(req, res);
@@ -63,6 +93,7 @@ export function createProfilesHandler(options: ProfilesAppOptions): HttpHandler 
     }
     viaKoa(req, res);
   };
+  return { router, handler };
 }
 
 const DIRECT_PATHS = [INGEST_PATH, PUSH_PATH];
@@ -77,9 +108,11 @@ function directRoute(url: string): string | undefined {
   return undefined;
 }
 
-function createProfilesApp(ingest: RouteHandler, push: RouteHandler, unexpected: (err: unknown) => void): Koa {
-  const app = new Koa();
-  app.silent = true;
+/**
+ * The two routes. Each writes its own answer on the Node response (Koa steps aside), so the
+ * router works the same mounted in any Koa app.
+ */
+function createProfilesRouter(ingest: RouteHandler, push: RouteHandler): Router {
   const router = new Router({ strict: true, sensitive: true });
   router.post(INGEST_PATH, async (ctx) => {
     ctx.respond = false;
@@ -89,7 +122,12 @@ function createProfilesApp(ingest: RouteHandler, push: RouteHandler, unexpected:
     ctx.respond = false;
     await push(ctx.req, ctx.res, (ctx as RoutedContext).newRouterPath);
   });
+  return router;
+}
 
+function createProfilesApp(router: Router, unexpected: (err: unknown) => void): Koa {
+  const app = new Koa();
+  app.silent = true;
   app.use(goErrorResponses(unexpected));
   app.use(goRequestPath);
   app.use(async (ctx, next) => {

@@ -27,6 +27,8 @@ import {
   type ProfileLabels,
   type ProfilesReceiver,
 } from '../../core/profiles.js';
+import { SourceNotSubscribedError } from '../../core/delivery.js';
+import { ReceiverFailures } from '../../core/profile-delivery.js';
 import type { Log } from '../../lib/log.js';
 import { BodyBudgetError, BodyTooLargeError, readBody, RETRY_AFTER_SECONDS, type BodyLimits } from '../http/body.js';
 import { httpError, statusText, writeGoError } from '../http/errors.js';
@@ -121,6 +123,9 @@ export async function serveIngest(
     );
     if (failure) {
       log('warn', 'Failed to ingest profiles', { err: failure.message });
+      // A profiles source that was not accepting took nothing: the client may send it again.
+      if (findError(failure, (e): e is SourceNotSubscribedError => e instanceof SourceNotSubscribedError))
+        throw httpError(503, statusText(503));
       const remote = findError(failure, (e): e is RemoteStatusError => e instanceof RemoteStatusError);
       if (remote) throw httpError(remote.statusCode, statusText(remote.statusCode));
       throw httpError(500, 'Failed to process request');
@@ -175,7 +180,10 @@ class IngestFanOut {
   }
 
   failed(index: number, err: unknown): void {
-    this.errors.push(new WrappedError(`failed to ingest profile to appendable ${index}`, err));
+    // A profiles source reports its forward_to list's failures by their own indexes.
+    if (err instanceof ReceiverFailures)
+      for (const f of err.failures) this.errors.push(new WrappedError(`failed to ingest profile to appendable ${f.index}`, f.error));
+    else this.errors.push(new WrappedError(`failed to ingest profile to appendable ${index}`, err));
     this.settled();
   }
 }

@@ -19,6 +19,8 @@ import {
   type ProfilesReceiver,
   type RawSample,
 } from '../../core/profiles.js';
+import { SourceNotSubscribedError } from '../../core/delivery.js';
+import { ReceiverFailures } from '../../core/profile-delivery.js';
 import type { PushRequest } from '../../lib/pyroscope/gen/push/v1/push_pb.js';
 import { runSteps } from '../../lib/slices.js';
 import { ensureServiceName, formatLabels } from './labels.js';
@@ -71,6 +73,8 @@ interface PreparedSeries {
  */
 class PushFanOut {
   private readonly failures: string[] = [];
+  /** Set when a profiles source refused a series because nobody was taking its deliveries. */
+  private refused: SourceNotSubscribedError | undefined;
 
   constructor(
     private readonly series: readonly PreparedSeries[],
@@ -97,7 +101,12 @@ class PushFanOut {
   }
 
   private failed(k: number, receiver: ProfilesReceiver, index: number, err: unknown): void {
-    this.failures.push(`unable to append series ${formatLabels(this.series[k]!.labels)} to appendable ${index}: ${messageOf(err)}`);
+    if (err instanceof SourceNotSubscribedError) this.refused = err;
+    const labels = formatLabels(this.series[k]!.labels);
+    // A profiles source reports its forward_to list's failures by their own indexes.
+    if (err instanceof ReceiverFailures)
+      for (const f of err.failures) this.failures.push(`unable to append series ${labels} to appendable ${f.index}: ${messageOf(f.error)}`);
+    else this.failures.push(`unable to append series ${labels} to appendable ${index}: ${messageOf(err)}`);
     this.next(k, receiver, index);
   }
 
@@ -110,7 +119,9 @@ class PushFanOut {
       return;
     }
     if (--this.waiting > 0) return;
-    if (this.failures.length > 0) this.reject(new ConnectError(this.failures.join('\n'), Code.Internal));
+    // A source that was not accepting took none of it: the client may send it again elsewhere or later.
+    if (this.refused) this.reject(new ConnectError(this.refused.message, Code.Unavailable));
+    else if (this.failures.length > 0) this.reject(new ConnectError(this.failures.join('\n'), Code.Internal));
     else this.resolve();
   }
 }
