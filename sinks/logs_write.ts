@@ -24,15 +24,20 @@
  * fails with a `RetryLaterError` (a push source answers 429) and succeeds again by itself once a
  * write does. Records that cannot be read back are counted in `logs_write_wal_lost_entries_total`.
  * The `wal` block cannot change while the component runs.
+ *
+ * The same writer is usable from code as a sink: `lokiWrite(options)` takes the block's attributes
+ * and nested blocks as an object, and the component is that sink built from its decoded block.
  */
 import type { Block } from '../lib/config/ast.js';
-import { ConfigError, ConfigErrors } from '../lib/config/errors.js';
+import { ConfigError, ConfigErrors, type Position } from '../lib/config/errors.js';
 import { nestedBlocks } from '../lib/loki/config.js';
 import type { Entry, Labels } from '../core/entry.js';
 import { cloneEntry } from '../core/entry.js';
+import { logSink, type LogSink } from '../core/delivery.js';
 import { logsReceiverCapsule, type LogsReceiver } from '../core/receiver.js';
 import { defineComponent, healthy, unhealthy, type ComponentArgs, type ComponentContext, type Health } from '../core/runtime/component.js';
-import { t } from '../core/schema.js';
+import { standaloneContext, type RunOptions } from '../core/runtime/standalone.js';
+import { applyDefaults, t } from '../core/schema.js';
 import { endpointBlockSpec, resolveEndpoints, type EndpointConfig } from './loki/endpoint_config.js';
 import { EndpointQueue } from './loki/endpoint_queue.js';
 import { EndpointWal, type WalLossReason } from './loki/endpoint_wal.js';
@@ -63,31 +68,88 @@ export const logsWriteComponent = defineComponent({
   },
 });
 
-interface Settings {
-  readonly endpoints: readonly EndpointConfig[];
-  readonly externalLabels: Labels;
-  readonly wal: WalConfig | undefined;
+/** One `endpoint` block of logs.write as an object: the block's attributes and nested blocks. */
+export interface LokiEndpointOptions {
+  /** Full URL of the push API, e.g. `http://loki:3100/loki/api/v1/push`. */
+  readonly url: string;
+  /** Name for logs, metrics and the write-ahead log's subdirectory. */
+  readonly name?: string;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly bearer_token?: string;
+  readonly bearer_token_file?: string;
+  /** `X-Scope-OrgID` of entries without a `__tenant_id__` label. */
+  readonly tenant_id?: string;
+  /** Durations are Go duration strings: `"10s"`, `"250ms"`. */
+  readonly remote_timeout?: string;
+  readonly batch_wait?: string;
+  /** Sizes are base-2 byte strings: `"1MiB"`. */
+  readonly batch_size?: string;
+  readonly min_backoff_period?: string;
+  readonly max_backoff_period?: string;
+  /** Attempts per batch in total; 0 retries without limit. */
+  readonly max_backoff_retries?: number;
+  readonly retry_on_http_429?: boolean;
+  readonly basic_auth?: { readonly username?: string; readonly password?: string; readonly password_file?: string };
+  /** `capacity`: bytes of lines held in memory before senders wait; `drain_timeout`: how long stopping delivers. */
+  readonly queue_config?: { readonly capacity?: string; readonly drain_timeout?: string };
 }
 
-function settingsOf(args: ComponentArgs): Settings {
-  try {
-    const endpoints = resolveEndpoints(args.values.endpoint as Record<string, unknown>[], args.block as Block, args.path);
-    const walBlock = nestedBlocks(args.block as Block, 'wal')[0];
-    const wal = resolveWal(args.values.wal as Record<string, unknown> | undefined, walBlock, args.path);
-    if (wal) {
-      const dirs = endpoints.map((e) => endpointWalDir(wal, e));
-      const shared = dirs.find((dir, i) => dirs.indexOf(dir) !== i);
-      if (shared !== undefined)
-        throw new ConfigError(`two endpoints would share the write-ahead log ${shared}; give them distinct names`, walBlock?.pos, [
-          ...args.path,
-          'wal',
-        ]);
-    }
-    return { endpoints, externalLabels: args.values.external_labels as Labels, wal };
-  } catch (err) {
-    if (err instanceof ConfigErrors || err instanceof ConfigError) throw err;
-    throw new ConfigError((err as Error).message, args.block.pos, args.path);
-  }
+/** The `wal` block of logs.write as an object; as in a config, it is off unless `enabled` is true. */
+export interface LokiWalOptions {
+  readonly enabled?: boolean;
+  /** Required when enabled; each endpoint keeps its own subdirectory. */
+  readonly dir?: string;
+  /** Most bytes of log files per endpoint, e.g. `"1GiB"`; senders wait beyond it. */
+  readonly max_size?: string;
+  readonly fsync?: 'always' | 'never';
+}
+
+/**
+ * The options of `lokiWrite`: logs.write's attributes and blocks, with the same names, defaults
+ * and validation as in a config.
+ */
+export interface LokiWriteOptions {
+  /** One or more endpoints; each gets every entry. */
+  readonly endpoint: readonly LokiEndpointOptions[];
+  /** Labels added to every stream sent; an entry's own labels win. */
+  readonly external_labels?: Readonly<Record<string, string>>;
+  readonly wal?: LokiWalOptions;
+}
+
+/** A running Loki writer used from code (see `lokiWrite`). */
+export interface LokiWriteSink extends LogSink {
+  /**
+   * Applies new options as a config reload does: an endpoint whose settings changed gets a new
+   * queue once the old one has drained (or, with a write-ahead log, takes the log over), other
+   * changes apply to the next batch. Invalid options, or a changed `wal`, throw a `ConfigError`
+   * and change nothing.
+   */
+  update(options: LokiWriteOptions): void;
+  /** Unhealthy once a write-ahead log could not be opened. */
+  health(): Health;
+}
+
+/**
+ * Sends log entries to Loki-compatible push endpoints, as the logs.write component does. A send
+ * (or a batch it observes) is acknowledged once the entries are queued at every endpoint, or with
+ * `wal` once they are written to the write-ahead log; it waits while a queue or log is full, so a
+ * slow endpoint slows the source; a log whose disk is full refuses it with `RetryLaterError`.
+ * `stop()` (or the observed source completing) delivers what is queued for up to each endpoint's
+ * `queue_config.drain_timeout` and closes the logs. Invalid options throw the config's `ConfigError`.
+ *
+ * @example
+ * const sink = lokiWrite({ endpoint: [{ url: 'http://localhost:3100/loki/api/v1/push', batch_wait: '100ms' }] });
+ * source.subscribe(sink);
+ * // later: await source.stop(); await sink.stop();
+ *
+ * `hooks` replace the HTTP client, the backoff jitter or file opening (tests).
+ */
+export function lokiWrite(options: LokiWriteOptions, run?: RunOptions, hooks: LogsWriteTestHooks = {}): LokiWriteSink {
+  const writer = new LokiWriter(settingsOfOptions(options), standaloneContext(logsWriteComponent.name, run), hooks);
+  return Object.assign(sinkOf(writer), {
+    update: (next: LokiWriteOptions) => writer.reconfigure(settingsOfOptions(next), undefined, [logsWriteComponent.name]),
+    health: () => writer.health(),
+  });
 }
 
 /** Options for tests: another transport than the HTTP client, a fixed backoff jitter, a disk that fills up. */
@@ -97,8 +159,75 @@ export interface LogsWriteTestHooks {
   readonly openFile?: OpenFile;
 }
 
+/** The logs.write component: its decoded block made into the writer `lokiWrite` makes, exported as `receiver`. */
 export class LogsWrite {
   readonly exports;
+  private readonly writer: LokiWriter;
+  private readonly sink: LogSink;
+
+  constructor(args: ComponentArgs, ctx: ComponentContext, hooks: LogsWriteTestHooks = {}) {
+    this.writer = new LokiWriter(settingsOf(args.values, args.block, args.path), ctx, hooks);
+    this.sink = sinkOf(this.writer);
+    this.exports = { receiver: logsReceiverCapsule(this.sink) };
+  }
+
+  health(): Health {
+    return this.writer.health();
+  }
+
+  update(args: ComponentArgs): void {
+    const where = nestedBlocks(args.block as Block, 'wal')[0]?.pos ?? (args.block as Block).pos;
+    this.writer.reconfigure(settingsOf(args.values, args.block, args.path), where, args.path);
+  }
+
+  stop(): Promise<void> {
+    return this.sink.stop();
+  }
+}
+
+function sinkOf(writer: LokiWriter): LogSink {
+  return logSink(writer, () => writer.stop());
+}
+
+interface Settings {
+  readonly endpoints: readonly EndpointConfig[];
+  readonly externalLabels: Labels;
+  readonly wal: WalConfig | undefined;
+}
+
+/** Programmatic options through the schema's defaults and the config's own validation (errors without positions). */
+function settingsOfOptions(options: LokiWriteOptions): Settings {
+  const path = [logsWriteComponent.name];
+  return settingsOf(applyDefaults(logsWriteComponent, options as unknown as Record<string, unknown>, path), undefined, path);
+}
+
+/** Validates decoded values; `block`, when the values come from a config, places the errors. */
+function settingsOf(values: Record<string, unknown>, block: Block | undefined, path: readonly string[]): Settings {
+  try {
+    const endpoints = resolveEndpoints(values.endpoint as Record<string, unknown>[], block, path);
+    const walBlock = nestedBlocks(block, 'wal')[0];
+    const wal = resolveWal(values.wal as Record<string, unknown> | undefined, walBlock, path);
+    if (wal) {
+      const dirs = endpoints.map((e) => endpointWalDir(wal, e));
+      const shared = dirs.find((dir, i) => dirs.indexOf(dir) !== i);
+      if (shared !== undefined)
+        throw new ConfigError(`two endpoints would share the write-ahead log ${shared}; give them distinct names`, walBlock?.pos, [
+          ...path,
+          'wal',
+        ]);
+    }
+    return { endpoints, externalLabels: values.external_labels as Labels, wal };
+  } catch (err) {
+    if (err instanceof ConfigErrors || err instanceof ConfigError) throw err;
+    throw new ConfigError((err as Error).message, block?.pos, path);
+  }
+}
+
+/**
+ * The writer itself: a queue per endpoint (with its write-ahead log when `wal` is on), taking
+ * entries over in `send`. What `lokiWrite` returns and the component exports is this as a sink.
+ */
+class LokiWriter implements LogsReceiver {
   private settings: Settings;
   private queues: EndpointQueue[];
   /** Write-ahead logs by directory, shared by an endpoint's successive queues. */
@@ -108,28 +237,24 @@ export class LogsWrite {
   private stopped = false;
 
   constructor(
-    args: ComponentArgs,
+    settings: Settings,
     private readonly ctx: ComponentContext,
-    private readonly hooks: LogsWriteTestHooks = {},
+    private readonly hooks: LogsWriteTestHooks,
   ) {
-    this.settings = settingsOf(args);
+    this.settings = settings;
     this.metrics = writeMetrics(ctx.registry);
     this.queues = this.settings.endpoints.map((config) => this.newQueue(config));
-    const receiver: LogsReceiver = { send: (entries) => this.send(entries) };
-    this.exports = { receiver: logsReceiverCapsule(receiver) };
   }
 
   health(): Health {
     return this.walFailure === undefined ? healthy() : unhealthy(this.walFailure);
   }
 
-  update(args: ComponentArgs): void {
-    const next = settingsOf(args);
+  /** Applies new settings; `walPos` and `path` place the error a changed `wal` is. */
+  reconfigure(next: Settings, walPos: Position | undefined, path: readonly string[]): void {
     const previous = this.settings;
-    if (JSON.stringify(previous.wal) !== JSON.stringify(next.wal)) {
-      const where = nestedBlocks(args.block as Block, 'wal')[0]?.pos ?? (args.block as Block).pos;
-      throw new ConfigError('the wal block cannot change while the component runs', where, args.path);
-    }
+    if (JSON.stringify(previous.wal) !== JSON.stringify(next.wal))
+      throw new ConfigError('the wal block cannot change while the component runs', walPos, path);
     this.settings = next;
     if (JSON.stringify(previous.endpoints) === JSON.stringify(next.endpoints)) return;
     // Replaced endpoints drain in the background; their successors start sending once they are
@@ -157,7 +282,7 @@ export class LogsWrite {
   }
 
   /** Queues the entries at every endpoint (each its own copy); resolves once all have them. */
-  private async send(entries: readonly Entry[]): Promise<void> {
+  async send(entries: readonly Entry[]): Promise<void> {
     if (this.stopped) throw new Error('logs.write is stopped');
     if (entries.length === 0) return;
     const queues = this.queues;

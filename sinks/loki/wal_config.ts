@@ -50,6 +50,14 @@ export function resolveWal(
   const at = [...path, 'wal'];
   const dir = values.dir as string;
   if (dir === '') throw new ConfigError('dir must be set when the wal is enabled', attributePos(block, 'enabled'), at);
+  // A config's decoding has checked this already; options given from code have not been.
+  const fsyncModes = walBlockSpec.fields.fsync!.oneOf!;
+  if (!fsyncModes.includes(values.fsync as string))
+    throw new ConfigError(
+      `attribute "fsync": invalid value ${JSON.stringify(values.fsync)}, expected one of ${fsyncModes.map((v) => JSON.stringify(v)).join(', ')}`,
+      attributePos(block, 'fsync'),
+      at,
+    );
   return { dir, maxBytes: byteSize(values.max_size as string, 'max_size', block, at, 1), fsync: values.fsync === 'always' };
 }
 
