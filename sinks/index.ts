@@ -4,3 +4,12 @@ export { profilesEchoComponent } from './profiles_echo.js';
 export { profilesWriteComponent } from './profiles_write.js';
 export { logsWriteComponent } from './logs_write.js';
 export { logsWriteJetStreamComponent } from './logs_write_jetstream.js';
+export {
+  lokiWrite,
+  type LokiWriteOptions,
+  type LokiEndpointOptions,
+  type LokiWalOptions,
+  type LokiWriteSink,
+  type LogsWriteTestHooks,
+} from './logs_write.js';
+export { echo, type EchoOptions } from './logs_echo.js';
