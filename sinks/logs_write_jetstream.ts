@@ -20,36 +20,31 @@
  * the storage/retention/replica settings here, and a description naming the subject prefix and
  * partition count, which readers use when they are not told. A stream whose description names
  * another partition count is refused.
+ *
+ * `jetStreamWrite` is the same writer used from code, a `LogSink`; the component exports it as
+ * its `receiver`.
  */
-import { randomBytes } from 'node:crypto';
-import { jetstreamManager, JetStreamApiCodes, JetStreamApiError, type StreamConfig } from '@nats-io/jetstream';
-import type { NatsConnection } from '@nats-io/transport-node';
+import type { StreamConfig } from '@nats-io/jetstream';
 import type { Block } from '../lib/config/ast.js';
-import { ConfigError, ConfigErrors } from '../lib/config/errors.js';
-import { Backoff, backoffClockOn } from '../lib/backoff.js';
-import { encodedEntrySize, encodedLabelsSize, encodeEntryBatch } from '../lib/jetstream/entry_codec.js';
+import { ConfigError, ConfigErrors, type Position } from '../lib/config/errors.js';
 import {
-  errorText,
-  NatsLink,
   natsConnectionFields,
   natsTlsBlockSpec,
   resolveNatsConnection,
+  type NatsConnectionOptions,
   type NatsConnectionSettings,
 } from '../lib/jetstream/connection.js';
-import { layoutDescription, parseLayoutDescription, partitionOf, partitionSubject } from '../lib/jetstream/partition.js';
+import { layoutDescription } from '../lib/jetstream/partition.js';
 import { attributePos, byteSize, durationMs } from '../lib/loki/config.js';
-import { labelsKey, type Entry } from '../core/entry.js';
-import { logsReceiverCapsule, type LogsReceiver } from '../core/receiver.js';
-import { defineComponent, healthy, unhealthy, type ComponentArgs, type ComponentContext, type Health } from '../core/runtime/component.js';
-import { t } from '../core/schema.js';
-import { jetStreamWriteMetrics, type JetStreamWriteMetrics } from './jetstream/metrics.js';
-import { AsyncPublisher, PublishError, type PublishFailure } from './jetstream/publisher.js';
-import { InFlightWindow } from './jetstream/window.js';
+import { logSink, type LogSink } from '../core/delivery.js';
+import { logsReceiverCapsule } from '../core/receiver.js';
+import { defineComponent, type ComponentArgs, type ComponentContext, type Health } from '../core/runtime/component.js';
+import { standaloneContext, type RunOptions } from '../core/runtime/standalone.js';
+import { applyDefaults, t } from '../core/schema.js';
+import { fixedWriteSettingChanged, JetStreamWriter, type JetStreamWriteSettings } from './jetstream/writer.js';
 
 /** Stream and consumer names: no dots, wildcards or spaces (NATS's rule), kept to a safe set. */
 const NAME = /^[A-Za-z0-9_-]+$/;
-/** How long to wait before checking a missing or mismatched stream again. */
-const STREAM_RETRY_MS = 2000;
 
 export const logsWriteJetStreamComponent = defineComponent({
   name: 'logs.write.jetstream',
@@ -109,29 +104,123 @@ export const logsWriteJetStreamComponent = defineComponent({
   },
 });
 
-interface Settings {
-  readonly connection: NatsConnectionSettings;
+/**
+ * Options of `jetStreamWrite`: logs.write.jetstream's attributes, named, defaulted and checked as
+ * in the config. Durations are Go duration strings (`"5s"`), sizes strings such as `"256KiB"`.
+ */
+export interface JetStreamWriteOptions extends NatsConnectionOptions {
+  /** JetStream stream to publish to. */
   readonly stream: string;
-  readonly prefix: string;
-  readonly partitions: number;
-  readonly createStream: boolean;
-  readonly streamConfig: Partial<StreamConfig> & { name: string };
-  readonly maxMessageBytes: number;
-  readonly maxInFlight: number;
-  readonly publishTimeoutMs: number;
-  readonly minBackoffMs: number;
-  readonly maxBackoffMs: number;
-  readonly maxRetries: number;
+  /** Subjects are `<subject_prefix>.<partition>`; defaults to the stream name. */
+  readonly subject_prefix?: string;
+  /** Number of partitions (default 12); readers read it from a stream created here. */
+  readonly partitions?: number;
+  /** Create the stream when it does not exist (default true). */
+  readonly create_stream?: boolean;
+  /** Storage of a stream created here (default "file"). */
+  readonly storage?: 'file' | 'memory';
+  /** Retention of a stream created here (default "limits"). */
+  readonly retention?: 'limits' | 'workqueue';
+  /** Replicas of a stream created here, 1 to 5 (default 1). */
+  readonly replicas?: number;
+  /** Oldest message a stream created here keeps; "0s" keeps them forever (default "24h"). */
+  readonly max_age?: string;
+  /** Most bytes a stream created here keeps; "0" (the default) means no limit. */
+  readonly max_bytes?: string;
+  /** How long a stream created here remembers message ids (default "2m"). */
+  readonly duplicate_window?: string;
+  /** Largest message written (default "256KiB"); a stream's entries beyond it go in further messages. */
+  readonly max_message_size?: string;
+  /** Most messages published and awaiting acknowledgement (default 1024); a send waits beyond it. */
+  readonly max_in_flight?: number;
+  /** How long a publish waits for its acknowledgement before it is retried (default "5s"). */
+  readonly publish_timeout?: string;
+  /** First delay between retries (default "100ms"). */
+  readonly min_backoff_period?: string;
+  /** Longest delay between retries (default "5s"). */
+  readonly max_backoff_period?: string;
+  /** Attempts per message while connected (default 10); 0 retries without limit. */
+  readonly max_backoff_retries?: number;
 }
 
-function settingsOf(args: ComponentArgs, componentId: string): Settings {
-  const block = args.block as Block;
-  const v = args.values;
+/** A running logs.write.jetstream as a `LogSink`. */
+export interface JetStreamWrite extends LogSink {
+  /** Whether it is connected and the stream is writable, or why not, as the component reports it. */
+  health(): Health;
+  /**
+   * Takes new options, as a config reload does: the connection, stream, subject_prefix,
+   * partitions and stream settings cannot change (a ConfigError); the rest applies at once.
+   */
+  update(options: JetStreamWriteOptions): void;
+}
+
+/**
+ * Publishes log entries to a JetStream stream for `jetStreamSource` (or logs.source.jetstream)
+ * readers. A batch (or a `send`) is acknowledged once JetStream stored every message of it; it is
+ * refused only when a publish fails for good (too large, retries spent, stopped). While the
+ * server is unreachable it waits, spending no retries: a push source in front then fills its
+ * pending bound and answers 429 by itself. `stop()` (or the source completing) refuses new
+ * batches, lets the connection drain what is published, and closes it. Invalid options throw the
+ * component's ConfigErrors.
+ *
+ * @example
+ * const buffer = jetStreamWrite({ url: 'nats://localhost:4222', stream: 'LOGS', partitions: 4 });
+ * pushApi.subscribe(buffer);
+ */
+export function jetStreamWrite(options: JetStreamWriteOptions, run: RunOptions = {}): JetStreamWrite {
+  const ctx = standaloneContext(logsWriteJetStreamComponent.name, run);
+  return sinkOf(new JetStreamWriter(settingsOf(optionValues(options), ctx.id, undefined, PATH), ctx), ctx);
+}
+
+/** The error path of a programmatic writer's option errors. */
+const PATH = [logsWriteJetStreamComponent.name];
+
+/** The options as the component's decoded values: defaults applied, durations parsed. */
+function optionValues(options: JetStreamWriteOptions): Record<string, unknown> {
+  return applyDefaults(logsWriteJetStreamComponent, { ...options }, PATH);
+}
+
+/** The `LogSink` face of a writer. */
+function sinkOf(writer: JetStreamWriter, ctx: ComponentContext): JetStreamWrite {
+  return Object.assign(
+    logSink({ send: (entries) => writer.send(entries) }, () => writer.stop()),
+    {
+      health: () => writer.health(),
+      update: (options: JetStreamWriteOptions) => {
+        const next = settingsOf(optionValues(options), ctx.id, undefined, PATH);
+        writer.update(acceptedUpdate(writer.current(), next, undefined, PATH));
+      },
+    },
+  );
+}
+
+/** `next`, if a running writer may take it in place of `previous`; a ConfigError otherwise. */
+function acceptedUpdate(
+  previous: JetStreamWriteSettings,
+  next: JetStreamWriteSettings,
+  pos: Position | undefined,
+  path: readonly string[],
+): JetStreamWriteSettings {
+  const refusal = fixedWriteSettingChanged(previous, next);
+  if (refusal !== undefined) throw new ConfigError(refusal, pos, path);
+  return next;
+}
+
+/**
+ * Checks decoded values (the config's, or the programmatic options with defaults applied) and
+ * turns them into settings; `block` places the errors, when there is one.
+ */
+function settingsOf(
+  v: Record<string, unknown>,
+  componentId: string,
+  block: Block | undefined,
+  path: readonly string[],
+): JetStreamWriteSettings {
   const errors: ConfigError[] = [];
-  const fail = (reason: string, attribute: string) => errors.push(new ConfigError(reason, attributePos(block, attribute), args.path));
+  const fail = (reason: string, attribute: string) => errors.push(new ConfigError(reason, attributePos(block, attribute), path));
   let connection: NatsConnectionSettings | undefined;
   try {
-    connection = resolveNatsConnection(v, componentId, block, args.path);
+    connection = resolveNatsConnection(v, componentId, block, path);
   } catch (err) {
     if (err instanceof ConfigErrors) errors.push(...err.errors);
     else throw err;
@@ -147,7 +236,7 @@ function settingsOf(args: ComponentArgs, componentId: string): Settings {
   if (replicas < 1 || replicas > 5) fail(`replicas must be between 1 and 5, got ${replicas}`, 'replicas');
   const size = (name: string, min: number) => {
     try {
-      return byteSize(v[name] as string, name, block, args.path, min);
+      return byteSize(v[name] as string, name, block, path, min);
     } catch (err) {
       errors.push(err as ConfigError);
       return 0;
@@ -191,220 +280,32 @@ function settingsOf(args: ComponentArgs, componentId: string): Settings {
   };
 }
 
-/** One message to publish: a stream's entries, encoded. */
-interface Outgoing {
-  readonly subject: string;
-  readonly data: Buffer;
-  readonly entries: number;
-}
-
+/** The logs.write.jetstream component: a `jetStreamWrite` sink exported as its `receiver`. */
 export class LogsWriteJetStream {
   readonly exports;
-  private settings: Settings;
-  private readonly link: NatsLink;
-  private publisher: AsyncPublisher | undefined;
-  /** Why the stream cannot be written to, while it cannot. */
-  private streamProblem: string | undefined = 'checking the stream';
-  private streamReady: Promise<void>;
-  private lastFailure: string | undefined;
-  private readonly window: InFlightWindow;
-  private readonly metrics: JetStreamWriteMetrics;
-  private readonly labels: { component_id: string };
-  /** Distinguishes this writer's message ids from every other writer's. */
-  private readonly writerId = randomBytes(9).toString('base64url');
-  private nextMessage = 0;
-  private readonly stopSignal = new AbortController();
-  private stopped = false;
+  private readonly writer: JetStreamWriter;
+  private readonly sink: JetStreamWrite;
 
   constructor(
     args: ComponentArgs,
     private readonly ctx: ComponentContext,
   ) {
-    this.settings = settingsOf(args, ctx.id);
-    this.metrics = jetStreamWriteMetrics(ctx.registry);
-    this.labels = { component_id: ctx.id };
-    this.metrics.inFlightMessages.set(this.labels, 0);
-    this.window = new InFlightWindow(this.settings.maxInFlight);
-    this.link = new NatsLink({ settings: this.settings.connection, log: ctx.log });
-    this.streamReady = this.prepare();
-    const receiver: LogsReceiver = { send: (entries) => this.send(entries) };
-    this.exports = { receiver: logsReceiverCapsule(receiver) };
+    this.writer = new JetStreamWriter(settingsOf(args.values, ctx.id, args.block as Block, args.path), ctx);
+    this.sink = sinkOf(this.writer, ctx);
+    this.exports = { receiver: logsReceiverCapsule(this.sink) };
   }
 
   health(): Health {
-    const link = this.link.describe();
-    if (!link.up) return unhealthy(link.message);
-    if (this.streamProblem !== undefined) return unhealthy(this.streamProblem);
-    if (this.lastFailure !== undefined) return unhealthy(this.lastFailure);
-    return healthy(
-      `publishing to stream ${this.settings.stream} (${this.settings.partitions} partitions) on ${this.settings.connection.display}`,
-    );
+    return this.writer.health();
   }
 
   update(args: ComponentArgs): void {
-    const next = settingsOf(args, this.ctx.id);
-    const previous = this.settings;
-    const fixed = (s: Settings) =>
-      JSON.stringify([s.connection.fingerprint, s.stream, s.prefix, s.partitions, s.createStream, s.streamConfig]);
-    if (fixed(next) !== fixed(previous))
-      throw new ConfigError(
-        'the connection, stream, subject_prefix, partitions and stream settings cannot change while the component runs',
-        (args.block as Block).pos,
-        args.path,
-      );
-    this.settings = next;
-    this.window.resize(next.maxInFlight);
+    const block = args.block as Block;
+    const next = settingsOf(args.values, this.ctx.id, block, args.path);
+    this.writer.update(acceptedUpdate(this.writer.current(), next, block.pos, args.path));
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    this.window.close(new Error('logs.write.jetstream is stopped'));
-    // Sends in progress finish (or fail) before the connection goes: they were promised nothing yet.
-    this.stopSignal.abort();
-    await this.link.close();
-    this.publisher?.close();
-    this.metrics.inFlightMessages.remove(this.labels);
-  }
-
-  /** Publishes the entries; resolves once JetStream stored all of them. */
-  private async send(entries: readonly Entry[]): Promise<void> {
-    if (this.stopped) throw new Error('logs.write.jetstream is stopped');
-    if (entries.length === 0) return;
-    const outgoing = this.encode(entries);
-    await this.window.acquire(outgoing.length);
-    this.metrics.inFlightMessages.inc(this.labels, outgoing.length);
-    try {
-      await Promise.all(outgoing.map((message) => this.publishWithRetry(message)));
-    } finally {
-      this.metrics.inFlightMessages.dec(this.labels, outgoing.length);
-      this.window.release(outgoing.length);
-    }
-  }
-
-  /** One message per stream (in first-seen order), split at max_message_size. */
-  private encode(entries: readonly Entry[]): Outgoing[] {
-    const { prefix, partitions, maxMessageBytes } = this.settings;
-    const byStream = new Map<string, Entry[]>();
-    for (const entry of entries) {
-      const key = labelsKey(entry.labels);
-      const list = byStream.get(key);
-      if (list) list.push(entry);
-      else byStream.set(key, [entry]);
-    }
-    const out: Outgoing[] = [];
-    for (const [key, list] of byStream) {
-      const subject = partitionSubject(prefix, partitionOf(key, partitions));
-      const labels = list[0]!.labels;
-      const header = encodedLabelsSize(labels) + 5;
-      let start = 0;
-      let bytes = header;
-      for (let i = 0; i < list.length; i++) {
-        const size = encodedEntrySize(list[i]!);
-        if (i > start && bytes + size > maxMessageBytes) {
-          out.push({ subject, data: encodeEntryBatch({ labels, entries: list.slice(start, i) }), entries: i - start });
-          start = i;
-          bytes = header;
-        }
-        bytes += size;
-      }
-      out.push({
-        subject,
-        data: encodeEntryBatch({ labels, entries: start === 0 ? list : list.slice(start) }),
-        entries: list.length - start,
-      });
-    }
-    return out;
-  }
-
-  private async publishWithRetry(message: Outgoing): Promise<void> {
-    const msgId = `${this.writerId}-${(this.nextMessage++).toString(36)}`;
-    const { minBackoffMs, maxBackoffMs, maxRetries } = this.settings;
-    const backoffClock = backoffClockOn(this.ctx.clock.scheduler);
-    const backoff = new Backoff({ minMs: minBackoffMs, maxMs: maxBackoffMs, maxRetries }, backoffClock);
-    for (;;) {
-      const publisher = await this.ready();
-      try {
-        const ack = await publisher.publish(message.subject, message.data, msgId);
-        if (ack.duplicate) this.metrics.duplicateMessages.inc(this.labels);
-        this.metrics.publishedMessages.inc(this.labels);
-        this.metrics.publishedEntries.inc(this.labels, message.entries);
-        this.metrics.publishedBytes.inc(this.labels, message.data.length);
-        this.lastFailure = undefined;
-        return;
-      } catch (err) {
-        if (this.stopped) throw new Error('logs.write.jetstream stopped before the entries were stored');
-        const reason: PublishFailure = err instanceof PublishError ? err.reason : 'rejected';
-        const text = errorText(err);
-        // The stream went away (a server that lost its memory storage): set it up again.
-        if (reason === 'no_stream' && this.streamProblem === undefined) {
-          this.streamProblem = text;
-          this.streamReady = this.prepare();
-        }
-        // A publish lost to a dropped connection is not the message's fault: wait for the link.
-        if (!this.link.describe().up) continue;
-        const delay = backoff.nextDelay();
-        if (!backoff.ongoing()) {
-          this.metrics.failedEntries.inc({ ...this.labels, reason }, message.entries);
-          this.ctx.log('error', 'giving up publishing entries', { subject: message.subject, entries: message.entries, error: text });
-          throw new Error(`publishing to ${message.subject} failed: ${text}`);
-        }
-        this.lastFailure = `publishing to stream ${this.settings.stream} failed: ${text}; retrying`;
-        this.metrics.retriedEntries.inc({ ...this.labels, reason }, message.entries);
-        this.ctx.log('warn', 'publishing entries failed, will retry', { subject: message.subject, error: text, retry_in_ms: delay });
-        await backoffClock.sleep(delay, this.stopSignal.signal);
-      }
-    }
-  }
-
-  /** The publisher, once connected and the stream is usable; waits (not spending retries) until then. */
-  private async ready(): Promise<AsyncPublisher> {
-    for (;;) {
-      if (this.stopped) throw new Error('logs.write.jetstream stopped before the entries were stored');
-      const nc = await this.link.ready();
-      if (!nc) throw new Error('logs.write.jetstream stopped before the entries were stored');
-      await this.streamReady;
-      if (this.publisher && this.link.connection()) return this.publisher;
-    }
-  }
-
-  /** Connects, then checks (or creates) the stream until it is usable. */
-  private async prepare(): Promise<void> {
-    for (;;) {
-      const nc = await this.link.ready();
-      if (!nc) return;
-      try {
-        await this.checkStream(nc);
-        this.streamProblem = undefined;
-        this.publisher ??= new AsyncPublisher(nc, this.settings.publishTimeoutMs);
-        return;
-      } catch (err) {
-        const problem = errorText(err);
-        if (problem !== this.streamProblem)
-          this.ctx.log('error', 'the stream cannot be written to', { stream: this.settings.stream, error: problem });
-        this.streamProblem = problem;
-      }
-      await backoffClockOn(this.ctx.clock.scheduler).sleep(STREAM_RETRY_MS, this.stopSignal.signal);
-      if (this.stopped) return;
-    }
-  }
-
-  private async checkStream(nc: NatsConnection): Promise<void> {
-    const { stream, prefix, partitions, createStream, streamConfig } = this.settings;
-    const jsm = await jetstreamManager(nc);
-    let description: string | undefined;
-    try {
-      description = (await jsm.streams.info(stream)).config.description;
-    } catch (err) {
-      if (!(err instanceof JetStreamApiError) || err.code !== JetStreamApiCodes.StreamNotFound) throw err;
-      if (!createStream) throw new Error(`stream ${stream} does not exist and create_stream is false`);
-      await jsm.streams.add(streamConfig);
-      this.ctx.log('info', 'created stream', { stream, subjects: `${prefix}.*`, partitions });
-      return;
-    }
-    const layout = parseLayoutDescription(description);
-    if (layout && (layout.partitions !== partitions || layout.prefix !== prefix))
-      throw new Error(
-        `stream ${stream} was created for ${layout.partitions} partitions under ${layout.prefix}.*, but this writer has ${partitions} under ${prefix}.*`,
-      );
+    await this.sink.stop();
   }
 }
