@@ -13,3 +13,4 @@ export {
   type LogsWriteTestHooks,
 } from './logs_write.js';
 export { echo, type EchoOptions } from './logs_echo.js';
+export { jetStreamWrite, type JetStreamWrite, type JetStreamWriteOptions } from './logs_write_jetstream.js';
