@@ -6,3 +6,4 @@ export { logsSourceApiComponent } from './logs_source_api.js';
 export { logsSourceJetStreamComponent } from './logs_source_jetstream.js';
 export { tailFiles, type FileTail, type TailFilesOptions } from './logs_source_file.js';
 export { stdinLines, type LineSource, type StdinLinesOptions, type StdinRunOptions } from './logs_source_stdin.js';
+export { jetStreamSource, type JetStreamSource, type JetStreamSourceOptions } from './logs_source_jetstream.js';
