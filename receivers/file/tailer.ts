@@ -10,6 +10,8 @@
  * as it is when its file is rotated away or deleted, since nothing can complete it any more).
  * Lines longer than `maxLineSize` are dropped or truncated without being held whole (see FileLines).
  *
+ * A batch the receivers refuse is read again from its start on the next poll.
+ *
  * Batches are kept short in time (see BatchSize): when the receivers take lines over slowly (a
  * rate limit, a slow sink), a batch holds only the lines they take over in about `batchAckMs`, so
  * the offset saved at a positions sync lags what was written out downstream by about that long.
@@ -285,7 +287,12 @@ export class FileTailer {
     const { clock, stats } = this.options;
     if (entries.length > 0) {
       const started = clock.scheduler.now();
-      await this.options.send(entries);
+      try {
+        await this.options.send(entries);
+      } catch (err) {
+        this.readAgainFromOffset();
+        throw err;
+      }
       this.batchSize.taken(entries.length, clock.scheduler.now() - started);
     }
     this.offset += bytes;
@@ -293,6 +300,19 @@ export class FileTailer {
     if (overLong.dropped > 0) stats?.overLong?.(overLong.dropped, overLong.droppedBytes, false);
     if (overLong.truncated > 0) stats?.overLong?.(overLong.truncated, overLong.truncatedBytes, true);
     this.savePosition();
+  }
+
+  /**
+   * A batch was refused: nothing past `offset` was taken over, so the next poll reads from there
+   * again, even if the file has not changed since (the lines it holds were never delivered). The
+   * fingerprint was taken at an end the offset may not reach; a stale one would look like a
+   * truncation and read the whole file again.
+   */
+  private readAgainFromOffset(): void {
+    this.lines.reset();
+    this.fingerprint = undefined;
+    this.lastMtimeNs = -1n;
+    this.lastSize = -1n;
   }
 
   private async takeFingerprint(): Promise<void> {

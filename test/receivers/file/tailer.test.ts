@@ -66,4 +66,28 @@ describe('FileTailer', () => {
     expect(overLong).toEqual([[1, 300_000, false]]);
     await file.close();
   });
+  it('reads a refused batch again from its start on the next poll, with the file unchanged and after accepted batches', async () => {
+    const path = join(dir, 'refused.log');
+    // 200 lines: batches of 64, 128 (refused once), then the 8 left.
+    writeFileSync(path, Array.from({ length: 200 }, (_, i) => `line ${i}\n`).join(''));
+    const sizes: number[] = [];
+    const sent: Entry[] = [];
+    let refuse = true;
+    const file = tailer(path, sent, {
+      send: async (entries) => {
+        sizes.push(entries.length);
+        if (sizes.length === 2 && refuse) {
+          refuse = false;
+          throw new Error('downstream down');
+        }
+        sent.push(...entries);
+      },
+    });
+    await expect(file.poll()).rejects.toThrow('downstream down');
+    expect(sent).toHaveLength(64);
+    expect(await file.poll()).toBe(true);
+    await file.close();
+    expect(sizes).toEqual([64, 128, 128, 8]);
+    expect(sent.map((e) => e.line)).toEqual(Array.from({ length: 200 }, (_, i) => `line ${i}`));
+  });
 });
