@@ -15,6 +15,8 @@ export {
   type StageImpl,
   type BuildContext,
   type StageOperator,
+  type StageFactory,
+  type StageFactoryConfig,
 } from './core/stage.js';
 export { loadStageModules, loadConfigStageModules } from './core/stage-modules.js';
 export {

@@ -113,8 +113,14 @@ const registry = new Map<string, StageDefinition<any>>();
 /** A programmatic stage: an RxJS operator that also carries its spec so `pipeline()` can fuse it. */
 export type StageOperator = OperatorFunction<Entry, Entry> & { readonly spec: StageSpec };
 
+/**
+ * What a stage factory takes: the stage's config, every field optional (defaults apply), and a
+ * duration given either in nanoseconds or as a Go duration string (`max_wait_time: '3s'`).
+ */
+export type StageFactoryConfig<C> = { [K in keyof C]?: C[K] extends bigint ? bigint | string : C[K] } & Record<string, unknown>;
+
 /** The factory `defineStage` returns: `json({ expressions: { level: '' } })`. */
-export type StageFactory<C> = ((config: Partial<C> & Record<string, unknown>) => StageOperator) & {
+export type StageFactory<C> = ((config: StageFactoryConfig<C>) => StageOperator) & {
   readonly definition: StageDefinition<C>;
 };
 
@@ -125,7 +131,7 @@ export type StageFactory<C> = ((config: Partial<C> & Record<string, unknown>) =>
 export function defineStage<C>(def: StageDefinition<C>): StageFactory<C> {
   if (registry.has(def.name) && registry.get(def.name) !== def) throw new Error(`stage "${def.name}" is already defined`);
   registry.set(def.name, def as StageDefinition<any>);
-  const factory = (config: Partial<C> & Record<string, unknown>): StageOperator => {
+  const factory = (config: StageFactoryConfig<C>): StageOperator => {
     const spec = specFromObject(def as StageDefinition<any>, config as Record<string, unknown>);
     // Used on its own (outside pipeline()), the stage builds lazily with the default context.
     const operator = ((source: Observable<Entry>) => {

@@ -10,7 +10,7 @@ import { ManualClock } from '../core/clock.js';
 import { cloneEntry, type Entry } from '../core/entry.js';
 import { buildPipeline, ingress } from '../core/pipeline.js';
 import { loadStageList } from '../core/process.js';
-import type { BuiltPipeline, StageDefinition, StageFactory, StageSpec } from '../core/stage.js';
+import type { BuiltPipeline, StageDefinition, StageFactory, StageFactoryConfig, StageSpec } from '../core/stage.js';
 import type { TimedEntry } from './arbitraries.js';
 
 /**
@@ -59,7 +59,7 @@ const ORIGIN = Symbol('rivulet.testing.origin');
 
 /** Resolves a stage and its config to the spec a pipeline builds. */
 export function stageSpec<C>(stage: StageFactory<C>, config: StageConfigInput<C>): StageSpec {
-  if (typeof config !== 'string') return stage(config as Partial<C> & Record<string, unknown>).spec;
+  if (typeof config !== 'string') return stage(config as StageFactoryConfig<C>).spec;
   const specs = loadStageList(config, CONFIG_FILE);
   if (specs.length !== 1 || specs[0]!.def !== stage.definition) {
     throw new Error(
