@@ -6,4 +6,6 @@ export { logsSourceApiComponent } from './logs_source_api.js';
 export { logsSourceJetStreamComponent } from './logs_source_jetstream.js';
 export { tailFiles, type FileTail, type TailFilesOptions } from './logs_source_file.js';
 export { stdinLines, type LineSource, type StdinLinesOptions, type StdinRunOptions } from './logs_source_stdin.js';
+export { lokiPushReceiver, type LokiPushOptions, type LokiPushReceiver } from './loki/push_receiver.js';
+export { metricsMiddleware } from '../core/metrics_endpoint.js';
 export { jetStreamSource, type JetStreamSource, type JetStreamSourceOptions } from './logs_source_jetstream.js';

@@ -9,7 +9,7 @@ import { LOGS_RECEIVER } from '../receiver.js';
 import { redactText } from '../../lib/redact.js';
 import { hostCheck } from './allowed_hosts.js';
 import { argumentSecrets, redactedArguments } from './arguments.js';
-import { exposeMetrics } from '../metrics.js';
+import { metricsHandler } from '../metrics_endpoint.js';
 import type { ComponentGraph } from './graph.js';
 import type { TapHub } from './tap.js';
 import { UI_HTML, UI_JS } from './ui.js';
@@ -70,10 +70,7 @@ export async function startRunServer(options: RunServerOptions): Promise<{ serve
     ctx.body = HOST_NOT_ALLOWED;
   });
 
-  router.get('/metrics', async (ctx) => {
-    ctx.type = options.registry.contentType;
-    ctx.body = await exposeMetrics(options.registry);
-  });
+  router.get('/metrics', metricsHandler(options.registry));
   router.get('/-/healthy', (ctx) => {
     const unhealthy = options.graph.health().filter((c) => c.health.state !== 'healthy');
     if (unhealthy.length === 0) {

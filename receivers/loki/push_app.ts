@@ -1,9 +1,10 @@
 /**
- * The Koa app behind logs.source.api: `POST /loki/api/v1/push` (JSON or snappy protobuf),
+ * The Koa routes of a Loki push receiver: `POST /loki/api/v1/push` (JSON or snappy protobuf),
  * `POST /loki/api/v1/raw` (one entry per line), the same two without the `/loki` prefix as the
- * reference also mounts them, and `GET /ready`.
+ * reference also mounts them, and `GET /ready`. The same routes serve a user's own Koa app
+ * (`lokiPushReceiver`) and logs.source.api's own server.
  *
- * Delivery: a push is answered 204 only once every receiver has taken its entries over. What the
+ * Delivery: a push is answered 204 only once its entries are taken over (the subscriber's ack). What the
  * source holds meanwhile (bodies, decompressed bodies, decoded entries at an estimated size) is
  * bounded by `PendingBytes` for every request, the first included: a push that does not fit
  * beside the others is answered 429 with `Retry-After`, one that would not fit even alone 413,
@@ -19,7 +20,7 @@
  * way (see `ingest_limits.ts`).
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import Koa, { type Context } from 'koa';
+import Koa, { type Context, type Middleware } from 'koa';
 import { Router } from '@koa/router';
 import type { Entry, Labels, MetadataPair } from '../../core/entry.js';
 import { copyMap, TENANT_LABEL } from '../../core/entry.js';
@@ -61,22 +62,56 @@ export interface PushAppOptions {
   readonly componentId: string;
   readonly settings: () => PushAppSettings;
   readonly pending: PendingBytes;
-  /** Hands entries to every receiver; resolves once all have taken them over. */
+  /** Hands entries on; resolves once they are taken over, rejects with the reason they were not. */
   readonly forward: (entries: Entry[]) => Promise<void>;
   /** Receive time in nanoseconds, used unless `use_incoming_timestamp` is set. */
   readonly nowNs: () => bigint;
-  /** True once the component has begun stopping: new pushes are refused with 503. */
+  /** True while pushes are refused with 503 (not started yet, or stopping). */
   readonly stopping: () => boolean;
+  /** Runs one push's whole handling, so its owner can wait for the pushes in flight. */
+  readonly inFlight: <T>(push: () => Promise<T>) => Promise<T>;
   readonly metrics: SourceApiMetrics;
   readonly log: Log;
 }
 
+/** The push routes, to mount in any Koa app, and the stand-alone server's app built on them. */
+export interface PushRoutes {
+  /**
+   * The routes. Each answers its own errors as the reference's Go server does and counts itself
+   * in `logs_source_api_requests_total`, so the router also works nested under a prefix.
+   */
+  readonly router: Router;
+  /**
+   * The routes plus answers to the other methods on their paths (405, or the `Allow` list for
+   * OPTIONS); requests to any other path go on to the next middleware.
+   */
+  middleware(): Middleware;
+  /** The stand-alone server's whole app: the routes, and Go's 404 for every other path. */
+  serverApp(): Koa;
+}
+
 const ROUTES = ['/loki/api/v1/push', '/api/v1/push', '/loki/api/v1/raw', '/api/v1/raw', '/ready'];
 
-export function createPushApp(options: PushAppOptions): Koa {
+export function createPushRoutes(options: PushAppOptions): PushRoutes {
   const { metrics, componentId } = options;
-  const app = new Koa();
-  app.silent = true;
+  const logUnexpected = (err: unknown) => options.log('error', 'request failed', { error: (err as Error).message });
+  const goErrors = goErrorResponses(logUnexpected);
+  /** Requests already counted under their route, so an enclosing app does not count them again. */
+  const counted = new WeakSet<Context>();
+  const countRequest = (ctx: Context, route: string) =>
+    metrics.requests.inc({ component_id: componentId, route, status_code: String(ctx.status) });
+
+  /** Answers a request to `route` (errors included) and counts it once answered. */
+  const answered =
+    (route: string): Middleware =>
+    async (ctx, next) => {
+      counted.add(ctx);
+      try {
+        await goErrors(ctx, next);
+      } finally {
+        countRequest(ctx, route);
+      }
+    };
 
   const reject = (ctx: Context, err: PushError): never => {
     metrics.rejected.inc({ component_id: componentId, reason: err.reason });
@@ -88,40 +123,59 @@ export function createPushApp(options: PushAppOptions): Koa {
   };
 
   const router = new Router({ strict: true, sensitive: true });
-  router.get('/ready', (ctx) => {
+  router.get('/ready', answered('/ready'), (ctx) => {
     ctx.status = options.stopping() ? 503 : 200;
     ctx.type = 'text/plain; charset=utf-8';
     ctx.body = options.stopping() ? 'not ready' : 'ready';
   });
-  for (const path of ['/loki/api/v1/push', '/api/v1/push']) {
-    router.post(path, (ctx) => handle(ctx, 'push').catch((err) => (err instanceof PushError ? reject(ctx, err) : Promise.reject(err))));
-  }
-  for (const path of ['/loki/api/v1/raw', '/api/v1/raw']) {
-    router.post(path, (ctx) => handle(ctx, 'raw').catch((err) => (err instanceof PushError ? reject(ctx, err) : Promise.reject(err))));
-  }
-
-  app.use(async (ctx, next) => {
-    try {
-      await next();
-    } finally {
-      const route = ROUTES.includes(ctx.path) ? ctx.path : 'other';
-      metrics.requests.inc({ component_id: componentId, route, status_code: String(ctx.status) });
+  for (const [kind, paths] of [
+    ['push', ['/loki/api/v1/push', '/api/v1/push']],
+    ['raw', ['/loki/api/v1/raw', '/api/v1/raw']],
+  ] as const) {
+    for (const path of paths) {
+      router.post(path, answered(path), (ctx) =>
+        options.inFlight(() => handle(ctx, kind)).catch((err) => (err instanceof PushError ? reject(ctx, err) : Promise.reject(err))),
+      );
     }
-  });
-  app.use(goErrorResponses((err) => options.log('error', 'request failed', { error: (err as Error).message })));
-  app.use(async (ctx, next) => {
-    await next();
-    if (ctx.status === 404 && ctx.body == null) ctx.throw(404);
-  });
-  app.use(router.routes());
-  app.use(
-    router.allowedMethods({
-      throw: true,
-      methodNotAllowed: () => httpError(405, ''),
-      notImplemented: () => httpError(405, ''),
-    }),
-  );
-  return app;
+  }
+  // Typed for a plain Koa app: the router adds its own context fields as it runs.
+  const allowedMethods = router.allowedMethods({
+    throw: true,
+    methodNotAllowed: () => httpError(405, ''),
+    notImplemented: () => httpError(405, ''),
+  }) as unknown as Middleware;
+  const dispatch = router.routes() as unknown as Middleware;
+  const nothingMore = async () => {};
+
+  return {
+    router,
+    middleware: () => async (ctx, next) => {
+      const match = router.match(ctx.path, ctx.method);
+      if (match.route) return dispatch(ctx, next);
+      if (match.path.length === 0) return next();
+      // One of the routes' paths with another method: answered here, as the server answers it.
+      await answered(ctx.path)(ctx, () => allowedMethods(ctx, () => dispatch(ctx, nothingMore)));
+    },
+    serverApp: () => {
+      const app = new Koa();
+      app.silent = true;
+      app.use(async (ctx, next) => {
+        try {
+          await next();
+        } finally {
+          if (!counted.has(ctx)) countRequest(ctx, ROUTES.includes(ctx.path) ? ctx.path : 'other');
+        }
+      });
+      app.use(goErrors);
+      app.use(async (ctx, next) => {
+        await next();
+        if (ctx.status === 404 && ctx.body == null) ctx.throw(404);
+      });
+      app.use(dispatch);
+      app.use(allowedMethods);
+      return app;
+    },
+  };
 
   async function handle(ctx: Context, kind: 'push' | 'raw'): Promise<void> {
     if (options.stopping()) throw new PushError(503, 'shutting_down', 'the server is shutting down');
