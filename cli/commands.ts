@@ -134,6 +134,37 @@ export const COMMANDS: readonly CommandHelp[] = [
     exitCodes: ['0 done', '1 usage error', '2 syntax error'],
   },
   {
+    name: 'convert',
+    args: '--from alloy|promtail FILE',
+    summary: 'rewrite a reference agent config or a Promtail YAML config as a Rivulet config',
+    flags: [
+      {
+        name: 'from',
+        value: 'FORMAT',
+        choices: ['alloy', 'promtail'],
+        help: 'alloy: rename components and stages, keep the rest byte for byte; promtail: build the config from the YAML',
+      },
+      { name: 'output', value: 'FILE', help: 'write the config to FILE instead of standard output' },
+      {
+        name: 'keep-names',
+        value: 'BOOL',
+        choices: ['true', 'false'],
+        help: "true (default): write out the source agent's default metric prefix so metric names stay; false: take Rivulet's",
+      },
+      HELP,
+    ],
+    examples: [
+      'rivulet convert --from alloy config.alloy > rivulet.alloy',
+      'rivulet convert --from promtail promtail.yaml --output rivulet.alloy',
+      'rivulet convert --from alloy config.alloy --keep-names=false',
+    ],
+    exitCodes: [
+      '0 converted (what could not be carried over: FILE:LINE:COL: warning: lines on stderr)',
+      '1 usage error',
+      '2 the input cannot be read or parsed, with FILE:LINE:COL: message lines on stderr',
+    ],
+  },
+  {
     name: 'playground',
     args: '',
     summary: 'serve the pipeline playground on 127.0.0.1 (default port 8580)',

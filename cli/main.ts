@@ -3,6 +3,7 @@ import '../index.js';
 import { ensureLinearTimeFallback } from '../lib/regex/index.js';
 import { UsageError } from './args.js';
 import { COMMANDS, commandHelp, completionScript, overview, usageOf } from './commands.js';
+import { convertCommand } from './convert/command.js';
 import { didYouMean } from '../lib/suggest.js';
 import { fmtCommand } from './fmt.js';
 import { playgroundCommand } from './playground.js';
@@ -44,6 +45,8 @@ export async function main(
         return await testCommand(rest, io);
       case 'fmt':
         return await fmtCommand(rest, io);
+      case 'convert':
+        return await convertCommand(rest, io);
       case 'playground':
         return await playgroundCommand(rest, io);
       case 'completion':

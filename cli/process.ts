@@ -11,6 +11,7 @@ import { stageList, type StageList } from '../core/stage-list.js';
 import { TraceRecorder } from '../core/trace-recorder.js';
 import { describeTraces } from './inspect.js';
 import { parseArgs, UsageError } from './args.js';
+import { convertHint } from './convert/reference-names.js';
 import type { Io } from './io.js';
 import { workerCount } from './pipeline-workers.js';
 import { inputEntries } from './process-input.js';
@@ -52,6 +53,7 @@ export async function processCommand(argv: readonly string[], io: Io): Promise<n
     specs = loadStageList(text, file);
   } catch (err) {
     for (const e of configErrorsOf(err)) io.stderr.write(e.message + '\n');
+    io.stderr.write(convertHint(text, file) ?? '');
     return 2;
   }
 

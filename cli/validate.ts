@@ -7,6 +7,7 @@ import type { Block } from '../lib/config/ast.js';
 import { configErrorsOf } from '../lib/config/errors.js';
 import { parseConfig } from '../lib/config/parser.js';
 import { parseArgs, UsageError } from './args.js';
+import { convertHint } from './convert/reference-names.js';
 import type { Io } from './io.js';
 import { loadFlagStageModules, readConfigWithStageModules, STAGES_FLAG } from './stage-modules.js';
 
@@ -30,6 +31,7 @@ export async function validateCommand(argv: readonly string[], io: Io): Promise<
     else await validateGraph(text, file, io);
   } catch (err) {
     for (const e of configErrorsOf(err)) io.stderr.write(`${e.message}\n`);
+    io.stderr.write(convertHint(text, file) ?? '');
     return 2;
   }
   return 0;
