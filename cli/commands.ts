@@ -75,7 +75,7 @@ export const COMMANDS: readonly CommandHelp[] = [
     name: 'validate',
     args: 'CONFIG',
     summary: 'check CONFIG (a component graph, or a stage list as process reads it) without running it',
-    flags: [STAGES, HELP],
+    flags: [{ name: 'quiet', help: 'no "ok: N components" line on a terminal' }, STAGES, HELP],
     examples: ['rivulet validate examples/default.alloy', 'rivulet validate stages.alloy --stages ./mask_email.js'],
     exitCodes: ['0 valid', '1 usage error', '2 invalid, with FILE:LINE:COL: message lines on stderr'],
   },

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Registry } from 'prom-client';
 import { ManualClock } from '../core/clock.js';
@@ -14,6 +13,7 @@ import { evaluate, isCapsule, typeOf, type ConfigValue } from '../lib/config/eva
 import { parseConfig } from '../lib/config/parser.js';
 import { didYouMean } from '../lib/suggest.js';
 import { formatRFC3339Nano, parseRFC3339 } from '../lib/time/rfc3339.js';
+import { briefReason, PathError, readTextFile } from './io.js';
 
 /**
  * Config tests (`rivulet test`): a test file, written in the config block syntax, holds `test`
@@ -214,10 +214,10 @@ function stageListOf(
 async function loadConfigFile(file: string, at: Attribute): Promise<StageSpec[]> {
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = readTextFile(file);
   } catch (err) {
-    const reason = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message;
-    throw new ConfigError(`config ${JSON.stringify(file)}: ${reason}`, at.value.pos);
+    if (!(err instanceof PathError)) throw err;
+    throw new ConfigError(`config ${JSON.stringify(file)}: ${briefReason(err)}`, at.value.pos);
   }
   await loadConfigStageModules(text, file);
   const specs = loadStageList(text, file);

@@ -1,9 +1,8 @@
-import { writeFileSync } from 'node:fs';
 import { formatConfig } from '../lib/config/format.js';
 import { parseConfig } from '../lib/config/parser.js';
 import { configErrorsOf } from '../lib/config/errors.js';
 import { parseArgs, UsageError } from './args.js';
-import { readTextFile, type Io } from './io.js';
+import { readTextFile, type Io, writeTextFile } from './io.js';
 
 /** `rivulet fmt CONFIG [--write]`: prints (or rewrites the file in) canonical form. */
 export async function fmtCommand(argv: readonly string[], io: Io): Promise<number> {
@@ -18,7 +17,7 @@ export async function fmtCommand(argv: readonly string[], io: Io): Promise<numbe
     for (const e of configErrorsOf(err)) io.stderr.write(e.message + '\n');
     return 2;
   }
-  if (args.flags.has('write')) writeFileSync(file, formatted);
+  if (args.flags.has('write')) writeTextFile(file, formatted);
   else io.stdout.write(formatted);
   return 0;
 }

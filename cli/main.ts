@@ -7,7 +7,7 @@ import { convertCommand } from './convert/command.js';
 import { didYouMean } from '../lib/suggest.js';
 import { fmtCommand } from './fmt.js';
 import { playgroundCommand } from './playground.js';
-import { FileReadError, type Io } from './io.js';
+import { PathError, type Io } from './io.js';
 import { processCommand } from './process.js';
 import { runCommand } from './run.js';
 import { tapCommand } from './tap.js';
@@ -18,7 +18,11 @@ import { packageVersion } from './version.js';
 /** The overview printed by `rivulet help` and for a missing or unknown command. */
 export const USAGE = overview();
 
-/** Runs one CLI command and returns its exit code. Usage errors exit 1. */
+/**
+ * Runs one CLI command and returns its exit code. Usage errors exit 1, a path that cannot be read
+ * or written exit 2, both in one line; anything else unexpected is an internal error (exit 70),
+ * also in one line: no stack trace reaches the user.
+ */
 export async function main(
   argv: readonly string[],
   io: Io = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr },
@@ -79,12 +83,27 @@ export async function main(
       io.stderr.write(`rivulet ${command}: ${err.message}\n`);
       return 1;
     }
-    if (err instanceof FileReadError) {
+    if (err instanceof PathError) {
       io.stderr.write(`rivulet ${command}: ${err.message}\n`);
       return 2;
     }
-    throw err;
+    return internalError(command, err, io);
   }
+}
+
+/** The exit code of a failure no command expected: a bug, not the user's doing. */
+export const INTERNAL_ERROR_EXIT = 70;
+
+/**
+ * Answers a failure no command expected in one line, `rivulet COMMAND: internal error: MESSAGE`,
+ * exit 70 (BSD's EX_SOFTWARE): a stack trace is for whoever fixes the bug, so it is printed only
+ * with RIVULET_DEBUG set.
+ */
+function internalError(command: string | undefined, err: unknown, io: Io): number {
+  const message = err instanceof Error ? err.message : String(err);
+  io.stderr.write(`rivulet ${command}: internal error: ${message.split('\n')[0]}\n`);
+  if (process.env.RIVULET_DEBUG && err instanceof Error && err.stack) io.stderr.write(`${err.stack}\n`);
+  return INTERNAL_ERROR_EXIT;
 }
 
 /** `rivulet completion bash|zsh|fish`: the completion script, written from the command table. */

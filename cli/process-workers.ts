@@ -1,4 +1,3 @@
-import { writeFileSync } from 'node:fs';
 import type { Registry } from 'prom-client';
 import type { Clock, ManualClock } from '../core/clock.js';
 import type { EntryOutputFormat } from '../core/entry-json.js';
@@ -8,7 +7,7 @@ import { PartitionedPipeline } from '../core/partitioned-pipeline.js';
 import type { PartitionPlan } from '../core/partitioning.js';
 import { loadedStageModuleFiles } from '../core/stage-modules.js';
 import { linearTimeFallbackEnabled } from '../lib/regex/linear-time.js';
-import type { Io } from './io.js';
+import { type Io, writeTextFile } from './io.js';
 import { pipelineWorkerUrl } from './pipeline-workers.js';
 import { inputEntries, type InputFormat } from './process-input.js';
 import type { ProcessReport } from './process-report.js';
@@ -78,7 +77,7 @@ export async function processOnWorkers(run: WorkersRun): Promise<number> {
     const threadFamilies = await pool.metrics();
     if (run.metricsOut !== undefined) {
       const remove = addMetricsSource(run.registry, async () => threadFamilies);
-      writeFileSync(run.metricsOut, await exposeMetrics(run.registry));
+      writeTextFile(run.metricsOut, await exposeMetrics(run.registry));
       remove();
     }
     return report.finish([await run.registry.getMetricsAsJSON(), ...threadFamilies], run.input);

@@ -1,4 +1,3 @@
-import { writeFileSync } from 'node:fs';
 import { Registry } from 'prom-client';
 import { ManualClock, systemClock, type Clock } from '../core/clock.js';
 import type { EntryOutputFormat } from '../core/entry-json.js';
@@ -12,7 +11,7 @@ import { TraceRecorder } from '../core/trace-recorder.js';
 import { describeTraces } from './inspect.js';
 import { parseArgs, UsageError } from './args.js';
 import { convertHint } from './convert/reference-names.js';
-import type { Io } from './io.js';
+import { type Io, writeTextFile } from './io.js';
 import { workerCount } from './pipeline-workers.js';
 import { inputEntries } from './process-input.js';
 import { ProcessReport } from './process-report.js';
@@ -129,7 +128,7 @@ export async function processCommand(argv: readonly string[], io: Io): Promise<n
   manual?.runAll();
   await done;
   report.flush();
-  if (metricsOut !== undefined) writeFileSync(metricsOut, await exposeMetrics(registry));
+  if (metricsOut !== undefined) writeTextFile(metricsOut, await exposeMetrics(registry));
   run.dispose();
   if (inspect) {
     const colour = (io.stderr as Partial<NodeJS.WriteStream>).isTTY === true && !process.env.NO_COLOR;

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { systemClock } from '../core/clock.js';
 import { redactUrlsIn } from '../lib/redact.js';
 import { streamLog } from '../lib/log.js';
@@ -11,7 +10,7 @@ import { loadConfigStageModules } from '../core/stage-modules.js';
 import { parseArgs, UsageError } from './args.js';
 import { coreCount, pipelineWorkerUrl, workerCount } from './pipeline-workers.js';
 import { loadFlagStageModules, readConfigWithStageModules, STAGES_FLAG } from './stage-modules.js';
-import type { Io } from './io.js';
+import { readTextFile, type Io } from './io.js';
 
 export const DEFAULT_LISTEN_ADDR = '127.0.0.1:12345';
 
@@ -68,9 +67,9 @@ export async function runCommand(argv: readonly string[], io: Io, signals: NodeJ
   const reload = async (): Promise<string[]> => {
     let text: string;
     try {
-      text = readFileSync(file, 'utf8');
+      text = readTextFile(file);
     } catch (err) {
-      return [`${file}: ${(err as Error).message}`];
+      return [(err as Error).message];
     }
     let errors: string[];
     try {

@@ -1,18 +1,22 @@
 import { configErrorsOf } from '../lib/config/errors.js';
 import { loadConfigStageModules, loadStageModules, StageModuleError } from '../core/stage-modules.js';
 import type { ParsedArgs } from './args.js';
-import { readTextFile, type Io } from './io.js';
+import { readFileBytes, readTextFile, type Io } from './io.js';
 
 /** The repeatable flag that names custom stage modules on `run`, `validate`, `process`, `playground`. */
 export const STAGES_FLAG = 'stages';
 
 /**
- * Loads the modules given with `--stages PATH` (relative to the working directory). Returns
- * false after printing `rivulet: stage module "PATH": reason` when one fails.
+ * Loads the modules given with `--stages PATH` (relative to the working directory). A path that
+ * cannot be read throws a PathError (`open PATH: no such file or directory`) rather than the
+ * module loader's message, which names the loader's own file. Returns false after printing
+ * `rivulet: stage module "PATH": reason` when a module fails to load.
  */
 export async function loadFlagStageModules(args: ParsedArgs, io: Io): Promise<boolean> {
+  const paths = args.lists.get(STAGES_FLAG) ?? [];
+  for (const path of paths) readFileBytes(path);
   try {
-    await loadStageModules(args.lists.get(STAGES_FLAG) ?? [], process.cwd());
+    await loadStageModules(paths, process.cwd());
     return true;
   } catch (err) {
     if (!(err instanceof StageModuleError)) throw err;
@@ -24,7 +28,7 @@ export async function loadFlagStageModules(args: ParsedArgs, io: Io): Promise<bo
 /**
  * Reads a config file and loads the stage modules its `stages.import` blocks name. Returns the
  * text, or undefined after printing every problem as `FILE:LINE:COL: message`; a file that cannot
- * be read throws a FileReadError.
+ * be read throws a PathError.
  */
 export async function readConfigWithStageModules(file: string, io: Io): Promise<string | undefined> {
   const text = readTextFile(file);

@@ -1,8 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { configErrorsOf } from '../lib/config/errors.js';
 import { parseArgs, UsageError } from './args.js';
 import { type ConfigCache, readTestFile, runTestCase, type TestCase } from './config-tests.js';
-import type { Io } from './io.js';
+import { briefReason, PathError, readTextFile, type Io } from './io.js';
 import { loadFlagStageModules, STAGES_FLAG } from './stage-modules.js';
 
 /**
@@ -23,9 +22,10 @@ export async function testCommand(argv: readonly string[], io: Io): Promise<numb
   for (const file of args.positional) {
     let text: string;
     try {
-      text = readFileSync(file, 'utf8');
+      text = readTextFile(file);
     } catch (err) {
-      io.stderr.write(`${file}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}\n`);
+      if (!(err instanceof PathError)) throw err;
+      io.stderr.write(`${file}: ${briefReason(err)}\n`);
       invalid = true;
       continue;
     }

@@ -12,29 +12,38 @@ import type { Io } from './io.js';
 import { loadFlagStageModules, readConfigWithStageModules, STAGES_FLAG } from './stage-modules.js';
 
 /**
- * `rivulet validate CONFIG [--stages PATH]...`: checks what `run` or `process` would run, without
- * starting anything, custom stage modules (`--stages`, `stages.import`) loaded first. A file of
- * bare `stage.*` blocks, or one `logs.process` block without `forward_to`, is a stage list and is
- * checked as `rivulet process` reads it; anything else is a component graph, checked as
- * `rivulet run` builds it. Exit 0 when valid; otherwise exit 2 with one `FILE:LINE:COL: message`
- * line per error on stderr.
+ * `rivulet validate CONFIG [--quiet] [--stages PATH]...`: checks what `run` or `process` would run,
+ * without starting anything, custom stage modules (`--stages`, `stages.import`) loaded first. A
+ * file of bare `stage.*` blocks, or one `logs.process` block without `forward_to`, is a stage list
+ * and is checked as `rivulet process` reads it; anything else is a component graph, checked as
+ * `rivulet run` builds it. Exit 0 when valid, saying `ok: N components` (`ok: N stages`) when stdout
+ * is a terminal and not `--quiet` (a script piping it reads nothing but the exit code); otherwise
+ * exit 2 with one `FILE:LINE:COL: message` line per error on stderr.
  */
 export async function validateCommand(argv: readonly string[], io: Io): Promise<number> {
-  const args = parseArgs(argv, [], [], [STAGES_FLAG]);
+  const args = parseArgs(argv, ['quiet'], [], [STAGES_FLAG]);
   const file = args.positional[0];
   if (!file || args.positional.length > 1) throw new UsageError('validate needs exactly one CONFIG file');
   if (!(await loadFlagStageModules(args, io))) return 2;
   const text = await readConfigWithStageModules(file, io);
   if (text === undefined) return 2;
+  let checked: string;
   try {
-    if (isStageList(text, file)) validateStageList(text, file);
-    else await validateGraph(text, file, io);
+    checked = isStageList(text, file)
+      ? counted(validateStageList(text, file), 'stage')
+      : counted(await validateGraph(text, file, io), 'component');
   } catch (err) {
     for (const e of configErrorsOf(err)) io.stderr.write(`${e.message}\n`);
     io.stderr.write(convertHint(text, file) ?? '');
     return 2;
   }
+  if ((io.stdout as Partial<NodeJS.WriteStream>).isTTY === true && !args.flags.has('quiet')) io.stdout.write(`ok: ${checked}\n`);
   return 0;
+}
+
+/** `1 component`, `3 components`. */
+function counted(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
 
 /** Whether the file is what `rivulet process` reads rather than a graph for `rivulet run`. */
@@ -54,17 +63,21 @@ function isStageList(text: string, file: string): boolean {
   );
 }
 
-function validateStageList(text: string, file: string): void {
+/** Checks a stage list; returns how many stages it has. */
+function validateStageList(text: string, file: string): number {
   const specs = loadStageList(text, file);
   // Building checks what decoding cannot (regexes, templates, selectors); nothing runs.
   const run = startProcessRun(specs, { clock: systemClock(), registry: new Registry(), onEntry: () => {}, onComplete: () => {} });
   run.dispose();
+  return specs.length;
 }
 
-async function validateGraph(text: string, file: string, io: Io): Promise<void> {
+/** Checks a component graph; returns how many components it has. */
+async function validateGraph(text: string, file: string, io: Io): Promise<number> {
   const clock = systemClock();
   const registry = new Registry();
   const graph = new ComponentGraph((id) => ({ id, clock, registry, stdout: io.stdout, log: () => {} }));
   graph.load(text, file);
   await graph.stop();
+  return graph.componentIds().length;
 }

@@ -79,18 +79,18 @@ export class ComponentGraph {
     const missing = new Set(plan.missing);
     for (const id of plan.order) {
       const node = plan.nodes.get(id)!;
-      let unknown = false;
+      const unknownValues = new Set<Expr>();
       try {
         const args = this.args(node, plan.nodes, (expr) => {
           const found = unresolvedIn(expr, missing, plan.nodes);
-          unknown ||= found;
+          if (found) unknownValues.add(expr);
           return found;
         });
         node.component = node.def.build(args, this.context(id));
       } catch (err) {
         // Built from stand-in values, a component may fail in ways that mean nothing to the user.
-        if (unknown && !(err instanceof ConfigError || err instanceof ConfigErrors)) continue;
-        errors.push(...configErrorsOf(err));
+        if (unknownValues.size > 0 && !(err instanceof ConfigError || err instanceof ConfigErrors)) continue;
+        errors.push(...withoutFollowOns(configErrorsOf(err), node.block, unknownValues));
       }
     }
     if (errors.length > 0) {
@@ -162,6 +162,11 @@ export class ComponentGraph {
       const node = this.nodes.get(id)!;
       return { id, name: node.def.name, health: node.failure ?? node.component?.health() ?? unhealthy('not built') };
     });
+  }
+
+  /** The ids of the loaded components, dependencies before their dependents. */
+  componentIds(): string[] {
+    return [...this.order];
   }
 
   component(id: string): Component | undefined {
@@ -242,6 +247,14 @@ export class ComponentGraph {
         } else if (target === node.id) {
           errors.push(new ConfigError(`component "${node.id}" references itself`, ref.pos, [blockTitle(node.block)]));
         } else {
+          const exported = ref.path[target.split('.').length];
+          const exportNames = nodes.get(target)!.def.exportNames;
+          if (exported !== undefined && !exportNames.includes(exported)) {
+            // Reported here, with the exports it could have meant, rather than as the evaluator's bare
+            // `field "x" does not exist`; the reference is then of unknown value, like a missing one.
+            missing.push(ref.pos.offset);
+            errors.push(new ConfigError(unknownExport(target, exported, exportNames), ref.pos, [blockTitle(node.block)]));
+          }
           node.deps.add(target);
         }
       }
@@ -273,6 +286,32 @@ function unresolvedIn(expr: Expr, missing: ReadonlySet<number>, nodes: ReadonlyM
     const id = longestComponentPrefix(ref.path, ids);
     return id !== undefined && !nodes.get(id)!.component;
   });
+}
+
+/** `component "logs.process.x" has no export "reciever" (did you mean "receiver"?)`. */
+function unknownExport(id: string, exported: string, exportNames: readonly string[]): string {
+  const known =
+    didYouMean(exported, exportNames) ||
+    (exportNames.length === 0 ? '; it exports nothing' : `; it exports ${exportNames.map((n) => JSON.stringify(n)).join(', ')}`);
+  return `component ${JSON.stringify(id)} has no export ${JSON.stringify(exported)}${known}`;
+}
+
+/**
+ * A component's errors less those about attributes whose values were unknown (they refer to
+ * something missing, reported at the reference): the decoder gave them stand-in values, and what
+ * validation says about a stand-in (`invalid url ""`) would only hide the cause.
+ */
+function withoutFollowOns(errors: readonly ConfigError[], block: Block, unknownValues: ReadonlySet<Expr>): ConfigError[] {
+  if (unknownValues.size === 0) return [...errors];
+  const standIns = new Set<number>();
+  const walk = (stmts: readonly Statement[]): void => {
+    for (const stmt of stmts) {
+      if (stmt.kind === 'block') walk(stmt.body);
+      else if (unknownValues.has(stmt.value)) standIns.add(stmt.pos.offset).add(stmt.value.pos.offset);
+    }
+  };
+  walk(block.body);
+  return errors.filter((e) => e.pos === undefined || !standIns.has(e.pos.offset));
 }
 
 /** Errors sorted by where they are in the file (stable; errors without a position last). */
