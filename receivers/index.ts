@@ -9,3 +9,10 @@ export { stdinLines, type LineSource, type StdinLinesOptions, type StdinRunOptio
 export { lokiPushReceiver, type LokiPushOptions, type LokiPushReceiver } from './loki/push_receiver.js';
 export { metricsMiddleware } from '../core/metrics_endpoint.js';
 export { jetStreamSource, type JetStreamSource, type JetStreamSourceOptions } from './logs_source_jetstream.js';
+export {
+  profilesReceiver,
+  type ProfilesReceiverOptions,
+  type ProfilesSource,
+  type ReconfigurableProfilesSource,
+} from './profiles_receive_http.js';
+export type { ProfileDelivery, ProfileDeliveryValue } from '../core/profile-delivery.js';

@@ -14,3 +14,11 @@ export {
 } from './logs_write.js';
 export { echo, type EchoOptions } from './logs_echo.js';
 export { jetStreamWrite, type JetStreamWrite, type JetStreamWriteOptions } from './logs_write_jetstream.js';
+export {
+  profilesWrite,
+  type ProfilesWriteOptions,
+  type ProfilesWriteEndpoint,
+  type ProfilesWriteSink,
+} from './profiles_write.js';
+export { profilesEcho, type ProfilesEchoOptions } from './profiles_echo.js';
+export type { ProfilesSink } from '../core/profile-delivery.js';

@@ -19,10 +19,12 @@ import {
   type ProfilesReceiver,
   type PushSeries,
 } from '../core/profiles.js';
-import { outputPath } from './output-path.js';
+import { checkedOutputPath, outputPath } from './output-path.js';
 import { Counter, type Registry } from 'prom-client';
 import { defineComponent, healthy, type ComponentContext } from '../core/runtime/component.js';
-import { t } from '../core/schema.js';
+import { profilesSink, type ProfilesSink } from '../core/profile-delivery.js';
+import { standaloneContext, type RunOptions } from '../core/runtime/standalone.js';
+import { applyDefaults, t } from '../core/schema.js';
 
 interface EchoMetrics {
   readonly profiles: Counter<'component_id' | 'api'>;
@@ -69,14 +71,69 @@ export const profilesEchoComponent = defineComponent({
     raw_dir: { kind: t.string, default: '', doc: 'Directory each raw profile body is written to; empty keeps none.' },
   },
   build(args, ctx) {
-    return new ProfilesEcho(outputPath(args, 'path'), outputPath(args, 'raw_dir'), ctx);
+    return new ProfilesEchoComponent(new ProfilesEcho(outputPath(args, 'path'), outputPath(args, 'raw_dir'), ctx));
   },
 });
 
+/** The options of `profilesEcho`: profiles.echo's attributes, as a config writes them. */
+export interface ProfilesEchoOptions {
+  /** File to append JSON lines to; empty (the default) means `run.stdout`, else stdout. */
+  readonly path?: string;
+  /** Directory each raw profile body is written to; empty (the default) keeps none. */
+  readonly raw_dir?: string;
+}
+
+/**
+ * profiles.echo as a sink to use in code: a `ProfilesReceiver` and an Observer of deliveries that
+ * records each profile as one JSON line and acknowledges it once the line is written. The file
+ * and `raw_dir` are opened and made at once. Counts the component's metrics under `component_id`
+ * (the `run.id`, `profiles.echo` by default). Invalid options throw the component's ConfigError texts.
+ *
+ * @example
+ * profilesReceiver().subscribe(profilesEcho({ path: 'profiles.jsonl' }));
+ */
+export function profilesEcho(options: ProfilesEchoOptions = {}, run?: RunOptions): ProfilesSink {
+  const path = [profilesEchoComponent.name];
+  const values = applyDefaults(profilesEchoComponent, { ...options }, path);
+  const echo = new ProfilesEcho(
+    checkedOutputPath(values.path as string, 'path', undefined, path),
+    checkedOutputPath(values.raw_dir as string, 'raw_dir', undefined, path),
+    standaloneContext(profilesEchoComponent.name, run),
+  );
+  void echo.start();
+  return profilesSink(echo.receiver, () => echo.stop());
+}
+
+/** The component: the echo, exported as its `receiver`. */
+class ProfilesEchoComponent {
+  readonly exports;
+
+  constructor(private readonly echo: ProfilesEcho) {
+    this.exports = { receiver: profilesReceiverCapsule(echo.receiver) };
+  }
+
+  health() {
+    return healthy();
+  }
+
+  start(): Promise<void> {
+    return this.echo.start();
+  }
+
+  update(): void {
+    // The output is fixed for the component's life; a changed path takes effect on restart.
+  }
+
+  stop(): Promise<void> {
+    return this.echo.stop();
+  }
+}
+
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
+/** Records profiles as JSON lines: what the component and `profilesEcho` share. */
 class ProfilesEcho {
-  readonly exports;
+  readonly receiver: ProfilesReceiver;
   private readonly stdout: NodeJS.WritableStream;
   private file: WriteStream | undefined;
   private rawDirMade: Promise<unknown> | undefined;
@@ -94,15 +151,10 @@ class ProfilesEcho {
     this.metrics = echoMetrics(ctx.registry);
     this.componentId = ctx.id;
     this.stdout = ctx.stdout;
-    const receiver: ProfilesReceiver = {
+    this.receiver = {
       append: (series, signal) => this.recordPush(series, signal),
       appendIngest: (profile, signal) => this.recordIngest(profile, signal),
     };
-    this.exports = { receiver: profilesReceiverCapsule(receiver) };
-  }
-
-  health() {
-    return healthy();
   }
 
   async start(): Promise<void> {
@@ -125,10 +177,6 @@ class ProfilesEcho {
   private madeRawDir(): Promise<unknown> {
     this.rawDirMade ??= mkdir(this.rawDir, { recursive: true });
     return this.rawDirMade;
-  }
-
-  update(): void {
-    // The output is fixed for the component's life; a changed path takes effect on restart.
   }
 
   async stop(): Promise<void> {

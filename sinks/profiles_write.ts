@@ -9,7 +9,9 @@
  */
 import { profilesReceiverCapsule, type IngestProfile, type ProfilesReceiver, type PushSeries } from '../core/profiles.js';
 import { defineComponent, healthy, type ComponentArgs, type ComponentContext, type Health } from '../core/runtime/component.js';
-import { t } from '../core/schema.js';
+import { profilesSink, type ProfilesSink } from '../core/profile-delivery.js';
+import { standaloneContext, type RunOptions } from '../core/runtime/standalone.js';
+import { applyDefaults, t } from '../core/schema.js';
 import { backoffClockOn, type BackoffClock } from '../lib/backoff.js';
 import { endpointBlockSpec, resolveWriteConfig, type WriteConfig } from './profiles/config.js';
 import { WriteMetrics } from './profiles/metrics.js';
@@ -54,24 +56,106 @@ function configOf(args: ComponentArgs): WriteConfig {
   return resolveWriteConfig(args.values, args.path, args.block);
 }
 
+/** Options given in code, with the component's defaults and checks (the same ConfigError texts). */
+function configOfOptions(options: ProfilesWriteOptions): WriteConfig {
+  const path = [profilesWriteComponent.name];
+  return resolveWriteConfig(applyDefaults(profilesWriteComponent, { ...options }, path), path);
+}
+
+/** One `endpoint` of `profilesWrite`, as the config's `endpoint` block writes it. */
+export interface ProfilesWriteEndpoint {
+  /** Base URL; Push goes to `<url>/push.v1.PusherService/Push`, ingest to `<url path>/ingest`. */
+  readonly url: string;
+  readonly name?: string;
+  /** Timeout of one request, as a Go duration (`"10s"`, the default). */
+  readonly remote_timeout?: string;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly min_backoff_period?: string;
+  readonly max_backoff_period?: string;
+  /** Attempts in total (10 by default); 0 retries until the caller gives up. */
+  readonly max_backoff_retries?: number;
+  readonly retry_on_http_429?: boolean;
+  readonly bearer_token?: string;
+  readonly bearer_token_file?: string;
+  readonly basic_auth?: {
+    readonly username?: string;
+    readonly username_file?: string;
+    readonly password?: string;
+    readonly password_file?: string;
+  };
+  readonly authorization?: { readonly type?: string; readonly credentials?: string; readonly credentials_file?: string };
+  readonly follow_redirects?: boolean;
+  /** Any other attribute of the config's `endpoint` block, under its config name. */
+  readonly [attribute: string]: unknown;
+}
+
+/** The options of `profilesWrite`: profiles.write's attributes and blocks, as a config writes them. */
+export interface ProfilesWriteOptions {
+  /** The servers profiles go to, each getting every profile. */
+  readonly endpoint?: readonly ProfilesWriteEndpoint[];
+  /** Labels added to every profile, overriding labels of the same name. */
+  readonly external_labels?: Readonly<Record<string, string>>;
+  /** Accepted for compatibility, as in a config. */
+  readonly tracing?: { readonly jaeger_propagator?: boolean; readonly trace_context_propagator?: boolean };
+}
+
+/** A `ProfilesSink` that also takes new options, as a reload gives the component new attributes. */
+export interface ProfilesWriteSink extends ProfilesSink {
+  /** Sends later profiles with the new options; calls in flight finish with the old ones. */
+  update(options: ProfilesWriteOptions): void;
+}
+
+/**
+ * profiles.write as a sink to use in code: a `ProfilesReceiver` and an Observer of deliveries
+ * (`profilesReceiver().subscribe(sink)`) that acknowledges each delivery once every endpoint has
+ * taken it, and refuses it with the writer's error otherwise. Counts the component's metrics
+ * under `component_id` (the `run.id`, `profiles.write` by default). Invalid options throw the
+ * component's ConfigError texts.
+ *
+ * @example
+ * const sink = profilesWrite({ endpoint: [{ url: 'http://pyroscope:4040' }], external_labels: { cluster: 'dev' } });
+ * profilesReceiver().subscribe(sink);
+ */
+export function profilesWrite(options: ProfilesWriteOptions = {}, run?: RunOptions): ProfilesWriteSink {
+  return createProfilesWriteSink(configOfOptions(options), standaloneContext(profilesWriteComponent.name, run));
+}
+
+/** The sink over a decoded configuration; `update` there takes the options given in code. */
+function createProfilesWriteSink(
+  initial: WriteConfig,
+  ctx: ComponentContext,
+): ProfilesWriteSink & { reconfigure(config: WriteConfig): void } {
+  const metrics = new WriteMetrics(ctx.registry, ctx.id);
+  const clock = backoffClockOn(ctx.clock.scheduler);
+  const newWriter = (config: WriteConfig) => new ProfilesWriter(config, { metrics, userAgent: USER_AGENT, log: ctx.log, clock });
+  let writer = newWriter(initial);
+  // One receiver for the sink's life; it always uses the current writer.
+  const receiver: ProfilesReceiver = {
+    append: (series: PushSeries, signal: AbortSignal) => writer.append(series, signal),
+    appendIngest: (profile: IngestProfile, signal: AbortSignal) => writer.appendIngest(profile, signal),
+  };
+  const sink = profilesSink(receiver, async () => {
+    writer.close();
+    await metrics.remove();
+  });
+  const reconfigure = (config: WriteConfig) => {
+    const previous = writer;
+    writer = newWriter(config);
+    // Calls in flight keep their clients until they finish; idle sockets go now.
+    setTimeout(() => previous.close(), 60_000).unref();
+  };
+  return Object.assign(sink, { reconfigure, update: (next: ProfilesWriteOptions) => reconfigure(configOfOptions(next)) });
+}
+
+/** The component: the sink over the decoded block, exported as its `receiver`. */
 export class ProfilesWrite {
   readonly exports;
-  private writer: ProfilesWriter;
-  private readonly metrics: WriteMetrics;
-  private readonly clock: BackoffClock;
+  private readonly sink: ReturnType<typeof createProfilesWriteSink>;
 
-  constructor(
-    args: ComponentArgs,
-    private readonly ctx: ComponentContext,
-  ) {
-    this.metrics = new WriteMetrics(ctx.registry, ctx.id);
-    this.clock = backoffClockOn(ctx.clock.scheduler);
-    this.writer = this.newWriter(configOf(args));
-    // One receiver value for the component's life; it always uses the current writer.
-    const receiver: ProfilesReceiver = {
-      append: (series: PushSeries, signal: AbortSignal) => this.writer.append(series, signal),
-      appendIngest: (profile: IngestProfile, signal: AbortSignal) => this.writer.appendIngest(profile, signal),
-    };
+  constructor(args: ComponentArgs, ctx: ComponentContext) {
+    this.sink = createProfilesWriteSink(configOf(args), ctx);
+    // The exported value stays the same across reloads.
+    const receiver: ProfilesReceiver = { append: this.sink.append, appendIngest: this.sink.appendIngest };
     this.exports = { receiver: profilesReceiverCapsule(receiver) };
   }
 
@@ -80,24 +164,10 @@ export class ProfilesWrite {
   }
 
   update(args: ComponentArgs): void {
-    const next = this.newWriter(configOf(args));
-    const previous = this.writer;
-    this.writer = next;
-    // Calls in flight keep their clients until they finish; idle sockets go now.
-    setTimeout(() => previous.close(), 60_000).unref();
+    this.sink.reconfigure(configOf(args));
   }
 
-  async stop(): Promise<void> {
-    this.writer.close();
-    await this.metrics.remove();
-  }
-
-  private newWriter(config: WriteConfig): ProfilesWriter {
-    return new ProfilesWriter(config, {
-      metrics: this.metrics,
-      userAgent: USER_AGENT,
-      log: this.ctx.log,
-      clock: this.clock,
-    });
+  stop(): Promise<void> {
+    return this.sink.stop();
   }
 }
