@@ -12,7 +12,7 @@ import { defineComponent, healthy, type ComponentArgs, type ComponentContext, ty
 import { profilesSink, type ProfilesSink } from '../core/profile-delivery.js';
 import { standaloneContext, type RunOptions } from '../core/runtime/standalone.js';
 import { applyDefaults, t } from '../core/schema.js';
-import { backoffClockOn, type BackoffClock } from '../lib/backoff.js';
+import { backoffClockOn } from '../lib/backoff.js';
 import { endpointBlockSpec, resolveWriteConfig, type WriteConfig } from './profiles/config.js';
 import { WriteMetrics } from './profiles/metrics.js';
 import { ProfilesWriter } from './profiles/writer.js';
