@@ -3,6 +3,8 @@ import { ConfigError } from './errors.js';
 import { GoJsonError, goJsonMarshal } from '../go/gojson.js';
 import { decodeUtf8LikeGo } from '../go/gostring.js';
 import { formatFloat } from '../go/strconv.js';
+import { packageVersion } from '../package-version.js';
+import { type Json, JsonPathError, jsonPath } from './jsonpath.js';
 import { goSprintf, type FmtValue } from './sprintf.js';
 import {
   ConfigFunction,
@@ -21,7 +23,8 @@ import {
 
 /**
  * The standard library of configuration expressions: the namespaces `sys`, `string`, `array`,
- * `encoding`, `convert`, `file`, `constants`, the top-level `coalesce`, and the reference's
+ * `encoding`, `convert`, `file`, `constants` (`hostname`, `os`, `arch`, `version`), the top-level
+ * `coalesce` and `json_path`, and the reference's
  * deprecated top-level aliases (`env`, `concat`, `json_decode`, `format`, `join`, ...).
  */
 
@@ -305,6 +308,30 @@ const nonsensitive = fn('convert.nonsensitive', (args, ctx) => {
   return stringArg(args, 0, ctx);
 });
 
+/**
+ * `json_path(json_string, path)`: every value the JSONPath selects in the decoded JSON, as a list
+ * (empty when nothing matches). The path language is described in jsonpath.ts.
+ */
+const jsonPathFn = fn('json_path', (args, ctx) => {
+  expectArity(args, ctx, 2);
+  const [text, path] = args.map((v, i) => {
+    if (typeof v !== 'string') throw argError(ctx, i, `argument ${i + 1} must be a string, got ${typeOf(v)}`);
+    return v;
+  }) as [string, string];
+  let document: Json;
+  try {
+    document = JSON.parse(text) as Json;
+  } catch (err) {
+    throw argError(ctx, 0, `invalid JSON: ${(err as Error).message}`);
+  }
+  try {
+    return jsonPath(document, path).map(fromJsonValue);
+  } catch (err) {
+    if (err instanceof JsonPathError) throw argError(ctx, 1, `invalid JSONPath ${JSON.stringify(path)}: ${err.message}`);
+    throw err;
+  }
+});
+
 function unsupported(name: string): ConfigFunction {
   return fn(name, (_args, ctx) => {
     throw new ConfigError(`${name} is not supported`, ctx.pos);
@@ -347,8 +374,10 @@ function namespace(entries: Record<string, Value>): { readonly [k: string]: Valu
 /** Identifiers the standard library defines, looked up when the scope does not know a name. */
 export const STDLIB: Readonly<Record<string, Value>> = {
   coalesce,
-  json_path: unsupported('json_path'),
+  json_path: jsonPathFn,
   constants: namespace({
+    // The reference's form, `v1.2.3`.
+    version: packageVersion() === 'unknown' ? 'unknown' : `v${packageVersion()}`,
     hostname: hostname(),
     os: GO_OS[platform()] ?? platform(),
     arch: GO_ARCH[arch()] ?? arch(),
