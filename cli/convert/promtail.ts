@@ -232,9 +232,9 @@ class PromtailConfig {
         watchBody.push(attribute(key, stringLiteral(v)));
       else this.yaml.warn(keyNode, `global: file_watch_config: ${key} is not converted: logs.source.file has no equivalent`);
     }
-    if (watchBody.length > 0) body.push(nested({ name: 'file_watch', body: watchBody }));
+    if (watchBody.length > 0) body.push(BLANK, nested({ name: 'file_watch', body: watchBody }));
     const syncPeriod = scalarText(get(get(this.root, 'target_config'), 'sync_period'));
-    if (syncPeriod !== undefined) body.push(nested({ name: 'file_match', body: [attribute('sync_period', stringLiteral(syncPeriod))] }));
+    if (syncPeriod !== undefined) body.push(BLANK, nested({ name: 'file_match', body: [attribute('sync_period', stringLiteral(syncPeriod))] }));
     return { name: 'logs.source.file', label, body };
   }
 
@@ -272,7 +272,8 @@ class PromtailConfig {
           const sv = scalarText(s.value);
           if (s.key === 'http_listen_port' && sv !== undefined) http.push(attribute('listen_port', sv));
           else if (s.key === 'http_listen_address' && sv !== undefined) http.push(attribute('listen_address', stringLiteral(sv)));
-          else if (s.key !== 'grpc_listen_port')
+          // Promtail's configs set a gRPC port of 0 to turn gRPC off; logs.source.api has none to turn off.
+          else if (s.key !== 'grpc_listen_port' || sv !== '0')
             this.yaml.warn(s.keyNode, `loki_push_api: server: ${s.key} is not converted: logs.source.api has no equivalent`);
         }
       else this.yaml.warn(keyNode, `loki_push_api: ${key} is not converted: logs.source.api has no equivalent`);
