@@ -324,7 +324,12 @@ export function applyDefaults(spec: BlockSpec, config: Record<string, unknown>, 
       if (field.required) throw new ConfigError(`missing required attribute "${name}"`, undefined, path);
       if (field.default !== undefined) out[name] = structuredClone(field.default);
     } else if (field.kind.type === 'duration' && typeof out[name] === 'string') {
-      out[name] = parseGoDuration(out[name] as string);
+      try {
+        out[name] = parseGoDuration(out[name] as string);
+      } catch (err) {
+        // The text a config's decoding gives for the same value, without its position.
+        throw new ConfigError(`attribute "${name}": ${(err as Error).message}`, undefined, path);
+      }
     }
   }
   for (const key of Object.keys(config)) {

@@ -137,12 +137,12 @@ export interface LokiWriteSink extends LogSink {
  * `stop()` (or the observed source completing) delivers what is queued for up to each endpoint's
  * `queue_config.drain_timeout` and closes the logs. Invalid options throw the config's `ConfigError`.
  *
+ * `hooks` replace the HTTP client, the backoff jitter or file opening (tests).
+ *
  * @example
  * const sink = lokiWrite({ endpoint: [{ url: 'http://localhost:3100/loki/api/v1/push', batch_wait: '100ms' }] });
  * source.subscribe(sink);
  * // later: await source.stop(); await sink.stop();
- *
- * `hooks` replace the HTTP client, the backoff jitter or file opening (tests).
  */
 export function lokiWrite(options: LokiWriteOptions, run?: RunOptions, hooks: LogsWriteTestHooks = {}): LokiWriteSink {
   const writer = new LokiWriter(settingsOfOptions(options), standaloneContext(logsWriteComponent.name, run), hooks);
@@ -198,7 +198,9 @@ interface Settings {
 /** Programmatic options through the schema's defaults and the config's own validation (errors without positions). */
 function settingsOfOptions(options: LokiWriteOptions): Settings {
   const path = [logsWriteComponent.name];
-  return settingsOf(applyDefaults(logsWriteComponent, options as unknown as Record<string, unknown>, path), undefined, path);
+  // An empty list is a config without endpoint blocks: refused as missing, not a writer sending nowhere.
+  const given = options.endpoint?.length === 0 ? { ...options, endpoint: undefined } : options;
+  return settingsOf(applyDefaults(logsWriteComponent, given as unknown as Record<string, unknown>, path), undefined, path);
 }
 
 /** Validates decoded values; `block`, when the values come from a config, places the errors. */

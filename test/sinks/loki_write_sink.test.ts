@@ -240,6 +240,7 @@ describe('lokiWrite options', () => {
 
   it('refuses invalid options with the texts a config gets, without positions', () => {
     expect(messagesOf(() => lokiWrite({} as LokiWriteOptions))).toEqual(['logs.write: missing required block "endpoint"']);
+    expect(messagesOf(() => lokiWrite({ endpoint: [] }))).toEqual(['logs.write: missing required block "endpoint"']);
     expect(messagesOf(() => lokiWrite({ endpoint: [{ url: 'http://a/push' }], externalLabels: {} } as LokiWriteOptions))).toEqual([
       'logs.write: unrecognized attribute name "externalLabels"',
     ]);
@@ -254,7 +255,7 @@ describe('lokiWrite options', () => {
       'logs.write > endpoint: attribute "batch_size": units: unknown unit kB in 1kB',
     ]);
     expect(messagesOf(() => lokiWrite({ endpoint: [{ url: 'http://a/push', batch_wait: 'soon' }] }))).toEqual([
-      'time: invalid duration "soon"',
+      'logs.write > endpoint: attribute "batch_wait": time: invalid duration "soon"',
     ]);
     expect(messagesOf(() => lokiWrite({ endpoint: [{ url: 'http://a/push' }], wal: { enabled: true } }))).toEqual([
       'logs.write > wal: dir must be set when the wal is enabled',
