@@ -162,8 +162,10 @@ export interface JetStreamSource extends LogSource {
  * partition's reader forwards is emitted as one `LogBatch`, and its messages are acknowledged to
  * JetStream only once the batch is acknowledged (plus `ack_delay`). A nack makes that partition
  * start again from its acknowledgement floor, so what was not acknowledged is delivered again, in
- * order. `stop()` releases the partitions once every emitted batch is answered (the next owner
- * reads the rest), then completes. Invalid options throw the component's ConfigErrors.
+ * order. `stop()` releases the partitions once every emitted batch is answered (or 30 s and
+ * `ack_delay` have passed: the next owner reads what is unanswered), then completes; unsubscribing stops it the same way without waiting for it,
+ * the batches still held being answered (or not) by whoever holds them. Invalid options throw
+ * the component's ConfigErrors.
  *
  * @example
  * const source = jetStreamSource({ url: 'nats://localhost:4222', stream: 'LOGS', group: 'processors' });
