@@ -108,7 +108,8 @@ function binaryContent(bytes: Uint8Array): string | undefined {
 
 /** `line L, column C` of a byte offset in valid UTF-8, the column counted in characters as config positions are. */
 function whereIn(bytes: Uint8Array, offset: number): string {
-  const lineStart = bytes.lastIndexOf(0x0a, offset - 1) + 1;
+  // (lastIndexOf counts a negative start from the end, hence the test for the first byte.)
+  const lineStart = offset === 0 ? 0 : bytes.lastIndexOf(0x0a, offset - 1) + 1;
   let line = 1;
   for (let i = bytes.indexOf(0x0a); i !== -1 && i < lineStart; i = bytes.indexOf(0x0a, i + 1)) line++;
   let col = 1;

@@ -20,7 +20,8 @@ export async function loadFlagStageModules(args: ParsedArgs, io: Io): Promise<bo
     return true;
   } catch (err) {
     if (!(err instanceof StageModuleError)) throw err;
-    io.stderr.write(`rivulet: ${err.message}\n`);
+    // A loader's reason can run over several lines (a transform's report); the answer is one.
+    io.stderr.write(`rivulet: ${err.message.trim().replace(/\s*\n\s*/g, ' ')}\n`);
     return false;
   }
 }

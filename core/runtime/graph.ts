@@ -251,11 +251,13 @@ export class ComponentGraph {
           const exportNames = nodes.get(target)!.def.exportNames;
           if (exported !== undefined && !exportNames.includes(exported)) {
             // Reported here, with the exports it could have meant, rather than as the evaluator's bare
-            // `field "x" does not exist`; the reference is then of unknown value, like a missing one.
+            // `field "x" does not exist`; the reference is then of unknown value, like a missing one,
+            // and no dependency (that could only make a knock-on cycle).
             missing.push(ref.pos.offset);
             errors.push(new ConfigError(unknownExport(target, exported, exportNames), ref.pos, [blockTitle(node.block)]));
+          } else {
+            node.deps.add(target);
           }
-          node.deps.add(target);
         }
       }
     }
