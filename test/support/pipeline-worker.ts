@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
  * many times use the bundle, which starts in a fraction of that.
  */
 export function builtPipelineWorker(): URL {
-  const url = new URL('../../dist/pipeline-worker.js', import.meta.url);
-  if (!existsSync(fileURLToPath(url))) throw new Error('dist/pipeline-worker.js is missing: run npm run build first');
+  const url = new URL('../../dist/cli/pipeline-worker.js', import.meta.url);
+  if (!existsSync(fileURLToPath(url))) throw new Error('dist/cli/pipeline-worker.js is missing: run npm run build first');
   return url;
 }
