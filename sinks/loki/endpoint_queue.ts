@@ -21,7 +21,8 @@
  * while the log is at its `max_size` instead of the memory capacity; the sender reads the log
  * back into a window of at most `capacity` bytes, and records each batch it delivers or gives up.
  * At the drain deadline nothing is dropped: what is undelivered stays in the log for the next
- * start. A queue replaced by a config update stops at once, letting a request under way finish,
+ * start. A drain takes in the appends still being written when it began (a source that completes
+ * right after its last batch stops the writer while that batch is being written). A queue replaced by a config update stops at once, letting a request under way finish,
  * and its successor, sharing the log, sends what it had not delivered.
  */
 import type { SchedulerLike } from 'rxjs';
@@ -80,6 +81,11 @@ export class EndpointQueue {
   private deadlineHit = false;
   /** Stopping so that another queue on the same write-ahead log takes over. */
   private handingOver = false;
+  /**
+   * Appends to the write-ahead log not finished yet. A drain waits for them: their senders are
+   * answered once they are written, after a stop that began while they were under way.
+   */
+  private readonly appending = new Set<Promise<void>>();
   private readonly abort = new AbortController();
   private readonly loop: Promise<void>;
   private readonly scheduler: SchedulerLike;
@@ -151,6 +157,10 @@ export class EndpointQueue {
     this.wake();
     try {
       await this.loop;
+      // Past the deadline, appends still being written stay in the log for the next start; the
+      // log is closed after this resolves, so they must be done. A successor's appends may wait
+      // for room that only the successor frees: it goes on with them.
+      if (!this.handingOver) await Promise.all(this.appending);
     } finally {
       deadline.unsubscribe();
       this.state = 'stopped';
@@ -224,7 +234,7 @@ export class EndpointQueue {
         continue;
       }
       if (this.items.length === 0) {
-        if (this.state !== 'running') return;
+        if (this.state !== 'running' && this.appending.size === 0) return;
         await this.waitForWake();
         continue;
       }
@@ -315,10 +325,18 @@ export class EndpointQueue {
   }
 
   /** With a write-ahead log: accepted once written there; the sender reads it back. */
-  private async enqueueDurably(wal: EndpointWal, items: readonly QueuedEntry[]): Promise<void> {
-    await wal.append(items);
-    this.options.metrics.walBytes.set(this.labels, wal.bytes);
-    this.wake();
+  private enqueueDurably(wal: EndpointWal, items: readonly QueuedEntry[]): Promise<void> {
+    const appended = wal.append(items).then(() => this.options.metrics.walBytes.set(this.labels, wal.bytes));
+    const settled = appended.then(
+      () => {},
+      () => {},
+    );
+    this.appending.add(settled);
+    void settled.then(() => {
+      this.appending.delete(settled);
+      this.wake();
+    });
+    return appended;
   }
 
   /** Reads up to `room` bytes of entries back from the write-ahead log into the queue. */

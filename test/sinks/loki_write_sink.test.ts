@@ -199,6 +199,19 @@ describe('lokiWrite write-ahead log', () => {
     expect(await metricValue(second.registry, 'logs_write_sent_entries_total', { component_id: 'to-loki' })).toBe(3);
   });
 
+  it('delivers on stop what it acknowledged while its appends were still being written: an Observable that completes at once', async () => {
+    const loki = await fakeLoki();
+    const { sink, registry } = startSink(walOptions(loki.url, walDir()));
+    const answers: string[] = [];
+    const lines = Array.from({ length: 20 }, (_, i) => `line-${i}`);
+    // `from` completes right after its last batch, so stop begins while those appends are under way.
+    from(lines.map((line) => recordedBatch(line, [entryOf(line)], answers))).subscribe(sink);
+    await sink.stop();
+    expect(answers).toEqual(lines.map((line) => `ack ${line}`));
+    expect(loki.lines()).toEqual(lines);
+    expect(await metricValue(registry, 'logs_write_sent_entries_total', { component_id: 'to-loki' })).toBe(20);
+  });
+
   it('refuses a batch with RetryLaterError while the log’s disk is full, having kept every batch it acknowledged', async () => {
     const loki = await fakeLoki();
     await loki.down();
