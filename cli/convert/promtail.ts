@@ -188,14 +188,17 @@ class PromtailConfig {
       if (['job_name', 'pipeline_stages', 'static_configs', 'relabel_configs', 'loki_push_api'].includes(key)) continue;
       if (key.endsWith('_sd_configs'))
         this.yaml.warn(keyNode, `${key} is not converted: Rivulet has no service discovery; list the files in static_configs`);
-      else if (UNSUPPORTED_SOURCES.has(key)) this.yaml.warn(keyNode, `${key} is not converted: Rivulet has no such source`);
+      else if (UNSUPPORTED_SOURCES.has(key)) this.yaml.warn(keyNode, `${key} is not converted: Rivulet has no ${key} source`);
       else this.yaml.warn(keyNode, `${key} is not converted: Rivulet has no equivalent`);
     }
     const statics = get(job, 'static_configs');
     if (statics) blocks.push(this.fileSource(job, statics, label, destination, fileJobs));
     else
       for (const rule of itemsOf(get(job, 'relabel_configs')))
-        this.yaml.warn(rule, 'relabel rule not converted: Rivulet has no relabel component');
+        this.yaml.warn(
+          rule,
+          'relabel rule not converted: Rivulet has no relabel component, and only static_configs targets are relabelled here',
+        );
     const push = get(job, 'loki_push_api');
     if (push) blocks.push(this.pushSource(push, label, destination));
     if (stageBlocks.length > 0) {
@@ -234,7 +237,8 @@ class PromtailConfig {
     }
     if (watchBody.length > 0) body.push(BLANK, nested({ name: 'file_watch', body: watchBody }));
     const syncPeriod = scalarText(get(get(this.root, 'target_config'), 'sync_period'));
-    if (syncPeriod !== undefined) body.push(BLANK, nested({ name: 'file_match', body: [attribute('sync_period', stringLiteral(syncPeriod))] }));
+    if (syncPeriod !== undefined)
+      body.push(BLANK, nested({ name: 'file_match', body: [attribute('sync_period', stringLiteral(syncPeriod))] }));
     return { name: 'logs.source.file', label, body };
   }
 
@@ -252,7 +256,7 @@ class PromtailConfig {
       this.warnedPositions = true;
       this.yaml.warn(
         node,
-        `Promtail's positions are not carried over: logs.source.file keeps its own (JSON) in ${fileJobs > 1 ? `${stem}.<job>.json files` : file} beside it, and reads the files from their start once`,
+        `Promtail's positions are not carried over: logs.source.file keeps its own, as JSON, in ${fileJobs > 1 ? `${stem}.<job>.json files beside it` : file}, so the files are read from their start once`,
       );
     }
     return file;
