@@ -18,12 +18,33 @@ const NS_PER_MS = 1_000_000n;
  */
 export const MAX_TIMER_MS = 2_147_483_647;
 
-/** The real wall clock: epoch milliseconds plus a monotonic sub-millisecond part. */
+/**
+ * How far RxJS's `asyncScheduler.now()` may be from `Date.now()` and still be the real clock:
+ * both read the same system time, a moment apart. Virtual time (an RxJS `TestScheduler.run`,
+ * which starts at frame 0) is decades away.
+ */
+const VIRTUAL_TIME_GAP_MS = 1_000;
+
+/**
+ * The real wall clock: epoch milliseconds plus a monotonic sub-millisecond part, on RxJS's
+ * `asyncScheduler` (the program's own rxjs, a peer dependency).
+ *
+ * While the scheduler's time is virtual (inside the program's `TestScheduler.run`, which makes
+ * `asyncScheduler.now()` read its frames), `nowNs()` follows the scheduler instead: frame `n` is
+ * `n` milliseconds after the epoch, as RxJS's own `timestamp()` reports it. A stage that reads
+ * the time (the `limit` bucket's refills, for one) then sees the same time as the timers it
+ * schedules, in a marble test that passes no clock. Outside virtual time the nanosecond
+ * precision of `process.hrtime` is kept.
+ */
 export function systemClock(): Clock {
   const originNs = BigInt(Date.now()) * NS_PER_MS - process.hrtime.bigint();
   return {
     scheduler: asyncScheduler,
-    nowNs: () => originNs + process.hrtime.bigint(),
+    nowNs: () => {
+      const schedulerMs = asyncScheduler.now();
+      if (Math.abs(schedulerMs - Date.now()) > VIRTUAL_TIME_GAP_MS) return BigInt(Math.round(schedulerMs * 1e6));
+      return originNs + process.hrtime.bigint();
+    },
   };
 }
 
