@@ -1,7 +1,10 @@
 /**
  * profiles.receive_http — an HTTP server that accepts profiles on the legacy ingest API
  * (`POST /ingest`) and the Connect/gRPC/gRPC-Web push API (`POST /push.v1.PusherService/Push`)
- * and forwards each one to every receiver in `forward_to`. Exports nothing.
+ * and forwards each one to every receiver in `forward_to`. Exports nothing. Built on the source
+ * `profilesReceiver` gives a program (receivers/profiles/source.ts): the component serves that
+ * source's routes on its own listener and forwards each delivery (one Push series or one ingest
+ * profile) to every `forward_to` receiver at once, each taking a Push's series in order.
  *
  * Reference behaviour kept: `conn_limit` defaults to 16384 and holds extra connections unaccepted
  * instead of refusing them; a new `forward_to` applies to the next request without a restart, and

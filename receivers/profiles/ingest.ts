@@ -6,7 +6,8 @@
  * Reference behaviour kept: a `name` that does not parse, or no `name` at all, only empties the
  * label set (a warning, never a 4xx); every receiver is called concurrently and all are awaited;
  * any failure fails the request, answered with the first downstream status found in the errors
- * (its reason phrase as body) or with 500 `Failed to process request`.
+ * (its reason phrase as body) or with 500 `Failed to process request`. A profiles source that is
+ * not accepting (`SourceNotSubscribedError`) gets 503, its reason phrase as body.
  *
  * Added here (the reference reads any body whole): a body over `max_body_size` is answered 413
  * and one that does not fit within `max_pending_size` 429 with `Retry-After`, before anything is

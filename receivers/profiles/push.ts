@@ -7,7 +7,9 @@
  * Labels follow the label-builder rules (a repeated name keeps its last value, an empty value
  * removes the label) and then the service-name rule. Any failure makes the whole call fail with
  * `internal`, one `unable to append series … to appendable N: …` line per failure; downstream
- * statuses are not mapped.
+ * statuses are not mapped. A profiles source counts as one receiver that reports its own
+ * `forward_to` list's failures by their indexes (`ReceiverFailures`), and one that is not
+ * accepting (`SourceNotSubscribedError`) makes the call `unavailable`.
  */
 import { Code, ConnectError } from '@connectrpc/connect';
 import {
