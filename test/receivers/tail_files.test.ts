@@ -223,7 +223,15 @@ describe('tailFiles', () => {
     const t = tail({ path: join(dir, 'a.log'), positions_file: join(dir, 'positions.json') }, true);
     await eventually(() => t.batches.length === 1, 5000, 'a.log');
     t.files.update({ path: join(dir, 'b.log'), positions_file: join(dir, 'positions.json'), labels: { job: 'b' } });
-    await eventually(() => t.batches.length === 2, 5000, 'b.log');
+    // The new glob is expanded on the next turn of the loop, which may be asleep on virtual time.
+    await eventually(
+      () => {
+        t.clock.advanceBy(250);
+        return t.batches.length === 2;
+      },
+      5000,
+      'b.log',
+    );
     expect(t.batches[1]!.entries.map((e) => [e.line, e.labels])).toEqual([[criLine(1), { job: 'b', filename: join(dir, 'b.log') }]]);
     expect(() => t.files.update({ path: join(dir, 'b.log'), positions_file: join(dir, 'other.json') })).toThrow(
       'logs.source.file: positions_file cannot change while the component runs',
@@ -248,6 +256,9 @@ describe('tailFiles', () => {
     ]);
     expect(errorsOf({ path: 'x', file_watch: { min_poll_frequency: '1s', max_poll_frequency: '10ms' } })).toEqual([
       'logs.source.file > file_watch: max_poll_frequency must not be less than min_poll_frequency',
+    ]);
+    expect(errorsOf({ path: 'x', file_match: { sync_period: 'soon' } })).toEqual([
+      'logs.source.file > file_match: attribute "sync_period": time: invalid duration "soon"',
     ]);
     expect(errorsOf({ path: 'x', forward_to: [] })).toEqual(['logs.source.file: unrecognized attribute name "forward_to"']);
   });
