@@ -1,0 +1,174 @@
+import { describe, expect, it } from 'vitest';
+import '../../../index.js';
+import { convertAlloy } from '../../../cli/convert/alloy.js';
+import { ConfigErrors } from '../../../lib/config/errors.js';
+
+const convert = (text: string, keepNames = true) => convertAlloy(text, 'config.alloy', { keepNames });
+
+describe('convert --from alloy', () => {
+  it('renames components in block names and references and keeps every other byte, comments included', () => {
+    const text = `// loki.write "comment" stays as written
+loki.source.api "in" {
+\thttp { listen_port = 0 }
+\tforward_to = [ loki.process.p.receiver ,loki.echo.e.receiver] /* loki.echo */
+}
+
+loki.process   "p"   {
+  forward_to = [loki.write.out.receiver]
+  stage.static_labels { values = { source = "loki.process" } }
+}
+loki.echo "e" {}
+loki.write "out" {
+  endpoint { url = "http://127.0.0.1:1/loki/api/v1/push" }
+}
+`;
+    expect(convert(text)).toEqual({
+      output: `// loki.write "comment" stays as written
+logs.source.api "in" {
+\thttp { listen_port = 0 }
+\tforward_to = [ logs.process.p.receiver ,logs.echo.e.receiver] /* loki.echo */
+}
+
+logs.process   "p"   {
+  forward_to = [logs.write.out.receiver]
+  stage.static_labels { values = { source = "loki.process" } }
+}
+logs.echo "e" {}
+logs.write "out" {
+  endpoint { url = "http://127.0.0.1:1/loki/api/v1/push" }
+}
+`,
+      warnings: [],
+    });
+  });
+
+  it('renames the profiles components and stage.windowsevent', () => {
+    const text =
+      'pyroscope.receive_http "r" {\n  forward_to = [pyroscope.write.w.receiver]\n}\nloki.process "p" {\n  forward_to = []\n  stage.windowsevent { }\n}\n';
+    expect(convert(text).output).toBe(
+      'profiles.receive_http "r" {\n  forward_to = [profiles.write.w.receiver]\n}\nlogs.process "p" {\n  forward_to = []\n  stage.hostevent { }\n}\n',
+    );
+  });
+
+  it("writes out the reference's metrics prefix in each metric block without one, lined up with the attribute above", () => {
+    const text = `loki.process "p" {
+  forward_to = []
+  stage.match {
+    selector = "{a=\\"b\\"}"
+    stage.metrics {
+      metric.counter {
+        name      = "hits"
+        match_all = true
+        action    = "inc"
+      }
+      metric.gauge {
+        name = "g"
+        action = "set"
+      }
+      metric.histogram {
+        name    = "h"
+        buckets = [1]
+        prefix  = "mine_"
+      }
+    }
+  }
+}
+`;
+    expect(convert(text).output).toBe(`logs.process "p" {
+  forward_to = []
+  stage.match {
+    selector = "{a=\\"b\\"}"
+    stage.metrics {
+      metric.counter {
+        name      = "hits"
+        match_all = true
+        action    = "inc"
+        prefix    = "loki_process_custom_"
+      }
+      metric.gauge {
+        name = "g"
+        action = "set"
+        prefix = "loki_process_custom_"
+      }
+      metric.histogram {
+        name    = "h"
+        buckets = [1]
+        prefix  = "mine_"
+      }
+    }
+  }
+}
+`);
+  });
+
+  it('puts the prefix on a line of its own in a metric block written on one line', () => {
+    const text = 'stage.metrics {\n  metric.counter { name = "n" }\n}\n';
+    expect(convert(text).output).toBe('stage.metrics {\n  metric.counter { name = "n"\n  prefix = "loki_process_custom_"\n  }\n}\n');
+  });
+
+  it("leaves metric blocks alone with keepNames off, so Rivulet's own prefix applies", () => {
+    const text =
+      'loki.process "p" {\n  forward_to = []\n  stage.metrics {\n    metric.counter {\n      name = "n"\n      action = "inc"\n    }\n  }\n}\n';
+    expect(convert(text, false).output).toBe(text.replace('loki.process', 'logs.process'));
+  });
+
+  it('folds a local.file_match into the file source that reads its targets', () => {
+    const text = `logs.echo "e" {}
+
+local.file_match "logs" {
+  path_targets = [{ __path__ = "/var/log/*.log" }]
+}
+
+loki.source.file "f" {
+  targets    = local.file_match.logs.targets
+  forward_to = [logs.echo.e.receiver]
+}
+`;
+    expect(convert(text)).toEqual({
+      output: `logs.echo "e" {}
+
+logs.source.file "f" {
+  targets    = [{ __path__ = "/var/log/*.log" }]
+  forward_to = [logs.echo.e.receiver]
+}
+`,
+      warnings: [],
+    });
+  });
+
+  it('keeps a local.file_match it cannot fold, and a component Rivulet does not have, with warnings at them', () => {
+    const text = `local.file_match "logs" {
+  path_targets = discovery.kubernetes.pods.targets
+  sync_period  = "5s"
+}
+
+discovery.kubernetes "pods" {
+  role = "pod"
+}
+`;
+    expect(convert(text)).toEqual({
+      output: text,
+      warnings: [
+        {
+          file: 'config.alloy',
+          line: 1,
+          col: 1,
+          message:
+            "Rivulet has no component local.file_match and this one cannot be folded into its readers (it sets more than path_targets, or is read other than as .targets); give its path_targets to logs.source.file's targets",
+        },
+        { file: 'config.alloy', line: 6, col: 1, message: 'Rivulet has no component discovery.kubernetes; the block is left as written' },
+      ],
+    });
+  });
+
+  it("throws the parser's positioned errors for a config that does not parse", () => {
+    let thrown: unknown;
+    try {
+      convert('loki.write "w" {\n  = 1\n}\n');
+    } catch (err) {
+      thrown = err;
+    }
+    expect(thrown).toBeInstanceOf(ConfigErrors);
+    expect((thrown as ConfigErrors).errors.map((e) => e.message)).toEqual(['config.alloy:2:3: expected attribute or block name, got "="']);
+  });
+});
