@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { compared } from './harness.js';
@@ -8,31 +9,70 @@ import type { BenchRow } from './types.js';
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const RUNS = Number(process.env.BENCH_STARTUP_RUNS ?? 15);
 
-/** Median wall time of `args` run with plain Node, in seconds. */
-function medianWall(args: readonly string[]): number {
-  const times: number[] = [];
-  for (let i = 0; i < RUNS; i++) {
-    const started = process.hrtime.bigint();
-    execFileSync(process.execPath, args, { cwd: ROOT, stdio: 'ignore' });
-    times.push(Number(process.hrtime.bigint() - started) / 1e9);
+/**
+ * Preloaded into each measured process: at exit it writes the process's own CPU time (user +
+ * system, microseconds, everything since Node started) to the file named by the environment.
+ * A parent cannot read a child's CPU time from Node; the child can.
+ */
+const REPORT_CPU = `import { writeFileSync } from 'node:fs';
+process.on('exit', () => { const u = process.cpuUsage(); writeFileSync(process.env.RIVULET_BENCH_CPU_FILE, String(u.user + u.system)); });`;
+
+interface Startup {
+  /** Median CPU seconds (user + system) of one start. */
+  readonly cpu: number;
+  /** Median wall seconds of one start. */
+  readonly wall: number;
+}
+
+const median = (values: number[]): number => values.sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+/**
+ * Medians of RUNS starts of each command, the commands interleaved run by run so all see the same
+ * machine load. Each command is the arguments of a plain `node`.
+ */
+function startups(commands: readonly (readonly string[])[]): Startup[] {
+  const dir = mkdtempSync(join(tmpdir(), 'rivulet-startup-'));
+  const cpuFile = join(dir, 'cpu');
+  const samples = commands.map(() => ({ cpu: [] as number[], wall: [] as number[] }));
+  try {
+    for (let i = 0; i < RUNS; i++) {
+      commands.forEach((args, c) => {
+        const started = process.hrtime.bigint();
+        execFileSync(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(REPORT_CPU)}`, ...args], {
+          cwd: ROOT,
+          stdio: 'ignore',
+          env: { ...process.env, RIVULET_BENCH_CPU_FILE: cpuFile },
+        });
+        samples[c]!.wall.push(Number(process.hrtime.bigint() - started) / 1e9);
+        samples[c]!.cpu.push(Number(readFileSync(cpuFile, 'utf8')) / 1e6);
+      });
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
-  times.sort((a, b) => a - b);
-  return times[Math.floor(times.length / 2)]!;
+  return samples.map((s) => ({ cpu: median(s.cpu), wall: median(s.wall) }));
 }
 
 /**
- * Start-up of the built CLI, the code the installed package runs: `rivulet validate` on the
- * default config, beside `node -e 0` (Node's own start-up) measured in the same run; medians of
- * BENCH_STARTUP_RUNS runs each, interleaved so both see the same machine load.
+ * Start-up of the built CLI as the installed package runs it (dist/, the unbundled modules the
+ * library is made of, loading rxjs and the other dependencies from node_modules): `rivulet
+ * validate` on the default config and `rivulet --version`, beside `node -e 0` (Node's own
+ * start-up) measured in the same run; medians of BENCH_STARTUP_RUNS starts, CPU (user + system)
+ * and wall. BENCH_STARTUP_BIN measures another copy instead, e.g. the bin of a project that
+ * installed the packed tarball (`…/node_modules/rivulet/dist/bin/rivulet.js`).
  */
 export async function benchStartup(): Promise<BenchRow[]> {
-  const bin = join(ROOT, 'dist/bin/rivulet.js');
-  if (!existsSync(bin)) throw new Error('dist/ is missing: run `npm run build` first');
-  const node = medianWall(['-e', '0']);
-  const validate = medianWall([bin, 'validate', 'examples/default.alloy']);
-  const version = medianWall([bin, '--version']);
+  const bin = process.env.BENCH_STARTUP_BIN ?? join(ROOT, 'dist/bin/rivulet.js');
+  if (!existsSync(bin)) throw new Error(`${bin} is missing: run \`npm run build\` first`);
+  const [node, validate, version] = startups([
+    ['-e', '0'],
+    [bin, 'validate', 'examples/default.alloy'],
+    [bin, '--version'],
+  ]);
   return [
-    compared('rivulet validate examples/default.alloy (median wall)', validate, 's', 'node -e 0', node),
-    compared('rivulet --version (median wall)', version, 's', 'node -e 0', node),
+    compared('rivulet validate examples/default.alloy (median CPU)', validate!.cpu, 's', 'node -e 0', node!.cpu),
+    compared('rivulet validate examples/default.alloy (median wall)', validate!.wall, 's', 'node -e 0', node!.wall),
+    compared('rivulet --version (median CPU)', version!.cpu, 's', 'node -e 0', node!.cpu),
+    compared('rivulet --version (median wall)', version!.wall, 's', 'node -e 0', node!.wall),
   ];
 }
