@@ -5,8 +5,8 @@ import { createConnectTransport } from '@connectrpc/connect-node';
 import Koa from 'koa';
 import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
-import { profileSource, type ProfileDelivery } from '../../core/profile-delivery.js';
-import { labelsFromObject } from '../../core/profiles.js';
+import { profileSource } from '../../core/profile-delivery.js';
+import { labelsFromObject, type IngestProfile, type ProfilesReceiver } from '../../core/profiles.js';
 import { PusherService } from '../../lib/pyroscope/gen/push/v1/push_pb.js';
 import { profilesReceiver, type ReconfigurableProfilesSource } from '../../receivers/index.js';
 import { profilesWrite, type ProfilesWriteSink } from '../../sinks/index.js';
@@ -85,17 +85,17 @@ describe('profilesWrite', () => {
       profilesWrite({ endpoint: [{ url: downstream.url, max_backoff_retries: 1 }] }, { registry: new Registry(), log: () => {} }),
     );
     const answers: string[] = [];
-    let send: ((delivery: Omit<ProfileDelivery, 'ack' | 'nack'>) => void) | undefined;
+    // A source whose sends the test makes: each settles with the sink's ack or nack.
+    let upstream: ProfilesReceiver | undefined;
     const source = profileSource((receiver) => {
-      send = (d) => {
-        if (d.kind !== 'ingest') return;
-        receiver.appendIngest(d.profile, d.signal).then(
-          () => answers.push('ack'),
-          (err: Error) => answers.push(`nack ${err.message}`),
-        );
-      };
+      upstream = receiver;
       return { stop: async () => {} };
     });
+    const send = (profile: IngestProfile) =>
+      upstream!.appendIngest(profile, never).then(
+        () => answers.push('ack'),
+        (err: Error) => answers.push(`nack ${err.message}`),
+      );
     source.subscribe(sink);
     const profile = {
       body: Buffer.from('pprof'),
@@ -104,11 +104,11 @@ describe('profilesWrite', () => {
       rawQuery: 'name=app&from=1',
       labels: labelsFromObject({ service_name: 'app' }),
     };
-    send!({ kind: 'ingest', profile, signal: never });
+    void send(profile);
     await expect.poll(() => answers).toEqual(['ack']);
     expect(downstream.calls.map((c) => [c.url, c.body.toString()])).toEqual([['/ingest?from=1&name=app%7Bservice_name%3Dapp%7D', 'pprof']]);
     status = 503;
-    send!({ kind: 'ingest', profile, signal: never });
+    void send(profile);
     await expect
       .poll(() => answers)
       .toEqual([
