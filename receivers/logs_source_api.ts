@@ -19,6 +19,9 @@
  * `max_body_size` (before or after decompression) and pushes of more than `max_entries_per_push`
  * entries are answered 413; Loki's ingest limits on label names, label lengths and line size can
  * be turned on, and are answered with Loki's 400 messages.
+ *
+ * Built on the programmatic `lokiPushReceiver` (loki/push_receiver.ts): the same settings, routes
+ * and bounds, behind a listener of its own, with every batch forwarded to `forward_to`.
  */
 import type { Block } from '../lib/config/ast.js';
 import { forwardBatches } from '../core/delivery.js';

@@ -4,9 +4,9 @@
  * reference also mounts them, and `GET /ready`. The same routes serve a user's own Koa app
  * (`lokiPushReceiver`) and logs.source.api's own server.
  *
- * Delivery: a push is answered 204 only once its entries are taken over (the subscriber's ack). What the
- * source holds meanwhile (bodies, decompressed bodies, decoded entries at an estimated size) is
- * bounded by `PendingBytes` for every request, the first included: a push that does not fit
+ * Delivery: a push is answered 204 only once its entries are taken over (the subscriber's ack).
+ * What the source holds meanwhile (bodies, decompressed bodies, decoded entries at an estimated
+ * size) is bounded by `PendingBytes` for every request, the first included: a push that does not fit
  * beside the others is answered 429 with `Retry-After`, one that would not fit even alone 413,
  * and either way none of its entries is forwarded. Bodies are decompressed off the event loop and
  * decoded in slices with a turn of the event loop between them, so one huge push does not stall
@@ -92,6 +92,10 @@ export interface PushRoutes {
 
 const ROUTES = ['/loki/api/v1/push', '/api/v1/push', '/loki/api/v1/raw', '/api/v1/raw', '/ready'];
 
+/**
+ * Builds the routes on `options`. A request is counted once, under the route it reached, or under
+ * `other` by the stand-alone server for the paths it does not serve.
+ */
 export function createPushRoutes(options: PushAppOptions): PushRoutes {
   const { metrics, componentId } = options;
   const logUnexpected = (err: unknown) => options.log('error', 'request failed', { error: (err as Error).message });

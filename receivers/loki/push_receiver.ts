@@ -2,8 +2,11 @@
  * The Loki push API as a programmatic source: a `LogSource` whose batches are the pushes a Koa
  * app receives through its routes. Mount `middleware()` (or nest `router`) in your own Koa app;
  * every push becomes one batch, and the client's answer waits for that batch's `ack` (204) or
- * `nack` (429 with `Retry-After` for a `RetryLaterError`, 500 otherwise). Until the source is
- * subscribed, and once it stops, pushes are answered 503 and `GET /ready` says `not ready`.
+ * `nack` (429 with `Retry-After` for a `RetryLaterError`, 500 otherwise). A push left with no
+ * entry (all of it skipped, or empty) emits nothing and is answered at once. Pushes arrive
+ * concurrently, so several batches may await their answers together; what they hold is bounded by
+ * `max_pending_size` (429 beyond). Until the source is subscribed, and once it stops, pushes are
+ * answered 503 and `GET /ready` says `not ready`.
  *
  * logs.source.api is this receiver behind its own HTTP server: it decodes its block into the
  * same settings, mounts the same routes and forwards every batch to its `forward_to`.
