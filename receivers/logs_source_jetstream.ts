@@ -37,7 +37,7 @@
  * whole; one declaring more than `max_entries_per_message` entries is terminated unread.
  */
 import type { Block } from '../lib/config/ast.js';
-import { ConfigError, ConfigErrors, type Position } from '../lib/config/errors.js';
+import { ConfigError, ConfigErrors } from '../lib/config/errors.js';
 import {
   natsConnectionFields,
   natsTlsBlockSpec,
@@ -45,6 +45,7 @@ import {
   type NatsConnectionOptions,
   type NatsConnectionSettings,
 } from '../lib/jetstream/connection.js';
+import { acceptedSettings } from '../lib/jetstream/settings_change.js';
 import { attributePos, durationMs } from '../lib/loki/config.js';
 import { forwardBatches, logSource, type LogSource } from '../core/delivery.js';
 import { LOGS_RECEIVER, type LogsReceiver, type SendOptions } from '../core/receiver.js';
@@ -52,7 +53,7 @@ import { defineComponent, type ComponentArgs, type ComponentContext, type Health
 import { standaloneContext, type RunOptions } from '../core/runtime/standalone.js';
 import { applyDefaults, t } from '../core/schema.js';
 import { cloneEntry, type Entry } from '../core/entry.js';
-import { fixedSettingChanged, JetStreamGroupReader, type JetStreamSourceSettings } from './jetstream/group_reader.js';
+import { FIXED_SOURCE_SETTINGS, JetStreamGroupReader, type JetStreamSourceSettings } from './jetstream/group_reader.js';
 
 const NAME = /^[A-Za-z0-9_-]+$/;
 /**
@@ -163,9 +164,9 @@ export interface JetStreamSource extends LogSource {
  * JetStream only once the batch is acknowledged (plus `ack_delay`). A nack makes that partition
  * start again from its acknowledgement floor, so what was not acknowledged is delivered again, in
  * order. `stop()` releases the partitions once every emitted batch is answered (or 30 s and
- * `ack_delay` have passed: the next owner reads what is unanswered), then completes; unsubscribing stops it the same way without waiting for it,
- * the batches still held being answered (or not) by whoever holds them. Invalid options throw
- * the component's ConfigErrors.
+ * `ack_delay` have passed: the next owner reads what is unanswered), then completes;
+ * unsubscribing stops it the same way without waiting for it, the batches still held being
+ * answered (or not) by whoever holds them. Invalid options throw the component's ConfigErrors.
  *
  * @example
  * const source = jetStreamSource({ url: 'nats://localhost:4222', stream: 'LOGS', group: 'processors' });
@@ -203,7 +204,7 @@ function sourceOf(reader: JetStreamGroupReader, ctx: ComponentContext): JetStrea
     health: () => reader.health(),
     update: (options: JetStreamSourceOptions) => {
       const next = settingsOf(optionValues(options), ctx.id, undefined, PATH);
-      reader.update(acceptedUpdate(reader.current(), next, undefined, PATH));
+      reader.update(acceptedSettings(FIXED_SOURCE_SETTINGS, reader.current(), next, undefined, PATH));
     },
     // A source never subscribed still has its connection to close.
     stop: async () => {
@@ -211,18 +212,6 @@ function sourceOf(reader: JetStreamGroupReader, ctx: ComponentContext): JetStrea
       await reader.stop();
     },
   });
-}
-
-/** `next`, if a running member may take it in place of `previous`; a ConfigError otherwise. */
-function acceptedUpdate(
-  previous: JetStreamSourceSettings,
-  next: JetStreamSourceSettings,
-  pos: Position | undefined,
-  path: readonly string[],
-): JetStreamSourceSettings {
-  const refusal = fixedSettingChanged(previous, next);
-  if (refusal !== undefined) throw new ConfigError(refusal, pos, path);
-  return next;
 }
 
 /**
@@ -321,7 +310,7 @@ export class LogsSourceJetStream {
   update(args: ComponentArgs): void {
     const block = args.block as Block;
     const next = settingsOf(args.values, this.ctx.id, block, args.path);
-    this.reader.update(acceptedUpdate(this.reader.current(), next, block.pos, args.path));
+    this.reader.update(acceptedSettings(FIXED_SOURCE_SETTINGS, this.reader.current(), next, block.pos, args.path));
     this.forwardTo = args.values.forward_to as LogsReceiver[];
   }
 

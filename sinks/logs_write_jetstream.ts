@@ -26,7 +26,7 @@
  */
 import type { StreamConfig } from '@nats-io/jetstream';
 import type { Block } from '../lib/config/ast.js';
-import { ConfigError, ConfigErrors, type Position } from '../lib/config/errors.js';
+import { ConfigError, ConfigErrors } from '../lib/config/errors.js';
 import {
   natsConnectionFields,
   natsTlsBlockSpec,
@@ -35,13 +35,14 @@ import {
   type NatsConnectionSettings,
 } from '../lib/jetstream/connection.js';
 import { layoutDescription } from '../lib/jetstream/partition.js';
+import { acceptedSettings } from '../lib/jetstream/settings_change.js';
 import { attributePos, byteSize, durationMs } from '../lib/loki/config.js';
 import { logSink, type LogSink } from '../core/delivery.js';
 import { logsReceiverCapsule } from '../core/receiver.js';
 import { defineComponent, type ComponentArgs, type ComponentContext, type Health } from '../core/runtime/component.js';
 import { standaloneContext, type RunOptions } from '../core/runtime/standalone.js';
 import { applyDefaults, t } from '../core/schema.js';
-import { fixedWriteSettingChanged, JetStreamWriter, type JetStreamWriteSettings } from './jetstream/writer.js';
+import { FIXED_WRITE_SETTINGS, JetStreamWriter, type JetStreamWriteSettings } from './jetstream/writer.js';
 
 /** Stream and consumer names: no dots, wildcards or spaces (NATS's rule), kept to a safe set. */
 const NAME = /^[A-Za-z0-9_-]+$/;
@@ -199,22 +200,10 @@ function sinkOf(writer: JetStreamWriter, ctx: ComponentContext): JetStreamWrite 
       health: () => writer.health(),
       update: (options: JetStreamWriteOptions) => {
         const next = settingsOf(optionValues(options), ctx.id, undefined, PATH);
-        writer.update(acceptedUpdate(writer.current(), next, undefined, PATH));
+        writer.update(acceptedSettings(FIXED_WRITE_SETTINGS, writer.current(), next, undefined, PATH));
       },
     },
   );
-}
-
-/** `next`, if a running writer may take it in place of `previous`; a ConfigError otherwise. */
-function acceptedUpdate(
-  previous: JetStreamWriteSettings,
-  next: JetStreamWriteSettings,
-  pos: Position | undefined,
-  path: readonly string[],
-): JetStreamWriteSettings {
-  const refusal = fixedWriteSettingChanged(previous, next);
-  if (refusal !== undefined) throw new ConfigError(refusal, pos, path);
-  return next;
 }
 
 /**
@@ -313,7 +302,7 @@ export class LogsWriteJetStream {
   update(args: ComponentArgs): void {
     const block = args.block as Block;
     const next = settingsOf(args.values, this.ctx.id, block, args.path);
-    this.writer.update(acceptedUpdate(this.writer.current(), next, block.pos, args.path));
+    this.writer.update(acceptedSettings(FIXED_WRITE_SETTINGS, this.writer.current(), next, block.pos, args.path));
   }
 
   async stop(): Promise<void> {

@@ -18,6 +18,7 @@ import { Kvm, type KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { errorText, NatsLink, takesTermReasons, type NatsConnectionSettings } from '../../lib/jetstream/connection.js';
 import { parseLayoutDescription, partitionSubject } from '../../lib/jetstream/partition.js';
+import type { FixedSettings } from '../../lib/jetstream/settings_change.js';
 import type { Entry } from '../../core/entry.js';
 import type { LogsReceiver } from '../../core/receiver.js';
 import { healthy, unhealthy, type ComponentContext, type Health } from '../../core/runtime/component.js';
@@ -46,17 +47,11 @@ export interface JetStreamSourceSettings {
   readonly maxEntriesPerMessage: number;
 }
 
-/**
- * Why `next` cannot replace `previous` in a running member, or undefined when it can: only
- * max_in_flight, ack_delay, ack_wait and max_entries_per_message may change.
- */
-export function fixedSettingChanged(previous: JetStreamSourceSettings, next: JetStreamSourceSettings): string | undefined {
-  const fixed = (s: JetStreamSourceSettings) =>
-    JSON.stringify([s.connection.fingerprint, s.stream, s.group, s.partitions, s.prefix, s.leaseTtlMs]);
-  return fixed(next) === fixed(previous)
-    ? undefined
-    : 'the connection, stream, group, partitions, subject_prefix and lease_ttl cannot change while the component runs';
-}
+/** What a running member cannot change: only max_in_flight, ack_delay, ack_wait and max_entries_per_message may. */
+export const FIXED_SOURCE_SETTINGS: FixedSettings<JetStreamSourceSettings> = {
+  of: (s) => [s.connection.fingerprint, s.stream, s.group, s.partitions, s.prefix, s.leaseTtlMs],
+  refusal: 'the connection, stream, group, partitions, subject_prefix and lease_ttl cannot change while the component runs',
+};
 
 /** Thrown by a second `start`, or a `start` after `stop`. */
 export class GroupReaderUsedError extends Error {
@@ -141,7 +136,7 @@ export class JetStreamGroupReader {
     this.running = this.setUp();
   }
 
-  /** Takes settings `fixedSettingChanged` accepted; they apply to partitions acquired afterwards. */
+  /** Takes settings `acceptedSettings(FIXED_SOURCE_SETTINGS, …)` accepted; they apply to partitions acquired afterwards. */
   update(next: JetStreamSourceSettings): void {
     this.settings = next;
   }

@@ -11,6 +11,7 @@ import { Backoff, backoffClockOn } from '../../lib/backoff.js';
 import { encodedEntrySize, encodedLabelsSize, encodeEntryBatch } from '../../lib/jetstream/entry_codec.js';
 import { errorText, NatsLink, type NatsConnectionSettings } from '../../lib/jetstream/connection.js';
 import { parseLayoutDescription, partitionOf, partitionSubject } from '../../lib/jetstream/partition.js';
+import type { FixedSettings } from '../../lib/jetstream/settings_change.js';
 import { labelsKey, type Entry } from '../../core/entry.js';
 import { healthy, unhealthy, type ComponentContext, type Health } from '../../core/runtime/component.js';
 import { jetStreamWriteMetrics, type JetStreamWriteMetrics } from './metrics.js';
@@ -36,17 +37,11 @@ export interface JetStreamWriteSettings {
   readonly maxRetries: number;
 }
 
-/**
- * Why `next` cannot replace `previous` in a running writer, or undefined when it can: the
- * connection, the stream and its layout stay; the rest (in flight, timeouts, backoff) may change.
- */
-export function fixedWriteSettingChanged(previous: JetStreamWriteSettings, next: JetStreamWriteSettings): string | undefined {
-  const fixed = (s: JetStreamWriteSettings) =>
-    JSON.stringify([s.connection.fingerprint, s.stream, s.prefix, s.partitions, s.createStream, s.streamConfig]);
-  return fixed(next) === fixed(previous)
-    ? undefined
-    : 'the connection, stream, subject_prefix, partitions and stream settings cannot change while the component runs';
-}
+/** What a running writer cannot change: the connection, the stream and its layout; the rest may. */
+export const FIXED_WRITE_SETTINGS: FixedSettings<JetStreamWriteSettings> = {
+  of: (s) => [s.connection.fingerprint, s.stream, s.prefix, s.partitions, s.createStream, s.streamConfig],
+  refusal: 'the connection, stream, subject_prefix, partitions and stream settings cannot change while the component runs',
+};
 
 /** One message to publish: a stream's entries, encoded. */
 interface Outgoing {
@@ -101,7 +96,7 @@ export class JetStreamWriter {
     return this.settings;
   }
 
-  /** Takes settings `fixedWriteSettingChanged` accepted. */
+  /** Takes settings `acceptedSettings(FIXED_WRITE_SETTINGS, …)` accepted. */
   update(next: JetStreamWriteSettings): void {
     this.settings = next;
     this.window.resize(next.maxInFlight);
