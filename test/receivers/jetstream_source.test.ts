@@ -11,10 +11,15 @@ import type { LogBatch } from '../../core/delivery.js';
 import type { Entry } from '../../core/entry.js';
 import { RetryLaterError } from '../../core/receiver.js';
 import type { Log } from '../../lib/log.js';
-import { jetStreamSource, type JetStreamSource } from '../../receivers/logs_source_jetstream.js';
+import {
+  jetStreamSource,
+  LogsSourceJetStream,
+  logsSourceJetStreamComponent,
+  type JetStreamSource,
+} from '../../receivers/logs_source_jetstream.js';
 import { jetStreamWrite, type JetStreamWrite } from '../../sinks/logs_write_jetstream.js';
 import { natsServerInstalled, startNatsServer, type NatsServer } from '../support/nats-server.js';
-import { entryOf, eventually, metricValue } from './loki/harness.js';
+import { componentArgs, entryOf, eventually, metricValue, recordingReceiver, testContext } from './loki/harness.js';
 
 const installed = natsServerInstalled();
 const cleanups: Array<() => Promise<void>> = [];
@@ -142,6 +147,29 @@ describe.skipIf(!installed)('jetStreamSource', { timeout: 30_000 }, () => {
     c.batches[0]!.ack();
     await c.source.stop();
     expect(await metricValue(c.registry, 'logs_source_jetstream_received_entries_total')).toBe(1);
+  });
+});
+
+describe.skipIf(!installed)('logs.source.jetstream on jetStreamSource', { timeout: 30_000 }, () => {
+  it('sends the next batch to a reloaded forward_to, and refuses a reload that changes the stream at the block', async () => {
+    const stream = nextStream();
+    const sink = writer(stream);
+    const [first, second] = [recordingReceiver(), recordingReceiver()];
+    const config = (s: string, to: string) =>
+      `logs.source.jetstream "in" {\n url = "${server.url}"\n stream = "${s}"\n group = "g"\n forward_to = [${to}]\n lease_ttl = "1s"\n}`;
+    const ctx = testContext('logs.source.jetstream.in');
+    const component = new LogsSourceJetStream(componentArgs(logsSourceJetStreamComponent, config(stream, 'r0'), [first, second]), ctx);
+    cleanups.push(() => component.stop());
+    await component.start();
+    await sink.send([entryOf('before')]);
+    await eventually(() => first.entries.length === 1, 10_000, 'the first entry');
+    component.update(componentArgs(logsSourceJetStreamComponent, config(stream, 'r1'), [first, second]));
+    await sink.send([entryOf('after')]);
+    await eventually(() => second.entries.length === 1, 10_000, 'the entry after the reload');
+    expect([lines(first.entries), lines(second.entries)]).toEqual([['before'], ['after']]);
+    expect(messageOf(() => component.update(componentArgs(logsSourceJetStreamComponent, config('OTHER', 'r1'), [first, second])))).toBe(
+      'test.alloy:1:1: logs.source.jetstream "in": the connection, stream, group, partitions, subject_prefix and lease_ttl cannot change while the component runs',
+    );
   });
 });
 

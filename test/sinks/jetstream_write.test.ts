@@ -12,9 +12,15 @@ import type { Entry } from '../../core/entry.js';
 import type { LogsReceiver } from '../../core/receiver.js';
 import { decodeEntryBatch } from '../../lib/jetstream/entry_codec.js';
 import type { Log } from '../../lib/log.js';
-import { jetStreamWrite, type JetStreamWrite, type JetStreamWriteOptions } from '../../sinks/logs_write_jetstream.js';
+import {
+  jetStreamWrite,
+  LogsWriteJetStream,
+  logsWriteJetStreamComponent,
+  type JetStreamWrite,
+  type JetStreamWriteOptions,
+} from '../../sinks/logs_write_jetstream.js';
 import { natsServerInstalled, startNatsServer, type NatsServer } from '../support/nats-server.js';
-import { entryOf, metricValue } from '../receivers/loki/harness.js';
+import { componentArgs, entryOf, metricValue, testContext } from '../receivers/loki/harness.js';
 
 const installed = natsServerInstalled();
 const cleanups: Array<() => Promise<void>> = [];
@@ -157,5 +163,25 @@ describe('jetStreamWrite options', () => {
     } finally {
       await sink.stop();
     }
+  });
+
+  it('is what the component exports as its receiver, reloaded through the same check', async () => {
+    const config = (partitions: number) =>
+      `logs.write.jetstream "out" {\n url = "${base.url}"\n stream = "S"\n partitions = ${partitions}\n}`;
+    const component = new LogsWriteJetStream(
+      componentArgs(logsWriteJetStreamComponent, config(2), []),
+      testContext('logs.write.jetstream.out'),
+    );
+    try {
+      const receiver = (component.exports.receiver as unknown as { value: JetStreamWrite }).value;
+      expect(typeof receiver.next).toBe('function');
+      component.update(componentArgs(logsWriteJetStreamComponent, config(2), []));
+      expect(messageOf(() => component.update(componentArgs(logsWriteJetStreamComponent, config(3), [])))).toBe(
+        'test.alloy:1:1: logs.write.jetstream "out": the connection, stream, subject_prefix, partitions and stream settings cannot change while the component runs',
+      );
+    } finally {
+      await component.stop();
+    }
+    expect(component.health().message).toBe('connection to NATS at nats://127.0.0.1:1 is closed');
   });
 });
