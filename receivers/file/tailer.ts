@@ -216,10 +216,17 @@ export class FileTailer {
     const readTo = this.offset;
     const handle = this.handle!;
     this.handle = undefined;
+    const linked = await handle.stat().then(
+      (st) => st.nlink > 0,
+      () => false,
+    );
     identities.release(key, path, readTo);
     await handle.close();
     log('info', deleted ? 'file was removed, finished reading it' : 'file was rotated, finished reading the old file', { path });
-    this.options.positions.delete(path);
+    // A file renamed away keeps its record under this path until the path's next file replaces it:
+    // a stop before the file is tailed under its new name must not lose how far it was read (a
+    // restart finds it there, Positions.findMoved). Only a file gone for good loses its record.
+    if (!linked) this.options.positions.delete(path);
     this.lastMtimeNs = -1n;
     this.lastSize = -1n;
   }

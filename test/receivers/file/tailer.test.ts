@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
@@ -89,5 +89,46 @@ describe('FileTailer', () => {
     await file.close();
     expect(sizes).toEqual([64, 128, 128, 8]);
     expect(sent.map((e) => e.line)).toEqual(Array.from({ length: 200 }, (_, i) => `line ${i}`));
+  });
+  it('keeps the record of a file renamed away, so a restart before it is tailed under its new name reads none of it again', async () => {
+    const sub = join(dir, 'renamed');
+    mkdirSync(sub);
+    const path = join(sub, 'app.log');
+    const positionsFile = join(sub, 'positions.json');
+    writeFileSync(path, 'one\ntwo\n');
+    const positions = new Positions(positionsFile);
+    const sent: Entry[] = [];
+    const first = tailer(path, sent, { positions });
+    await first.poll();
+    renameSync(path, `${path}.1`);
+    // Finishes the renamed file; nothing is at the path now, and the source stops here.
+    await first.poll();
+    await first.close();
+    await positions.save();
+    const saved = JSON.parse(readFileSync(positionsFile, 'utf8')) as { files: Record<string, { offset: string }> };
+    expect(Object.entries(saved.files).map(([p, r]) => [p, r.offset])).toEqual([[path, '8']]);
+
+    const restarted = new Positions(positionsFile);
+    await restarted.load();
+    appendFileSync(`${path}.1`, 'three\n');
+    const again: Entry[] = [];
+    const second = tailer(`${path}.1`, again, { positions: restarted });
+    await second.poll();
+    await second.close();
+    expect(sent.map((e) => e.line)).toEqual(['one', 'two']);
+    expect(again.map((e) => e.line)).toEqual(['three']);
+  });
+
+  it('forgets the record of a file deleted while it was tailed', async () => {
+    const path = join(dir, 'deleted.log');
+    writeFileSync(path, 'one\n');
+    const positions = new Positions('');
+    const file = tailer(path, [], { positions });
+    await file.poll();
+    expect(positions.get(path)?.offset).toBe(4);
+    rmSync(path);
+    await file.poll();
+    await file.close();
+    expect(positions.get(path)).toBeUndefined();
   });
 });
