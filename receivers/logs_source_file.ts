@@ -187,8 +187,11 @@ export interface FileTail extends LogSource {
  * position reached in a file advances only when its batch is acknowledged (and is written to
  * `positions_file` every `positions_sync_period` and on `stop()`); a refused batch (`nack`) is
  * read again on the next poll. `stop()` stops reading after the batches in flight are answered,
- * writes the positions and completes. Metrics go to `run.registry` (`logs_source_file_*`, with
- * `component_id` `run.id`, by default "logs.source.file").
+ * writes the positions and completes; unsubscribing stops it the same way without waiting (the
+ * positions are written once a batch still held is answered). Polls, glob expansions and
+ * positions writes run on `run.clock`'s scheduler. Metrics go to `run.registry`
+ * (`logs_source_file_*`, `component_id` `run.id`, by default "logs.source.file"). Invalid options
+ * throw the component's ConfigErrors.
  *
  * ```ts
  * const files = tailFiles({ path: '/var/log/app/*.log', positions_file: '/var/lib/app/positions.json' });
