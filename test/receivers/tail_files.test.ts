@@ -189,6 +189,26 @@ describe('tailFiles', () => {
     expect(savedOffset(positions, file)).toBe(String(101 * LINE_BYTES));
   });
 
+  it('stops on unsubscribe without waiting, writing the positions once the batch still held is answered', async () => {
+    const dir = freshDir();
+    const file = join(dir, 'app.log');
+    const positions = join(dir, 'positions.json');
+    writeFileSync(file, criLines(0, 100));
+    const files = tailFiles(
+      { path: file, positions_file: positions },
+      { clock: new ManualClock(), registry: new Registry(), log: () => {} },
+    );
+    const batches: LogBatch[] = [];
+    const subscription = files.subscribe((batch) => batches.push(batch));
+    await eventually(() => batches.length === 1, 5000, 'the first batch');
+    subscription.unsubscribe();
+    await settle();
+    expect(savedOffset(positions, file)).toBeUndefined();
+    batches[0]!.ack();
+    await eventually(() => savedOffset(positions, file) === String(64 * LINE_BYTES), 5000, 'the positions');
+    expect(batches).toHaveLength(1);
+  });
+
   it('reads a refused batch again on a later poll, reporting the failure meanwhile', async () => {
     const dir = freshDir();
     const file = join(dir, 'app.log');
