@@ -14,7 +14,7 @@ function convert(text: string) {
 /** The component graph `rivulet run` would build from the output, loaded and stopped again. */
 async function load(config: string): Promise<void> {
   const registry = new Registry();
-  const graph = new ComponentGraph((id) => ({ id, clock: systemClock(), registry, log: () => {} }));
+  const graph = new ComponentGraph((id) => ({ id, clock: systemClock(), registry, stdout: process.stdout, log: () => {} }));
   graph.load(config, 'converted.alloy');
   await graph.stop();
 }
