@@ -2,6 +2,8 @@ import type { Attribute, Block, Statement } from '../../lib/config/ast.js';
 import { tokenize } from '../../lib/config/lexer.js';
 import { parseConfig } from '../../lib/config/parser.js';
 import { componentDefinition } from '../../core/runtime/component.js';
+import type { BlockSpec } from '../../core/schema.js';
+import { stageDefinition } from '../../core/stage.js';
 import { STAGE_IMPORT_BLOCK } from '../../core/stage-modules.js';
 import type { Conversion, ConvertOptions, ConvertWarning } from './conversion.js';
 import { dottedNames, REFERENCE_NAMES, referenceNameAt, type DottedName } from './reference-names.js';
@@ -50,8 +52,9 @@ export function convertAlloy(text: string, file: string, options: ConvertOptions
   for (const stmt of ast.body) {
     if (stmt.kind !== 'block' || stmt.name === STAGE_IMPORT_BLOCK || inlined.has(stmt)) continue;
     const name = REFERENCE_NAMES[stmt.name] ?? stmt.name;
-    if (stmt.name !== FILE_MATCH && !componentDefinition(name))
-      warn(stmt.pos, `Rivulet has no component ${stmt.name}; the block is left as written`);
+    const def = stmt.name.startsWith('stage.') ? stageDefinition(name.slice('stage.'.length)) : componentDefinition(name);
+    if (def) unsupportedSettings(stmt, def, name, warn);
+    else if (stmt.name !== FILE_MATCH) warn(stmt.pos, `Rivulet has no component ${stmt.name}; the block is left as written`);
   }
   if (options.keepNames) for (const stmt of ast.body) if (stmt.kind === 'block') addMetricPrefixes(text, stmt, edits);
   return { output: applyEdits(text, edits), warnings };
@@ -104,6 +107,29 @@ function wholeLines(text: string, start: number, end: number): { start: number; 
   const blankAfter = /^[ \t]*\r?\n/.exec(text.slice(end));
   if (blankBefore && blankAfter) end += blankAfter[0].length;
   return { start, end };
+}
+
+/**
+ * Warns at each attribute and nested block Rivulet's version of a block does not have (the
+ * reference's `encoding` of its file source, say): left as written, validate reports them.
+ */
+function unsupportedSettings(
+  block: Block,
+  spec: BlockSpec,
+  title: string,
+  warn: (pos: { line: number; col: number }, message: string) => void,
+): void {
+  for (const stmt of block.body) {
+    const name = REFERENCE_NAMES[stmt.name] ?? stmt.name;
+    if (stmt.kind === 'attribute') {
+      if (!Object.hasOwn(spec.fields, stmt.name)) warn(stmt.pos, `Rivulet's ${title} has no attribute ${stmt.name}; left as written`);
+      continue;
+    }
+    const nested = spec.blocks?.[stmt.name];
+    const stage = spec.stages && name.startsWith('stage.') ? stageDefinition(name.slice('stage.'.length)) : undefined;
+    if (nested ?? stage) unsupportedSettings(stmt, (nested ?? stage)!, `${title} > ${name}`, warn);
+    else warn(stmt.pos, `Rivulet's ${title} has no block ${stmt.name}; left as written`);
+  }
 }
 
 /** Adds `prefix = "loki_process_custom_"` to the metric blocks of every `stage.metrics` inside. */

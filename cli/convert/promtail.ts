@@ -85,6 +85,12 @@ class PromtailConfig {
         );
       else this.yaml.warn(keyNode, `${key} is not converted: Rivulet has no equivalent`);
     }
+    for (const [section, known] of [
+      ['target_config', 'sync_period'],
+      ['global', 'file_watch_config'],
+    ] as const)
+      for (const { key, keyNode } of pairsOf(get(this.root, section)))
+        if (key !== known) this.yaml.warn(keyNode, `${section}: ${key} is not converted: Rivulet has no equivalent`);
     const writers = this.writers();
     const receivers = listLiteral(writers.map((w) => `logs.write.${w.label}.receiver`));
     const jobs = itemsOf(get(this.root, 'scrape_configs'));

@@ -161,6 +161,37 @@ discovery.kubernetes "pods" {
     });
   });
 
+  it('warns at each attribute and block the Rivulet component or stage does not have, and keeps them', () => {
+    const text = `loki.source.file "f" {
+  targets    = []
+  forward_to = []
+  encoding   = "UTF-16"
+  decompression {
+    enabled = true
+  }
+}
+loki.process "p" {
+  forward_to = []
+  stage.match {
+    selector = "{a=\\"b\\"}"
+    stage.json {
+      expressions = {}
+      strict      = true
+    }
+    stage.nope { }
+  }
+}
+`;
+    const { output, warnings } = convert(text);
+    expect(output).toBe(text.replace('loki.source.file', 'logs.source.file').replace('loki.process', 'logs.process'));
+    expect(warnings.map((w) => `${w.line}:${w.col}: ${w.message}`)).toEqual([
+      "4:3: Rivulet's logs.source.file has no attribute encoding; left as written",
+      "5:3: Rivulet's logs.source.file has no block decompression; left as written",
+      "15:7: Rivulet's logs.process > stage.match > stage.json has no attribute strict; left as written",
+      "17:5: Rivulet's logs.process > stage.match has no block stage.nope; left as written",
+    ]);
+  });
+
   it("throws the parser's positioned errors for a config that does not parse", () => {
     let thrown: unknown;
     try {
