@@ -10,7 +10,7 @@ import { loadConfigStageModules } from '../core/stage-modules.js';
 import { parseArgs, UsageError } from './args.js';
 import { coreCount, pipelineWorkerUrl, workerCount } from './pipeline-workers.js';
 import { loadFlagStageModules, readConfigWithStageModules, STAGES_FLAG } from './stage-modules.js';
-import { readTextFile, type Io } from './io.js';
+import { PathError, readTextFile, type Io } from './io.js';
 
 export const DEFAULT_LISTEN_ADDR = '127.0.0.1:12345';
 
@@ -64,19 +64,15 @@ export async function runCommand(argv: readonly string[], io: Io, signals: NodeJ
     for (const e of configErrorsOf(err)) io.stderr.write(e.message + '\n');
     return 2;
   }
+  // A config that cannot be read is a failed reload like an invalid one: logged, and answered.
   const reload = async (): Promise<string[]> => {
-    let text: string;
-    try {
-      text = readTextFile(file);
-    } catch (err) {
-      return [(err as Error).message];
-    }
     let errors: string[];
     try {
+      const text = readTextFile(file);
       await loadConfigStageModules(text, file);
       errors = (await graph.reload(text, file)).map((e) => e.message);
     } catch (err) {
-      errors = configErrorsOf(err).map((e) => e.message);
+      errors = err instanceof PathError ? [err.message] : configErrorsOf(err).map((e) => e.message);
     }
     log(
       errors.length > 0 ? 'error' : 'info',

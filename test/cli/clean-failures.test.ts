@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -150,6 +150,28 @@ describe('every command and a path it cannot use', () => {
     const argv = ['--server.http.listen-addr', '127.0.0.1:0', '--workers', '1', empty];
     expect(await runCommand(argv, { stdin: new PassThrough(), stdout: new PassThrough(), stderr }, signals)).toBe(0);
     expect(said).not.toContain('    at ');
+  });
+
+  it('logs a config that went missing before a reload as a failed reload, in the same words', async () => {
+    const file = join(dir, 'vanishing.alloy');
+    writeFileSync(file, 'logs.echo "out" { }\n');
+    const signals = new EventEmitter();
+    const stderr = new PassThrough();
+    let said = '';
+    let removed = false;
+    stderr.on('data', (c) => {
+      said += c;
+      if (said.includes('running; press Ctrl-C to stop') && !removed) {
+        removed = true;
+        rmSync(file);
+        setImmediate(() => signals.emit('SIGHUP'));
+      }
+      if (said.includes('config reload failed')) setImmediate(() => signals.emit('SIGTERM'));
+    });
+    const argv = ['--server.http.listen-addr', '127.0.0.1:0', '--workers', '1', file];
+    expect(await runCommand(argv, { stdin: new PassThrough(), stdout: new PassThrough(), stderr }, signals)).toBe(0);
+    const reload = said.split('\n').find((line) => line.includes('config reload failed'));
+    expect(reload).toBe(`level=error msg="config reload failed" errors=[${JSON.stringify(`open ${file}: no such file or directory`)}]`);
   });
 
   it('answers a stage module that is empty, binary, or not JavaScript in one line, exit 2', async () => {
