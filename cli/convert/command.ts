@@ -38,7 +38,14 @@ export async function convertCommand(argv: readonly string[], io: Io): Promise<n
   }
   for (const warning of conversion.warnings) io.stderr.write(`${formatWarning(warning)}\n`);
   const output = args.flags.get('output');
-  if (typeof output === 'string') writeFileSync(output, conversion.output);
-  else io.stdout.write(conversion.output);
+  if (typeof output !== 'string') io.stdout.write(conversion.output);
+  else
+    try {
+      writeFileSync(output, conversion.output);
+    } catch (err) {
+      // One line, as for an input that cannot be read: the system's words, no stack trace.
+      io.stderr.write(`rivulet convert: ${(err as Error).message}\n`);
+      return 2;
+    }
   return 0;
 }

@@ -16,8 +16,11 @@ export type ConfigStatement =
   | { readonly kind: 'block'; readonly block: ConfigBlock }
   | { readonly kind: 'blank' };
 
+/** An attribute whose value is already a config expression. */
 export const attribute = (name: string, value: string): ConfigStatement => ({ kind: 'attribute', name, value });
+/** A nested block. */
 export const nested = (block: ConfigBlock): ConfigStatement => ({ kind: 'block', block });
+/** A blank line, between groups of statements. */
 export const BLANK: ConfigStatement = { kind: 'blank' };
 
 const IDENTIFIER = /^[\p{L}_][\p{L}\p{Nd}_]*$/u;
@@ -36,6 +39,7 @@ export function objectLiteral(fields: ReadonlyArray<readonly [string, string]>):
   return `{\n${written.map((w) => `${w},\n`).join('')}}`;
 }
 
+/** A list literal of already written items, on one line. */
 export function listLiteral(items: readonly string[]): string {
   return `[${items.join(', ')}]`;
 }

@@ -234,7 +234,7 @@ function numberText(node: Node, yaml: YamlReader, where: string): string | undef
 }
 
 /** A mapping of names to strings (an absent value: the empty string, "the same name"). */
-function mapValue(node: Node | null, yaml: YamlReader, where: string): string | undefined {
+export function mapValue(node: Node | null, yaml: YamlReader, where: string): string | undefined {
   if (node === null) return undefined;
   if (!isMap(node)) {
     yaml.warn(node, `${where}: expected a mapping; not converted`);

@@ -13,7 +13,7 @@ import {
   type ConfigStatement,
 } from './config-text.js';
 import type { Conversion, ConvertOptions } from './conversion.js';
-import { convertStages, type StageConversion } from './promtail-stages.js';
+import { convertStages, mapValue, type StageConversion } from './promtail-stages.js';
 import { staticTargets } from './promtail-targets.js';
 import { get, isMap, itemsOf, pairsOf, scalarText, YamlReader } from './yaml-nodes.js';
 
@@ -146,7 +146,7 @@ class PromtailConfig {
           break;
         }
         case 'headers':
-          endpoint.push(attribute('headers', stringMap(value)));
+          this.optional(endpoint, 'headers', mapValue(value, this.yaml, 'client: headers'));
           break;
         case 'drop_rate_limited_batches': {
           const drop = scalarText(value);
@@ -174,7 +174,7 @@ class PromtailConfig {
           break;
         }
         case 'external_labels':
-          body.push(attribute('external_labels', stringMap(value)));
+          this.optional(body, 'external_labels', mapValue(value, this.yaml, 'client: external_labels'));
           break;
         default:
           this.yaml.warn(keyNode, `client: ${key} is not converted: logs.write has no equivalent`);
@@ -275,7 +275,7 @@ class PromtailConfig {
     const body: ConfigStatement[] = [];
     for (const { key, keyNode, value } of pairsOf(push)) {
       const v = scalarText(value);
-      if (key === 'labels') body.push(attribute('labels', stringMap(value)));
+      if (key === 'labels') this.optional(body, 'labels', mapValue(value, this.yaml, 'loki_push_api: labels'));
       else if (key === 'use_incoming_timestamp' && (v === 'true' || v === 'false')) body.push(attribute(key, v));
       else if (key === 'server')
         for (const s of pairsOf(value)) {
@@ -291,6 +291,11 @@ class PromtailConfig {
     return { name: 'logs.source.api', label, body: [nested({ name: 'http', body: http }), ...body, attribute('forward_to', destination)] };
   }
 
+  /** Adds the attribute when there is a value to write. */
+  private optional(body: ConfigStatement[], name: string, value: string | undefined): void {
+    if (value !== undefined) body.push(attribute(name, value));
+  }
+
   /** A component label from a job name, as the reference's converter makes one, unique here. */
   private uniqueLabel(jobName: string): string {
     let label = jobName.replace(/[^\p{L}\p{Nd}_]/gu, '_');
@@ -300,11 +305,6 @@ class PromtailConfig {
     this.labels.add(unique);
     return unique;
   }
-}
-
-/** A mapping of names to strings as an object literal. */
-function stringMap(node: Node | null): string {
-  return objectLiteral(pairsOf(node).map(({ key, value }) => [key, stringLiteral(scalarText(value) ?? '')] as const));
 }
 
 /** Promtail's batch size (bytes, a number) as a size string: `1048576` → `1MiB`. */
