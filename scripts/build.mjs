@@ -22,13 +22,6 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 process.chdir(root);
 rmSync('dist', { recursive: true, force: true });
 
-execFileSync(
-  process.execPath,
-  [fileURLToPath(new URL('../node_modules/typescript/bin/tsc', import.meta.url)), '-p', 'tsconfig.build.json'],
-  { stdio: 'inherit' },
-);
-chmodSync('dist/bin/rivulet.js', 0o755);
-
 await viteBuild({
   root: 'playground/web',
   base: './',
@@ -44,3 +37,14 @@ await viteBuild({
     chunkSizeWarningLimit: 2048,
   },
 });
+
+// Last: tsc writes every file even when it reports a type error, and then fails the build.
+try {
+  execFileSync(
+    process.execPath,
+    [fileURLToPath(new URL('../node_modules/typescript/bin/tsc', import.meta.url)), '-p', 'tsconfig.build.json'],
+    { stdio: 'inherit' },
+  );
+} finally {
+  chmodSync('dist/bin/rivulet.js', 0o755);
+}

@@ -9,8 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 /**
  * The package as a user gets it: `npm pack` of the built tree, the tarball installed into a new
- * project, and there plain Node (no TypeScript loader), a strict `nodenext` type-check, the
- * installed bin and the playground in Debian's chromium.
+ * project with the user's own rxjs and prom-client (peer dependencies), and there plain Node (no
+ * TypeScript loader), a strict `nodenext` type-check, the user's marble tests, the installed bin
+ * and the playground in Debian's chromium.
  *
  * The install takes packages from npm's cache (`npm ci` filled it) where it can, with install scripts off, and the `re2`
  * addon already built for this checkout is copied in, so nothing is compiled or downloaded again.
@@ -39,7 +40,6 @@ beforeAll(async () => {
   packed = (JSON.parse(stdout) as (typeof packed)[])[0]!;
   mkdirSync(consumer);
   writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
-  const fastCheck = (JSON.parse(readFileSync(join(ROOT, 'node_modules/fast-check/package.json'), 'utf8')) as { version: string }).version;
   await run(
     'npm',
     [
@@ -50,7 +50,9 @@ beforeAll(async () => {
       '--no-fund',
       '--loglevel=error',
       join(work, packed.filename),
-      `fast-check@${fastCheck}`,
+      `fast-check@${version('fast-check')}`,
+      `rxjs@${version('rxjs')}`,
+      `prom-client@${version('prom-client')}`,
     ],
     {
       cwd: consumer,
@@ -62,19 +64,78 @@ beforeAll(async () => {
   copyFileSync(join(ROOT, addon), join(consumer, addon));
 }, 180_000);
 
-afterAll(() => rmSync(work, { recursive: true, force: true }));
+afterAll(() => rmSync(work, { recursive: true, force: true }), 120_000);
+
+/** The version of a package installed in this checkout. */
+function version(name: string): string {
+  return (JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
+}
+
+interface NpmTree {
+  readonly version?: string;
+  readonly dependencies?: Record<string, NpmTree>;
+}
+
+/** Every version of `name` anywhere in an `npm ls --json` tree. */
+function versionsOf(tree: NpmTree, name: string, found = new Set<string>()): Set<string> {
+  for (const [dependency, subtree] of Object.entries(tree.dependencies ?? {})) {
+    if (dependency === name && subtree.version) found.add(subtree.version);
+    versionsOf(subtree, name, found);
+  }
+  return found;
+}
+
+/** The package a bare import specifier names: `@scope/name` or `name`, without a subpath. */
+function packageOf(specifier: string): string {
+  return specifier
+    .split('/')
+    .slice(0, specifier.startsWith('@') ? 2 : 1)
+    .join('/');
+}
 
 describe('the packed tarball', () => {
   it('ships the build, the examples and the license, and no tests, fixtures or benches', () => {
     const paths = packed.files.map((f) => f.path);
     expect(paths).toContain('dist/index.js');
-    expect(paths).toContain('dist/types/index.d.ts');
+    expect(paths).toContain('dist/index.d.ts');
+    expect(paths).toContain('dist/core/clock.js');
+    expect(paths).toContain('dist/core/clock.d.ts');
+    expect(paths).toContain('dist/testing/index.d.ts');
     expect(paths).toContain('dist/bin/rivulet.js');
+    expect(paths).toContain('dist/cli/pipeline-worker.js');
+    expect(paths).toContain('dist/playground/run-worker.js');
     expect(paths).toContain('dist/playground/web/index.html');
     expect(paths).toContain('LICENSE');
     expect(paths).toContain('examples/default.alloy');
-    expect(paths.filter((p) => /^(test|bench|scripts|proto)\/|\.test\.ts$|^dist\/types\/test\//.test(p))).toEqual([]);
+    expect(paths.filter((p) => /^(test|bench|scripts|proto)\/|\.test\.ts$|^dist\/test\//.test(p))).toEqual([]);
     expect(paths.filter((p) => /\.ts$/.test(p) && !p.endsWith('.d.ts') && !p.startsWith('examples/'))).toEqual([]);
+    // The bin, the CLI and the playground server are no API: their JavaScript ships, their types do not.
+    expect(paths.filter((p) => /^dist\/(bin|cli|playground)\/.*\.d\.ts$/.test(p))).toEqual([]);
+  });
+
+  it('declares every package its JavaScript imports: rxjs and prom-client as peers, the others as dependencies', () => {
+    const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as Record<string, Record<string, string>>;
+    const imported = new Set<string>();
+    for (const { path } of packed.files.filter((f) => /^dist\/(?!playground\/web\/).*\.js$/.test(f.path))) {
+      const code = readFileSync(join(ROOT, path), 'utf8');
+      for (const found of code.matchAll(
+        /^(?:import|export)\b[^;]*?\bfrom '([^'.][^']*)'|\bimport\('([^'.][^']*)'\)|^import '([^'.][^']*)'/gm,
+      )) {
+        const specifier = found[1] ?? found[2] ?? found[3]!;
+        if (!specifier.startsWith('node:')) imported.add(packageOf(specifier));
+      }
+    }
+    const declared = (field: string) => Object.keys(manifest[field] ?? {});
+    // vite bundles the playground's UI in memory only when it runs from the TypeScript sources.
+    const undeclared = [...imported].filter(
+      (name) => ![...declared('dependencies'), ...declared('peerDependencies'), 'vite'].includes(name),
+    );
+    expect(undeclared).toEqual([]);
+    expect(manifest.peerDependencies).toMatchObject({ rxjs: '^7.8.0', 'prom-client': '^15.1.0' });
+    expect(declared('dependencies')).not.toContain('rxjs');
+    expect(declared('dependencies')).not.toContain('prom-client');
+    // Every declared dependency is something the shipped code imports (types aside).
+    expect(declared('dependencies').filter((name) => !name.startsWith('@types/') && !imported.has(name))).toEqual([]);
   });
 });
 
@@ -88,6 +149,60 @@ describe('installed into a new project', () => {
     expect(stdout).toBe("{ app: 'api', env: 'prod' } hi\n");
   });
 
+  it("runs the user's own TestScheduler marble tests of multiline and limit without passing a clock", async () => {
+    writeFileSync(
+      join(consumer, 'marbles.mjs'),
+      [
+        "import { deepStrictEqual } from 'node:assert/strict';",
+        "import { map } from 'rxjs';",
+        "import { TestScheduler } from 'rxjs/testing';",
+        "import { limit, multiline, pipeline } from 'rivulet';",
+        "import { marbles } from 'rivulet/testing';",
+        '',
+        'const entry = (line) => ({ labels: {}, line, timestamp: 0n, structuredMetadata: [], extracted: {} });',
+        'const lines = (stages) => (source) => source.pipe(pipeline(stages), map((e) => e.line));',
+        'new TestScheduler(deepStrictEqual).run(({ cold, expectObservable }) => {',
+        "  const blocks = cold('a b 5s |', { a: entry('start'), b: entry(' more') });",
+        "  expectObservable(blocks.pipe(lines([multiline({ firstline: '^start', max_wait_time: '3s' })]))).toBe('3001ms x 2000ms |', { x: 'start\\n more' });",
+        "  const burst = cold('a b 998ms c d 1s e |', { a: entry('a'), b: entry('b'), c: entry('c'), d: entry('d'), e: entry('e') });",
+        "  expectObservable(burst.pipe(lines([limit({ rate: 1, burst: 1, drop: true })]))).toBe('a 999ms c 1001ms e |', { a: 'a', c: 'c', e: 'e' });",
+        "  const held = cold('a b c |', { a: entry('a'), b: entry('b'), c: entry('c') });",
+        "  expectObservable(held.pipe(lines([limit({ rate: 1, burst: 1 })]))).toBe('a 999ms b 999ms (c|)', { a: 'a', b: 'b', c: 'c' });",
+        '});',
+        "marbles(multiline, { firstline: '^start', max_wait_time: '1s' }, ({ cold, expectObservable, stage, clock }) => {",
+        '  deepStrictEqual(clock.scheduler instanceof TestScheduler, true);',
+        "  expectObservable(stage(cold('a 2s |', { a: entry('start') })).pipe(map((e) => e.line))).toBe('1000ms x 1000ms |', { x: 'start' });",
+        '});',
+        "console.log('marble tests passed');",
+        '',
+      ].join('\n'),
+    );
+    const { stdout } = await run(process.execPath, ['marbles.mjs'], { cwd: consumer });
+    expect(stdout).toBe('marble tests passed\n');
+  });
+
+  it("returns the user's own rxjs Observables, and the project holds one rxjs", async () => {
+    writeFileSync(
+      join(consumer, 'observables.mjs'),
+      [
+        "import { from, Observable } from 'rxjs';",
+        "import { json, pipeline } from 'rivulet';",
+        '',
+        'const entry = { labels: {}, line: \'{"level":"info"}\', timestamp: 0n, structuredMetadata: [], extracted: {} };',
+        "const stage = json({ expressions: { level: '' } });",
+        'console.log(JSON.stringify({',
+        '  operator: from([entry]).pipe(stage) instanceof Observable,',
+        '  pipeline: from([entry]).pipe(pipeline([stage])) instanceof Observable,',
+        '}));',
+        '',
+      ].join('\n'),
+    );
+    const { stdout } = await run(process.execPath, ['observables.mjs'], { cwd: consumer });
+    expect(JSON.parse(stdout)).toEqual({ operator: true, pipeline: true });
+    const listed = JSON.parse((await run('npm', ['ls', 'rxjs', '--all', '--json'], { cwd: consumer })).stdout) as NpmTree;
+    expect([...versionsOf(listed, 'rxjs')]).toEqual([version('rxjs')]);
+  });
+
   it('type-checks a consumer under strict nodenext', async () => {
     writeFileSync(
       join(consumer, 'tsconfig.json'),
@@ -99,13 +214,16 @@ describe('installed into a new project', () => {
     writeFileSync(
       join(consumer, 'consumer.ts'),
       [
-        "import { from, lastValueFrom, toArray } from 'rxjs';",
+        "import { Registry } from 'prom-client';",
+        "import { from, lastValueFrom, type Observable, toArray } from 'rxjs';",
         "import { pipeline, staticLabels, json, labels, type Entry } from 'rivulet';",
         "import { entry as entryArbitrary, neverAddsEntries } from 'rivulet/testing';",
         '',
         'const entry: Entry = { labels: { app: \'api\' }, line: \'{"level":"info"}\', timestamp: 1n, structuredMetadata: [], extracted: {} };',
         "const out: Entry[] = await lastValueFrom(from([entry]).pipe(pipeline([json({ expressions: { level: '' } }), labels({ values: { level: '' } }), staticLabels({ values: { env: 'prod' } })]), toArray()));",
         'const level: string | undefined = out[0]?.labels.level;',
+        "const counted: Observable<Entry> = from([entry]).pipe(pipeline([json({ expressions: { level: '' } })], { registry: new Registry() }));",
+        'counted.subscribe();',
         'export { level, entryArbitrary, neverAddsEntries };',
         '',
       ].join('\n'),
