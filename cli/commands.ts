@@ -203,6 +203,8 @@ ${lines.join('\n')}
 
 Run \`rivulet <command> --help\` for a command's flags, examples and exit codes.
 A config can load custom stages itself: stages.import "NAME" { path = "./stages.js" }.
+A path a command cannot read or write is one line and exit 2; an internal error (a bug) is one
+line and exit 70, with its stack when RIVULET_DEBUG is set.
 `;
 }
 

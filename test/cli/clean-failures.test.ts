@@ -49,6 +49,18 @@ function seededBytes(length: number, seed: number): Buffer {
   return bytes;
 }
 
+/** A stage module whose stage throws a TypeError when built, and a stage list that uses it. */
+function explodingStage(): { module: string; stages: string } {
+  const module = join(dir, 'explode.mjs');
+  writeFileSync(
+    module,
+    "export const explode = { name: 'explode_on_build', doc: 'Fails to build.', fields: {}, build() { throw new TypeError('boom'); } };\n",
+  );
+  const stages = join(dir, 'explode.alloy');
+  writeFileSync(stages, 'stage.explode_on_build { }\n');
+  return { module, stages };
+}
+
 /**
  * How each command is given a path. Every command of the table is here: a new command must say
  * how it takes a path, or that it takes none.
@@ -213,14 +225,23 @@ describe('every command and a path it cannot use', () => {
   });
 
   it('answers a failure no command expected in one line, exit 70, with no stack trace', async () => {
-    const module = join(dir, 'explode.mjs');
-    writeFileSync(
-      module,
-      "export const explode = { name: 'explode_on_build', doc: 'Fails to build.', fields: {}, build() { throw new TypeError('boom'); } };\n",
-    );
-    const stages = join(dir, 'explode.alloy');
-    writeFileSync(stages, 'stage.explode_on_build { }\n');
+    const { module, stages } = explodingStage();
     const result = await runCli(['validate', stages, '--stages', module]);
     expect(result).toEqual({ code: INTERNAL_ERROR_EXIT, stdout: '', stderr: 'rivulet validate: internal error: boom\n' });
+    expect((await runCli(['help'])).stdout).toContain(
+      'an internal error (a bug) is one\nline and exit 70, with its stack when RIVULET_DEBUG is set.\n',
+    );
+  });
+
+  it('prints the stack of an internal error when RIVULET_DEBUG is set', async () => {
+    const { module, stages } = explodingStage();
+    process.env.RIVULET_DEBUG = '1';
+    try {
+      const result = await runCli(['validate', stages, '--stages', module]);
+      expect(result.code).toBe(INTERNAL_ERROR_EXIT);
+      expect(result.stderr).toMatch(/^rivulet validate: internal error: boom\nTypeError: boom\n {4}at Object\.build /);
+    } finally {
+      delete process.env.RIVULET_DEBUG;
+    }
   });
 });
