@@ -47,6 +47,9 @@ export {
   type SourceRun,
 } from './core/delivery.js';
 export { processLogs, LogsProcessor } from './core/logs-processor.js';
+export { forwardProfiles, profileSource, profilesSink, type ProfileSource } from './core/profile-delivery.js';
+export type { ProfilesReceiver, PushSeries, IngestProfile, Label as ProfileLabel } from './core/profiles.js';
+export type { Health } from './core/runtime/component.js';
 export { fanOut, RetryLaterError, type LogsReceiver, type SendOptions } from './core/receiver.js';
 export type { RunOptions } from './core/runtime/standalone.js';
 export { sharedRegistry } from './core/pipeline.js';
