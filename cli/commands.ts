@@ -135,7 +135,7 @@ export const COMMANDS: readonly CommandHelp[] = [
   },
   {
     name: 'convert',
-    args: '--from alloy|promtail FILE',
+    args: '--from FORMAT FILE',
     summary: 'rewrite a reference agent config or a Promtail YAML config as a Rivulet config',
     flags: [
       {

@@ -106,7 +106,7 @@ describe('rivulet convert', () => {
   it('answers --help', async () => {
     const help = await runCli(['convert', '--help']);
     expect(help.code).toBe(0);
-    expect(help.stdout.split('\n')[0]).toBe('usage: rivulet convert --from alloy|promtail FILE [flags]');
+    expect(help.stdout.split('\n')[0]).toBe('usage: rivulet convert --from FORMAT FILE [flags]');
   });
 });
 
