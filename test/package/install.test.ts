@@ -119,9 +119,9 @@ describe('the packed tarball', () => {
     for (const { path } of packed.files.filter((f) => /^dist\/(?!playground\/web\/).*\.js$/.test(f.path))) {
       const code = readFileSync(join(ROOT, path), 'utf8');
       for (const found of code.matchAll(
-        /^(?:import|export)\b[^;]*?\bfrom '([^'.][^']*)'|\bimport\('([^'.][^']*)'\)|^import '([^'.][^']*)'/gm,
+        /^(?:import|export)\b[^;]*?\bfrom (['"])([^'".][^'"]*)\1|\bimport\((['"])([^'".][^'"]*)\3\)|^import (['"])([^'".][^'"]*)\5/gm,
       )) {
-        const specifier = found[1] ?? found[2] ?? found[3]!;
+        const specifier = found[2] ?? found[4] ?? found[6]!;
         if (!specifier.startsWith('node:')) imported.add(packageOf(specifier));
       }
     }
