@@ -53,7 +53,8 @@ interface Lease {
   revision: number;
   /** performance.now() until which forwarding is safe. */
   validUntil: number;
-  releasing: boolean;
+  /** The release under way, whoever started it (a rebalancing tick or stop()). */
+  releasing: Promise<void> | undefined;
 }
 
 const partitionKey = (n: number) => `partitions.${n}`;
@@ -195,7 +196,7 @@ export class LeaseKeeper {
             await kv.delete(partitionKey(p), { previousSeq: revision }).catch(() => {});
             break;
           }
-          this.owned.set(p, { revision, validUntil: sentAt + this.options.ttlMs * 0.9, releasing: false });
+          this.owned.set(p, { revision, validUntil: sentAt + this.options.ttlMs * 0.9, releasing: undefined });
           room--;
           this.options.log('info', 'acquired partition', { partition: p });
           this.options.acquire(p);
@@ -256,10 +257,18 @@ export class LeaseKeeper {
     this.options.changed('lost');
   }
 
-  private async release(partition: number): Promise<void> {
+  /**
+   * Releases a partition once; a second call (stop() during a rebalancing tick's release) gets the
+   * release under way, so whoever stops waits for its acknowledgements too.
+   */
+  private release(partition: number): Promise<void> {
     const lease = this.owned.get(partition);
-    if (!lease || lease.releasing) return;
-    lease.releasing = true;
+    if (!lease) return Promise.resolve();
+    lease.releasing ??= this.releaseOnce(partition, lease);
+    return lease.releasing;
+  }
+
+  private async releaseOnce(partition: number, lease: Lease): Promise<void> {
     await this.options.release(partition);
     // The lease may have been lost while the reader drained; then there is nothing to delete.
     if (this.owned.get(partition) !== lease) return;

@@ -198,11 +198,14 @@ export class PartitionReader {
       const info = await jsm.consumers.info(stream, durable);
       // Everything before the old consumer's start was acknowledged before it was created.
       startSeq = Math.max(info.ack_floor.stream_seq + 1, info.config.opt_start_seq ?? 1);
+      if (this.state !== 'starting') return;
       await jsm.consumers.delete(stream, durable);
     } catch (err) {
       if (!(err instanceof JetStreamApiError) || err.code !== JetStreamApiCodes.ConsumerNotFound) throw err;
     }
-    if (this.state !== 'starting') return;
+    // Once the old consumer is deleted the new one is created even if the session ended meanwhile
+    // (a stop or a lost lease during the delete): the durable consumer is where the partition's
+    // position lives, and without it the next owner read the partition again from its first message.
     await jsm.consumers.add(stream, {
       durable_name: durable,
       filter_subject: subject,

@@ -172,4 +172,42 @@ describe('LeaseKeeper', () => {
     await vi.advanceTimersByTimeAsync(3 * TTL);
     await stopping;
   });
+
+  it('waits, when stopping, for a release a rebalancing tick started, so its acknowledgements go out first', async () => {
+    const bucket = new FakeBucket();
+    const events: string[] = [];
+    let finishRelease: (() => void) | undefined;
+    const k = new LeaseKeeper({
+      kv: bucket.kv(),
+      memberId: 'me',
+      partitions: 2,
+      ttlMs: TTL,
+      log: () => {},
+      acquire: (p) => events.push(`acquire ${p}`),
+      // Partition 1's reader drains until told to (its acknowledgements wait for ack_delay).
+      release: (p) => {
+        events.push(`release ${p}`);
+        return p === 1 ? new Promise<void>((resolve) => (finishRelease = resolve)) : Promise.resolve();
+      },
+      lost: (p) => events.push(`lost ${p}`),
+      changed: () => {},
+    });
+    k.start();
+    await vi.advanceTimersByTimeAsync(10);
+    expect(k.ownedPartitions()).toEqual([0, 1]);
+    // A second member joins: the next tick gives partition 1 up, and stop() comes while it drains.
+    bucket.keys.set('members.other', { value: '1', revision: 100 });
+    await vi.advanceTimersByTimeAsync(TTL / 3);
+    expect(events).toEqual(['acquire 0', 'acquire 1', 'release 1']);
+    let stopped = false;
+    const stopping = k.stop().then(() => (stopped = true));
+    await vi.advanceTimersByTimeAsync(TTL);
+    // Stopped before that drain ended, the instance abandoned the reader and closed the
+    // connection: what it had forwarded was never acknowledged and the next owner read it again.
+    expect([stopped, events]).toEqual([false, ['acquire 0', 'acquire 1', 'release 1', 'release 0']]);
+    finishRelease!();
+    await vi.advanceTimersByTimeAsync(10);
+    await stopping;
+    expect([stopped, k.ownedPartitions(), bucket.keys.has('partitions.1')]).toEqual([true, [], false]);
+  });
 });

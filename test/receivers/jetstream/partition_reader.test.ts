@@ -182,6 +182,25 @@ describe('PartitionReader', () => {
     expect([...fake.added, ...fresh.added].map((c) => c.opt_start_seq)).toEqual([41, 1]);
   });
 
+  it('re-creates the consumer it deleted even when the session ends during the delete', async () => {
+    // A stop (or a lost lease) between deleting the old consumer and adding the new one left the
+    // partition without its durable consumer: the next owner read it again from sequence 1.
+    for (const end of ['drain', 'abandon'] as const) {
+      const fake = fakeJetStream({ ackFloor: 40, optStartSeq: 11 });
+      const r = reader(fake, { forward: async () => {}, holds: () => true });
+      const consumers = fake.jsm.consumers as unknown as { delete: () => Promise<boolean> };
+      consumers.delete = async () => {
+        if (end === 'drain') void r.drain();
+        else r.abandon();
+        return true;
+      };
+      await r.start();
+      expect([end, fake.added.map((c) => c.opt_start_seq)]).toEqual([end, [41]]);
+      // The session is over all the same: nothing is fetched.
+      expect(fake.fetches).toEqual([]);
+    }
+  });
+
   it('goes on forwarding and acknowledging once a lease that lapsed for a moment is renewed', async () => {
     const fake = fakeJetStream({ ackFloor: 0, optStartSeq: 1 });
     let holding = true;
