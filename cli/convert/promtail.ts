@@ -15,7 +15,7 @@ import {
 import type { Conversion, ConvertOptions } from './conversion.js';
 import { convertStages, mapValue, type StageConversion } from './promtail-stages.js';
 import { staticTargets } from './promtail-targets.js';
-import { get, isMap, itemsOf, pairsOf, scalarText, YamlReader } from './yaml-nodes.js';
+import { get, isMap, itemsOf, pairsOf, resolveAliases, scalarText, YamlReader } from './yaml-nodes.js';
 
 /** Where Promtail keeps its positions when the config does not say. */
 const DEFAULT_POSITIONS_FILE = '/var/log/positions.yaml';
@@ -52,6 +52,7 @@ export function convertPromtail(text: string, file: string, options: ConvertOpti
         return new ConfigError(e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, ''), { file, line, col, offset: e.pos[0] });
       }),
     );
+  resolveAliases(doc);
   const root = doc.contents as Node | null;
   if (!isMap(root))
     throw new ConfigErrors([new ConfigError('expected a Promtail config: a YAML mapping', { file, line: 1, col: 1, offset: 0 })]);

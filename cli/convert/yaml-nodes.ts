@@ -1,4 +1,16 @@
-import { isMap, isScalar, isSeq, type LineCounter, type Node, type Pair, type Scalar, type YAMLMap, type YAMLSeq } from 'yaml';
+import {
+  type Document,
+  isMap,
+  isScalar,
+  isSeq,
+  type LineCounter,
+  type Node,
+  type Pair,
+  type Scalar,
+  type YAMLMap,
+  type YAMLSeq,
+  visit,
+} from 'yaml';
 import type { ConvertWarning } from './conversion.js';
 
 /**
@@ -29,14 +41,36 @@ export class YamlReader {
   }
 }
 
-/** The key/value pairs of a mapping node, keys as text; anything else has none. */
+/**
+ * Puts the node each alias (`*name`) stands for in its place, so the conversion reads a value
+ * the same way wherever it was written; its warnings then point at the anchored original.
+ */
+export function resolveAliases(doc: Document): void {
+  visit(doc, {
+    Alias(_key, alias) {
+      return alias.resolve(doc);
+    },
+  });
+}
+
+/**
+ * The key/value pairs of a mapping node, keys as text; anything else has none. A merge key
+ * (`<<: *defaults`) gives the pairs of the mapping it names, then the mapping's own pairs win.
+ */
 export function pairsOf(node: unknown): Array<{ key: string; keyNode: Node; value: Node | null }> {
   if (!isMap(node)) return [];
-  return (node as YAMLMap<Node, Node | null>).items.map((pair: Pair<Node, Node | null>) => ({
-    key: isScalar(pair.key) ? String(pair.key.value) : String(pair.key),
-    keyNode: pair.key,
-    value: pair.value ?? null,
-  }));
+  const pairs = new Map<string, { key: string; keyNode: Node; value: Node | null }>();
+  for (const pair of (node as YAMLMap<Node, Node | null>).items as Pair<Node, Node | null>[]) {
+    const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
+    if (key === '<<') {
+      for (const merged of isSeq(pair.value) ? itemsOf(pair.value) : [pair.value])
+        for (const p of pairsOf(merged)) if (!pairs.has(p.key)) pairs.set(p.key, p);
+      continue;
+    }
+    pairs.delete(key);
+    pairs.set(key, { key, keyNode: pair.key, value: pair.value ?? null });
+  }
+  return [...pairs.values()];
 }
 
 /** The value node under `key` in a mapping node. */

@@ -136,3 +136,16 @@ logs.write "default_1" {
     await load(output);
   });
 });
+
+describe('convert --from promtail: YAML anchors', () => {
+  it('reads an alias as the node it names, and a merge key as the pairs it names under the mapping’s own', () => {
+    const { output } = convert(`x-client: &client
+  url: http://loki/push
+  tenant_id: base
+clients:
+  - <<: *client
+    tenant_id: override
+`);
+    expect(output).toBe('logs.write "default" {\n  endpoint {\n    url       = "http://loki/push"\n    tenant_id = "override"\n  }\n}\n');
+  });
+});
