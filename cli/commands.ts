@@ -19,6 +19,8 @@ export interface CommandHelp {
   readonly flags: readonly FlagHelp[];
   readonly examples: readonly string[];
   readonly exitCodes: readonly string[];
+  /** Paragraphs printed after the exit codes, for what a flag list cannot say. */
+  readonly notes?: readonly string[];
 }
 
 const STAGES: FlagHelp = { name: 'stages', value: 'PATH', help: 'load a module of custom stages first (repeatable; .ts needs tsx)' };
@@ -66,10 +68,51 @@ export const COMMANDS: readonly CommandHelp[] = [
         help: 'where the instance serves its API (default 127.0.0.1:12345)',
       },
       { name: 'rate', value: 'N', help: 'most entries a second to print (default 100, at most 1000)' },
+      {
+        name: 'direction',
+        value: 'in|out',
+        choices: ['in', 'out'],
+        help: 'what is sent to the component (in) or what it forwards (out); default out, in for a sink',
+      },
       HELP,
     ],
-    examples: ['rivulet tap logs.process.default', 'rivulet tap logs.source.file.app --server.http.listen-addr 127.0.0.1:9000'],
-    exitCodes: ['0 the instance stopped, or SIGINT/SIGTERM', '1 usage error', '2 no such component', '3 the instance does not answer'],
+    examples: [
+      'rivulet tap logs.process.default',
+      'rivulet tap logs.process.default --direction in',
+      'rivulet tap logs.source.file.app --server.http.listen-addr 127.0.0.1:9000',
+    ],
+    exitCodes: [
+      '0 the instance stopped, or SIGINT/SIGTERM',
+      '1 usage error',
+      '2 no such component, or a direction it does not have',
+      '3 the instance does not answer',
+    ],
+  },
+  {
+    name: 'top',
+    args: '',
+    summary: "a live table of each component's entries in, out and dropped of a running instance",
+    flags: [
+      { name: 'url', value: 'URL', help: "the instance's run server (default http://127.0.0.1:12345)" },
+      { name: 'interval', value: 'DURATION', help: 'how often to read its /metrics (default 1s)' },
+      { name: 'once', help: 'print one table (rates over one interval) and exit; also when stdout is not a terminal' },
+      HELP,
+    ],
+    examples: ['rivulet top', 'rivulet top --url http://127.0.0.1:9000 --interval 5s', 'rivulet top --once'],
+    exitCodes: ['0 SIGINT/SIGTERM, or one table printed', '1 usage error', '3 the instance does not answer (--once)'],
+    notes: [
+      'columns, from /metrics series with the component_id of each component (- when it has none):',
+      '  IN       sources: what they read or were pushed (logs_source_file_read_lines_total,',
+      '           logs_source_stdin_read_lines_total, logs_source_api_entries_total,',
+      '           logs_source_jetstream_received_entries_total); others:',
+      '           rivulet_component_received_entries_total (taken over by their receivers)',
+      '  OUT      sinks: logs_write_sent_entries_total, logs_write_jetstream_published_entries_total;',
+      '           others: rivulet_component_sent_entries_total (handed to other components,',
+      '           once per receiver)',
+      '  DROPPED  logs_source_file_dropped_entries_total, logs_process_dropped_lines_total,',
+      '           logs_write_dropped_entries_total, logs_write_jetstream_failed_entries_total',
+      '  /S       the change over the last interval, a second',
+    ],
   },
   {
     name: 'validate',
@@ -224,7 +267,7 @@ ${command.examples.map((e) => `  ${e}`).join('\n')}
 
 exit codes:
 ${command.exitCodes.map((e) => `  ${e}`).join('\n')}
-`;
+${command.notes ? `\n${command.notes.join('\n')}\n` : ''}`;
 }
 
 /** A completion script for `shell`, or undefined for a shell we do not write one for. */

@@ -12,6 +12,7 @@ import { processCommand } from './process.js';
 import { runCommand } from './run.js';
 import { tapCommand } from './tap.js';
 import { testCommand } from './test.js';
+import { topCommand } from './top.js';
 import { validateCommand } from './validate.js';
 import { packageVersion } from './version.js';
 
@@ -41,6 +42,8 @@ export async function main(
         return await runCommand(rest, io);
       case 'tap':
         return await tapCommand(rest, io);
+      case 'top':
+        return await topCommand(rest, io);
       case 'validate':
         return await validateCommand(rest, io);
       case 'process':

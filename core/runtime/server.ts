@@ -11,7 +11,7 @@ import { hostCheck } from './allowed_hosts.js';
 import { argumentSecrets, redactedArguments } from './arguments.js';
 import { metricsHandler } from '../metrics_endpoint.js';
 import type { ComponentGraph } from './graph.js';
-import type { TapHub } from './tap.js';
+import type { TapDirection, TapHub } from './tap.js';
 import { UI_HTML, UI_JS } from './ui.js';
 
 export interface RunServerOptions {
@@ -25,6 +25,14 @@ export interface RunServerOptions {
   readonly taps?: TapHub;
   /** Host names the server may be reached by besides its listen address (see allowed_hosts.ts). */
   readonly allowedHosts?: readonly string[];
+}
+
+/**
+ * What a tap shows unless `?direction=` says: what a component forwards (`out`) when it forwards
+ * (a source, a logs.process), what it receives (`in`) otherwise (a sink).
+ */
+export function defaultTapDirection(receives: boolean, forwards: boolean): TapDirection {
+  return forwards || !receives ? 'out' : 'in';
 }
 
 /** Most entries a second a tap may ask for with `?rate=`. */
@@ -53,8 +61,9 @@ export const HOST_NOT_ALLOWED = 'host not allowed: use the listen address, local
  * reload must carry `X-Rivulet-Reload` (any value) or a JSON content type, and is answered 403
  * otherwise, and a request whose Host the server does not answer to (DNS rebinding) is answered
  * 403. `/` is a page showing the graph, health, arguments, live counters and taps;
- * `/api/v0/tap/<id>` streams, as JSON lines, a sample of the entries sent to a component's
- * receiver (or, for a source, the entries it sends on). Credentials are hidden in everything it
+ * `/api/v0/tap/<id>[?direction=in|out][&rate=N]` streams, as JSON lines, a sample of the entries
+ * sent to a component's receiver (`in`) or of those it forwards (`out`; the default for a
+ * component with `forward_to`), and names the direction in `X-Tap-Direction`. Credentials are hidden in everything it
  * shows: arguments, health messages.
  */
 export async function startRunServer(options: RunServerOptions): Promise<{ server: Server; url: string; close(): Promise<void> }> {
@@ -141,7 +150,21 @@ export async function startRunServer(options: RunServerOptions): Promise<{ serve
       ctx.body = `rate must be a number of entries a second in (0, ${MAX_TAP_RATE}]\n`;
       return;
     }
-    const direction = Object.values(component.exports).some((v) => isCapsule(v) && v.capsule === LOGS_RECEIVER) ? 'in' : 'out';
+    const receives = Object.values(component.exports).some((v) => isCapsule(v) && v.capsule === LOGS_RECEIVER);
+    const forwards = Array.isArray(options.graph.details(id)?.values.forward_to);
+    const askedText = ctx.query.direction;
+    const asked = askedText === 'in' || askedText === 'out' ? askedText : undefined;
+    if (askedText !== undefined && asked === undefined) {
+      ctx.status = 400;
+      ctx.body = 'direction must be in or out\n';
+      return;
+    }
+    if ((asked === 'in' && !receives) || (asked === 'out' && !forwards)) {
+      ctx.status = 400;
+      ctx.body = `component ${JSON.stringify(id)} ${asked === 'in' ? 'has no receiver: tap what it sends on (out)' : 'forwards nothing: tap what it receives (in)'}\n`;
+      return;
+    }
+    const direction: TapDirection = asked ?? defaultTapDirection(receives, forwards);
     const sub = options.taps.subscribe(id, direction, { ratePerSecond: rate });
     if (!sub) {
       ctx.status = 429;

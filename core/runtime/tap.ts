@@ -13,14 +13,22 @@
  * pipeline) and counted on `rivulet_tap_dropped_entries_total{component_id, reason}`. Buffers are
  * written out every TAP_FLUSH_MS, outside the pipeline's call, and only while the socket takes
  * them; clients holding the same lines are written the same bytes.
+ *
+ * The same wrappers count every component's entries in and out (flow-counters.ts), whether or not
+ * anyone taps: that is where `rivulet top` reads a component's flow.
  */
 import { Counter, type Registry } from 'prom-client';
 import { entryToJson } from '../entry-json.js';
 import type { Entry } from '../entry.js';
 import { LOGS_RECEIVER, type LogsReceiver } from '../receiver.js';
 import { isCapsule, makeCapsule, type ConfigValue } from '../../lib/config/evaluate.js';
+import { flowCounters, type FlowCounters } from './flow-counters.js';
 
+/** `in`: what is sent to a component's receivers; `out`: what the component sends on. */
 export type TapDirection = 'in' | 'out';
+
+/** Both directions, in the order help and the page list them. */
+export const TAP_DIRECTIONS: readonly TapDirection[] = ['in', 'out'];
 
 /** Most tap clients at a time, over all components, unless the hub is given another bound. */
 export const DEFAULT_MAX_TAP_CLIENTS = 100;
@@ -203,9 +211,11 @@ export class TapHub {
   /** Subscribers with lines to write at the next flush. */
   private readonly pending = new Set<TapSubscription>();
   private flushTimer: NodeJS.Timeout | undefined;
+  private readonly flow: FlowCounters;
 
   constructor(registry: Registry, options: TapHubOptions = {}) {
     this.maxClients = options.maxClients ?? DEFAULT_MAX_TAP_CLIENTS;
+    this.flow = flowCounters(registry);
     this.dropped = new Counter({
       name: 'rivulet_tap_dropped_entries_total',
       help: 'Entries left out of a live tap (never out of the pipeline), by reason: rate_limited or slow_client.',
@@ -228,13 +238,27 @@ export class TapHub {
     if (!wrapped) {
       const inKey = `in ${owner}`;
       const outKey = `out ${referrer}`;
+      const received = this.flow.received.labels({ component_id: owner });
+      const sent = this.flow.sent.labels({ component_id: referrer });
+      // Zero until the first entries, so a component shows in /metrics from the start.
+      received.inc(0);
+      sent.inc(0);
       const receiver: LogsReceiver = {
         send: (entries, options) => {
           if (this.channels.size > 0) {
             this.publish(inKey, entries);
             this.publish(outKey, entries);
           }
-          return inner.send(entries, options);
+          const delivery = inner.send(entries, options);
+          // Counted once taken over; the caller still gets (and handles) the send's own promise.
+          delivery.then(
+            () => {
+              received.inc(entries.length);
+              sent.inc(entries.length);
+            },
+            () => {},
+          );
+          return delivery;
         },
       };
       wrapped = makeCapsule(LOGS_RECEIVER, receiver);
