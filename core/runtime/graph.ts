@@ -16,6 +16,7 @@ import {
   type ComponentDefinition,
   type Health,
 } from './component.js';
+import { expandModules, inInstance, unknownExport, type InstanceSite } from './modules.js';
 
 interface Node {
   readonly id: string;
@@ -27,6 +28,8 @@ interface Node {
   failure?: Health;
   /** The arguments last decoded for it (without decoded stages), for the run server's page. */
   values?: Record<string, unknown>;
+  /** The custom component instance it is part of, named in its errors. */
+  site?: InstanceSite;
 }
 
 /**
@@ -90,7 +93,7 @@ export class ComponentGraph {
       } catch (err) {
         // Built from stand-in values, a component may fail in ways that mean nothing to the user.
         if (unknownValues.size > 0 && !(err instanceof ConfigError || err instanceof ConfigErrors)) continue;
-        errors.push(...withoutFollowOns(configErrorsOf(err), node.block, unknownValues));
+        errors.push(...withoutFollowOns(configErrorsOf(err), node.block, unknownValues).map((e) => inInstance(e, node.site)));
       }
     }
     if (errors.length > 0) {
@@ -136,7 +139,7 @@ export class ComponentGraph {
           await next.component.start?.();
         }
       } catch (err) {
-        const found = configErrorsOf(err);
+        const found = configErrorsOf(err).map((e) => inInstance(e, next.site));
         errors.push(...found);
         if (existing) existing.failure = unhealthy(found.map((e) => e.message).join('\n'));
       }
@@ -204,7 +207,8 @@ export class ComponentGraph {
     const errors: ConfigError[] = [];
     const missing: number[] = [];
     const nodes = new Map<string, Node>();
-    for (const stmt of ast.body) {
+    // Custom components and imports become plain components with prefixed ids (see modules.ts).
+    for (const { stmt, id: placedId, site } of expandModules(ast, errors)) {
       if (stmt.kind === 'attribute') {
         errors.push(new ConfigError(`unexpected attribute "${stmt.name}" at the top level; expected a component block`, stmt.pos));
         continue;
@@ -214,17 +218,19 @@ export class ComponentGraph {
       const def = componentDefinition(stmt.name);
       if (!def) {
         const known = componentDefinitions().map((d) => d.name);
-        errors.push(new ConfigError(`unrecognized component name "${stmt.name}"${didYouMean(stmt.name, known)}`, stmt.pos));
+        errors.push(
+          inInstance(new ConfigError(`unrecognized component name "${stmt.name}"${didYouMean(stmt.name, known)}`, stmt.pos), site),
+        );
         continue;
       }
-      const id = componentId(stmt);
+      const id = placedId ?? componentId(stmt);
       const previous = nodes.get(id);
       if (previous) {
         const p = previous.block.pos;
-        errors.push(new ConfigError(`component "${id}" already declared at ${p.file}:${p.line}:${p.col}`, stmt.pos));
+        errors.push(inInstance(new ConfigError(`component "${id}" already declared at ${p.file}:${p.line}:${p.col}`, stmt.pos), site));
         continue;
       }
-      nodes.set(id, { id, def, block: stmt, deps: new Set() });
+      nodes.set(id, { id, def, block: stmt, deps: new Set(), site });
     }
     const ids = [...nodes.keys()];
     for (const node of nodes.values()) {
@@ -240,12 +246,17 @@ export class ComponentGraph {
             ids.map((id) => `${id}.${exported}`),
           );
           errors.push(
-            new ConfigError(`component "${ref.path.join('.')}" does not exist or is out of scope${suggestion}`, ref.pos, [
-              blockTitle(node.block),
-            ]),
+            inInstance(
+              new ConfigError(`component "${ref.path.join('.')}" does not exist or is out of scope${suggestion}`, ref.pos, [
+                blockTitle(node.block),
+              ]),
+              node.site,
+            ),
           );
         } else if (target === node.id) {
-          errors.push(new ConfigError(`component "${node.id}" references itself`, ref.pos, [blockTitle(node.block)]));
+          errors.push(
+            inInstance(new ConfigError(`component "${node.id}" references itself`, ref.pos, [blockTitle(node.block)]), node.site),
+          );
         } else {
           const exported = ref.path[target.split('.').length];
           const exportNames = nodes.get(target)!.def.exportNames;
@@ -254,7 +265,9 @@ export class ComponentGraph {
             // `field "x" does not exist`; the reference is then of unknown value, like a missing one,
             // and no dependency (that could only make a knock-on cycle).
             missing.push(ref.pos.offset);
-            errors.push(new ConfigError(unknownExport(target, exported, exportNames), ref.pos, [blockTitle(node.block)]));
+            errors.push(
+              inInstance(new ConfigError(unknownExport(target, exported, exportNames), ref.pos, [blockTitle(node.block)]), node.site),
+            );
           } else {
             node.deps.add(target);
           }
@@ -288,14 +301,6 @@ function unresolvedIn(expr: Expr, missing: ReadonlySet<number>, nodes: ReadonlyM
     const id = longestComponentPrefix(ref.path, ids);
     return id !== undefined && !nodes.get(id)!.component;
   });
-}
-
-/** `component "logs.process.x" has no export "reciever" (did you mean "receiver"?)`. */
-function unknownExport(id: string, exported: string, exportNames: readonly string[]): string {
-  const known =
-    didYouMean(exported, exportNames) ||
-    (exportNames.length === 0 ? '; it exports nothing' : `; it exports ${exportNames.map((n) => JSON.stringify(n)).join(', ')}`);
-  return `component ${JSON.stringify(id)} has no export ${JSON.stringify(exported)}${known}`;
 }
 
 /**
