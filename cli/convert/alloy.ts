@@ -132,12 +132,18 @@ function unsupportedSettings(
   }
 }
 
-/** Adds `prefix = "loki_process_custom_"` to the metric blocks of every `stage.metrics` inside. */
+/**
+ * Adds `prefix = "loki_process_custom_"` to the metric blocks of every `stage.metrics` inside
+ * that set none, and writes it in place of an empty one: both mean "the default", which differs.
+ */
 function addMetricPrefixes(text: string, block: Block, edits: Edit[]): void {
   for (const child of block.body) {
     if (child.kind !== 'block') continue;
     if (block.name === 'stage.metrics' && METRIC_BLOCKS.has(child.name)) {
-      if (!child.body.some((s) => s.kind === 'attribute' && s.name === 'prefix')) edits.push(prefixInsertion(text, child));
+      const prefix = child.body.find((s): s is Attribute => s.kind === 'attribute' && s.name === 'prefix');
+      if (!prefix) edits.push(prefixInsertion(text, child));
+      else if (prefix.value.kind === 'string' && prefix.value.value === '' && prefix.endPos)
+        edits.push({ start: prefix.value.pos.offset, end: prefix.endPos.offset, text: JSON.stringify(REFERENCE_METRICS_PREFIX) });
     } else {
       addMetricPrefixes(text, child, edits);
     }

@@ -153,8 +153,11 @@ function convertMetrics(settings: Node | null, c: StageConversion): ConfigBlock 
       c.yaml.warn(typeNode ?? keyNode, `metric "${name}" needs a type of Counter, Gauge or Histogram; not converted`);
       continue;
     }
-    const attributes = [attribute('name', stringLiteral(name))];
-    attributes.push(...convertFields(metric, METRIC_FIELDS, `metrics: ${name}`, c.yaml, ['type', 'config']));
+    // An empty prefix means the default in Promtail as in Rivulet, but the defaults differ.
+    const settings = convertFields(metric, METRIC_FIELDS, `metrics: ${name}`, c.yaml, ['type', 'config']).filter(
+      (a) => !(c.keepNames && a.kind === 'attribute' && a.name === 'prefix' && a.value === '""'),
+    );
+    const attributes = [attribute('name', stringLiteral(name)), ...settings];
     if (c.keepNames && !attributes.some((a) => a.kind === 'attribute' && a.name === 'prefix'))
       attributes.push(attribute('prefix', stringLiteral(PROMTAIL_METRICS_PREFIX)));
     attributes.push(...convertFields(get(metric, 'config'), METRIC_CONFIG_FIELDS[type]!, `metrics: ${name}: config`, c.yaml));

@@ -50,7 +50,7 @@ logs.write "out" {
     );
   });
 
-  it("writes out the reference's metrics prefix in each metric block without one, lined up with the attribute above", () => {
+  it("writes out the reference's metrics prefix in each metric block without one (lined up with the attribute above) or with an empty one", () => {
     const text = `loki.process "p" {
   forward_to = []
   stage.match {
@@ -69,6 +69,11 @@ logs.write "out" {
         name    = "h"
         buckets = [1]
         prefix  = "mine_"
+      }
+      metric.counter {
+        name   = "empty"
+        action = "inc"
+        prefix = ""
       }
     }
   }
@@ -94,6 +99,11 @@ logs.write "out" {
         name    = "h"
         buckets = [1]
         prefix  = "mine_"
+      }
+      metric.counter {
+        name   = "empty"
+        action = "inc"
+        prefix = "loki_process_custom_"
       }
     }
   }

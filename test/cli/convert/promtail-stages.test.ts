@@ -317,6 +317,13 @@ describe('convert --from promtail: what has no equivalent', () => {
     ]);
   });
 
+  it("writes Promtail's metrics prefix in place of an empty one, which means the default", () => {
+    const { output } = convertStageList('- metrics:\n    n:\n      type: Gauge\n      prefix: ""\n      config:\n        action: inc');
+    expect(output).toBe(
+      'stage.metrics {\n  metric.gauge {\n    name   = "n"\n    prefix = "promtail_custom_"\n    action = "inc"\n  }\n}\n',
+    );
+  });
+
   it("takes Rivulet's metrics prefix with keepNames off", () => {
     const { output } = convertStageList('- metrics:\n    n:\n      type: Counter\n      config:\n        action: inc', false);
     expect(output).toBe('stage.metrics {\n  metric.counter {\n    name   = "n"\n    action = "inc"\n  }\n}\n');
