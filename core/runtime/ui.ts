@@ -2,8 +2,9 @@
  * The run server's page at `/`: a static HTML file and one script (`/ui.js`) that need no
  * bundling. It polls `/api/v0/components` and `/metrics` every second and draws the component
  * graph (each component coloured by its health, an arrow for each reference, in the direction the
- * entries flow), the chosen component's arguments (secrets hidden by the server) and its metric
- * series, and streams its tap.
+ * entries flow; as wide as its columns, its panel scrolling when it is wider), the chosen
+ * component's arguments (secrets hidden by the server) and its metric series (a histogram as one
+ * row: its count and sum), and streams its tap in either direction.
  */
 
 export const UI_HTML = `<!doctype html>
@@ -16,6 +17,8 @@ export const UI_HTML = `<!doctype html>
   header { padding: 10px 16px; background: #1d2330; color: #fff; display: flex; gap: 16px; align-items: baseline; }
   header h1 { font-size: 18px; margin: 0; }
   main { display: grid; grid-template-columns: minmax(420px, 1fr) minmax(380px, 1fr); gap: 12px; padding: 12px; }
+  main > section { min-width: 0; }
+  #graph { display: block; }
   section { background: #fff; border: 1px solid #d8dce3; border-radius: 6px; padding: 10px; overflow: auto; }
   h2 { font-size: 15px; margin: 0 0 8px; }
   svg .node rect { fill: #eef6ee; stroke: #3c8c46; stroke-width: 1.5; cursor: pointer; }
@@ -50,7 +53,7 @@ export const UI_HTML = `<!doctype html>
     <table id="counters"></table>
     <h2>Arguments</h2>
     <pre id="arguments"></pre>
-    <h2>Tap <button id="tap-toggle" disabled>Start</button> <span id="tap-status"></span></h2>
+    <h2>Tap <select id="tap-direction" title="in: what is sent to the component; out: what it forwards"><option value="">default</option><option value="in">in</option><option value="out">out</option></select> <button id="tap-toggle" disabled>Start</button> <span id="tap-status"></span></h2>
     <pre id="tap"></pre>
   </section>
 </main>
@@ -93,11 +96,17 @@ export const UI_JS = `'use strict';
     for (const c of list) (columns[depth.get(c.id)] ||= []).push(c);
     const pos = new Map();
     columns.forEach((col, x) => col.forEach((c, y) => pos.set(c.id, { x: 10 + x * 230, y: 10 + y * 60 })));
-    return { pos, height: Math.max(1, ...columns.map((c) => (c ? c.length : 0))) * 60 + 20 };
+    return {
+      pos,
+      width: Math.max(1, columns.length) * 230,
+      height: Math.max(1, ...columns.map((c) => (c ? c.length : 0))) * 60 + 20,
+    };
   }
 
   function drawGraph() {
-    const { pos, height } = layout(components);
+    const { pos, width, height } = layout(components);
+    // As wide as its columns: a graph wider than its panel scrolls instead of being cut off.
+    $('graph').setAttribute('width', String(width));
     $('graph').setAttribute('height', String(height));
     const edges = $('edges');
     const nodes = $('nodes');
@@ -131,27 +140,85 @@ export const UI_JS = `'use strict';
     $('arguments').textContent = JSON.stringify(c.arguments, null, 2);
   }
 
-  /** The series of the chosen component in Prometheus text form: name{labels} value. */
+  const BACKSLASH = String.fromCharCode(92);
+
+  /**
+   * One sample line of the Prometheus text form: its name, its labels as [name, escaped value]
+   * pairs in order, and its value; null for a line that is not one.
+   */
+  function parseSample(line) {
+    const open = line.indexOf('{');
+    const space = line.indexOf(' ');
+    if (open < 0 || (space >= 0 && space < open)) {
+      return space < 0 ? null : { name: line.slice(0, space), labels: [], value: line.slice(space + 1).trim() };
+    }
+    const labels = [];
+    let i = open + 1;
+    while (i < line.length && line[i] !== '}') {
+      const eq = line.indexOf('=', i);
+      if (eq < 0) return null;
+      const name = line.slice(i, eq).trim();
+      let j = eq + 2;
+      let raw = '';
+      while (j < line.length && line[j] !== '"') {
+        if (line[j] === BACKSLASH) {
+          raw += line[j] + line[j + 1];
+          j += 2;
+        } else raw += line[j++];
+      }
+      labels.push([name, raw]);
+      i = j + 1;
+      if (line[i] === ',') i++;
+    }
+    return { name: line.slice(0, open), labels, value: line.slice(i + 1).trim() };
+  }
+
+  function seriesName(name, labels) {
+    return labels.length === 0 ? name : name + '{' + labels.map(([k, v]) => k + '="' + v + '"').join(',') + '}';
+  }
+
+  /**
+   * The series of the chosen component in Prometheus text form, as name{labels} and value, its
+   * component_id left out; a histogram's (or summary's) samples are one row: count and sum.
+   */
   function drawCounters(text) {
     const table = $('counters');
     if (!selected) return;
-    const mark = 'component_id="' + selected + '"';
-    const rows = [];
+    const types = new Map();
+    const rows = new Map();
     for (const line of text.split('\\n')) {
-      if (line === '' || line.startsWith('#') || !line.includes(mark)) continue;
-      const cut = line.lastIndexOf(' ');
-      const series = line.slice(0, cut).replace(mark, '').replace('{,', '{').replace(',}', '}').replace('{}', '');
-      rows.push([series, line.slice(cut + 1)]);
+      if (line.startsWith('# TYPE ')) {
+        const [name, type] = line.slice(7).split(' ');
+        types.set(name, type);
+        continue;
+      }
+      if (line === '' || line.startsWith('#')) continue;
+      const sample = parseSample(line);
+      if (!sample || !sample.labels.some(([k, v]) => k === 'component_id' && v === selected)) continue;
+      const labels = sample.labels.filter(([k]) => k !== 'component_id');
+      const part = /_(bucket|sum|count)$/.exec(sample.name);
+      const family = part && sample.name.slice(0, -part[0].length);
+      const type = family && types.get(family);
+      if (type === 'histogram' || type === 'summary') {
+        const series = seriesName(family, labels.filter(([k]) => k !== 'le' && k !== 'quantile'));
+        if (!rows.has(series)) rows.set(series, { kind: type, count: '0', sum: '0' });
+        const row = rows.get(series);
+        if (part[1] === 'count') row.count = sample.value;
+        if (part[1] === 'sum') row.sum = sample.value;
+        continue;
+      }
+      rows.set(seriesName(sample.name, labels), { kind: 'counter', value: sample.value });
     }
     table.replaceChildren();
-    for (const [series, value] of rows) {
+    for (const [series, row] of rows) {
       const tr = document.createElement('tr');
       const name = document.createElement('td');
       const v = document.createElement('td');
       name.textContent = series;
-      v.textContent = value;
+      v.textContent = row.kind === 'counter' ? row.value : 'count ' + row.count + ', sum ' + row.sum;
       v.className = 'value';
       tr.dataset.series = series;
+      tr.dataset.kind = row.kind;
       tr.append(name, v);
       table.append(tr);
     }
@@ -162,6 +229,7 @@ export const UI_JS = `'use strict';
     stopTap();
     selected = id;
     $('tap').textContent = '';
+    $('tap-direction').value = '';
     $('tap-toggle').disabled = false;
     drawGraph();
     drawDetails();
@@ -183,7 +251,9 @@ export const UI_JS = `'use strict';
     $('tap-status').textContent = 'waiting for entries…';
     const out = $('tap');
     try {
-      const res = await fetch('/api/v0/tap/' + encodeURIComponent(id), { signal: controller.signal });
+      const direction = $('tap-direction').value;
+      const query = direction === '' ? '' : '?direction=' + direction;
+      const res = await fetch('/api/v0/tap/' + encodeURIComponent(id) + query, { signal: controller.signal });
       if (!res.ok) {
         $('tap-status').textContent = (await res.text()).trim();
         return;
@@ -210,6 +280,13 @@ export const UI_JS = `'use strict';
   }
 
   $('tap-toggle').addEventListener('click', () => (tap ? stopTap() : void startTap()));
+  // Another direction while streaming: the tap restarts on it.
+  $('tap-direction').addEventListener('change', () => {
+    if (!tap) return;
+    stopTap();
+    $('tap').textContent = '';
+    void startTap();
+  });
 
   async function poll() {
     try {
