@@ -63,6 +63,17 @@ export function inInstance(error: ConfigError, site: InstanceSite | undefined): 
 }
 
 /**
+ * The reference's labels for a component's own series: its id within the module it runs in and
+ * that module's path, `/` for the config itself and `/pipeline.default` (`/outer.o/inner.x` when
+ * nested) inside an instance: `pipeline.default/logs.process.main` → `logs.process.main` at
+ * `/pipeline.default`.
+ */
+export function moduleLabels(id: string, site: InstanceSite | undefined): { component_id: string; component_path: string } {
+  if (!site) return { component_id: id, component_path: '/' };
+  return { component_id: id.slice(site.id.length + 1), component_path: `/${site.id}` };
+}
+
+/**
  * Expands a parsed config's declarations, imports and instances into the statements the graph
  * plans, in source order. Problems are added to `errors`; what is wrong is left out (an instance
  * with bad arguments adds no components; a reference to its exports reads as null).
