@@ -16,7 +16,7 @@ import {
   type ComponentDefinition,
   type Health,
 } from './component.js';
-import { expandModules, inInstance, unknownExport, type InstanceSite } from './modules.js';
+import { expandModules, inInstance, UNKNOWN_VALUE, unknownExport, type InstanceSite } from './modules.js';
 
 interface Node {
   readonly id: string;
@@ -236,6 +236,10 @@ export class ComponentGraph {
     for (const node of nodes.values()) {
       for (const ref of referencesIn(node.block.body)) {
         if (STDLIB_ROOTS.has(ref.path[0]!)) continue;
+        if (ref.path[0] === UNKNOWN_VALUE) {
+          missing.push(ref.pos.offset);
+          continue;
+        }
         const target = longestComponentPrefix(ref.path, ids);
         if (target === undefined) {
           // Suggest a component written with the same export: `loki.write.x.receiver` → `logs.write.x.receiver`.

@@ -34,6 +34,13 @@ const IMPORT_STRING = 'import.string';
 /** Imports the reference has that fetch modules over the network; refused, one line each. */
 const REMOTE_IMPORTS = new Set(['import.git', 'import.http']);
 
+/**
+ * The name of the reference that stands in for a value that could not be had (an undeclared
+ * argument, an unknown export, an instance with bad arguments): the graph takes it as missing and
+ * already reported, so the attribute holding it raises no knock-on errors.
+ */
+export const UNKNOWN_VALUE = '<unknown>';
+
 /** Where an instance was written, and the instance around it when it is itself inside one. */
 export interface InstanceSite {
   /** The instance's full id (`pipeline.default`, `outer.a/inner.b`). */
@@ -389,7 +396,12 @@ function exportsOf(instance: Instance, ctx: Context): Map<string, Expr> {
   if (instance.state === 'done') return instance.exports!;
   const id = ctx.prefix + blockId(instance.block);
   const standIns = (): Map<string, Expr> =>
-    new Map([...instance.declaration.exports.keys()].map((name) => [name, { kind: 'null', pos: instance.block.pos } as Expr]));
+    new Map(
+      [...instance.declaration.exports.keys()].map((name) => [
+        name,
+        { kind: 'ident', name: UNKNOWN_VALUE, pos: instance.block.pos } as Expr,
+      ]),
+    );
   if (instance.state === 'expanding') {
     ctx.errors.push(inInstance(new ConfigError(`custom component "${id}" depends on its own exports`, instance.block.pos), ctx.site));
     return standIns();
@@ -538,7 +550,7 @@ function longestPrefix(path: readonly string[], ids: Iterable<string>): string |
  * terms; the standard library is left alone.
  */
 function rewriteReference(expr: Expr, path: readonly string[], ctx: Context): Expr {
-  const null_ = (): Expr => ({ kind: 'null', pos: expr.pos });
+  const unknown = (): Expr => ({ kind: 'ident', name: UNKNOWN_VALUE, pos: expr.pos });
   const where = (error: ConfigError): void => void ctx.errors.push(inInstance(error, ctx.site));
   if (ctx.args && path[0] === ARGUMENT) {
     const name = path[1];
@@ -550,11 +562,11 @@ function rewriteReference(expr: Expr, path: readonly string[], ctx: Context): Ex
           expr.pos,
         ),
       );
-      return null_();
+      return unknown();
     }
     if (path[2] !== 'value') {
       where(new ConfigError(`an argument is read as argument.${name}.value`, expr.pos));
-      return null_();
+      return unknown();
     }
     return withFields(ctx.args.get(name)!, path.slice(3), expr.pos);
   }
@@ -565,7 +577,7 @@ function rewriteReference(expr: Expr, path: readonly string[], ctx: Context): Ex
     const names = [...instance.declaration.exports.keys()];
     if (exportName === undefined || !instance.declaration.exports.has(exportName)) {
       where(new ConfigError(unknownExport(ctx.prefix + instanceId, exportName ?? '', names), expr.pos));
-      return null_();
+      return unknown();
     }
     return withFields(exportsOf(instance, ctx).get(exportName)!, path.slice(instanceId.split('.').length + 1), expr.pos);
   }

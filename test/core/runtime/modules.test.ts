@@ -1,0 +1,307 @@
+import { readFileSync } from 'node:fs';
+import { PassThrough } from 'node:stream';
+import { join } from 'node:path';
+import { Registry } from 'prom-client';
+import { describe, expect, it } from 'vitest';
+import { ManualClock } from '../../../core/clock.js';
+import type { Entry } from '../../../core/entry.js';
+import { LOGS_RECEIVER, type LogsReceiver } from '../../../core/receiver.js';
+import { ComponentGraph } from '../../../core/runtime/graph.js';
+import { ConfigErrors } from '../../../lib/config/errors.js';
+import '../../../index.js';
+import { runCli } from '../../support/run-cli.js';
+
+const FIXTURES = 'test/fixtures/modules';
+
+function newGraph() {
+  const stdout = new PassThrough();
+  let text = '';
+  stdout.on('data', (chunk) => (text += chunk));
+  const registry = new Registry();
+  const graph = new ComponentGraph((id) => ({ id, clock: new ManualClock(0n), registry, stdout, log: () => {} }));
+  return { graph, output: () => text };
+}
+
+function errorsOf(fn: () => void): string[] {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof ConfigErrors) return err.errors.map((e) => e.message);
+    throw err;
+  }
+  return [];
+}
+
+function receiverOf(graph: ComponentGraph, id: string): LogsReceiver {
+  const capsule = graph.component(id)!.exports.receiver as { capsule: string; value: LogsReceiver };
+  expect(capsule.capsule).toBe(LOGS_RECEIVER);
+  return capsule.value;
+}
+
+const entry = (line: string, labels: Record<string, string> = {}): Entry => ({
+  labels,
+  line,
+  timestamp: 1_000_000_000n,
+  structuredMetadata: [],
+  extracted: {},
+});
+
+/** Loads `config`, sends `entries` to component `into` and gives what logs.echo printed. */
+async function outputOf(config: string, file: string, into: string, entries: Entry[]): Promise<string> {
+  const { graph, output } = newGraph();
+  graph.load(config, file);
+  await graph.start();
+  await receiverOf(graph, into).send(entries);
+  await graph.stop();
+  return output();
+}
+
+const fixture = (name: string): string => readFileSync(join(FIXTURES, name), 'utf8');
+
+const PIPELINE_DECLARATION = fixture('pipeline.alloy');
+
+describe('custom components', () => {
+  it('runs a declare + import.file config exactly as its inlined form', async () => {
+    const entries = [entry('hello', { app: 'a' }), entry('world', { app: 'b', env: 'x' })];
+    const imported = await outputOf(
+      fixture('main.alloy'),
+      join(FIXTURES, 'main.alloy'),
+      'mods.pipeline.default/logs.process.main',
+      entries,
+    );
+    const inlined = await outputOf(fixture('inlined.alloy'), join(FIXTURES, 'inlined.alloy'), 'logs.process.main', entries);
+    expect(imported).toBe(inlined);
+    expect(imported).toBe(
+      '{"labels":{"app":"a","env":"prod"},"line":"hello","timestamp":"1970-01-01T00:00:01.000000000Z","structured_metadata":{}}\n' +
+        '{"labels":{"app":"b","env":"prod"},"line":"world","timestamp":"1970-01-01T00:00:01.000000000Z","structured_metadata":{}}\n',
+    );
+  });
+
+  it('names the components of an instance under its id, dependencies first', () => {
+    const { graph } = newGraph();
+    graph.load(fixture('main.alloy'), join(FIXTURES, 'main.alloy'));
+    expect(graph.componentIds()).toEqual(['logs.echo.out', 'mods.pipeline.default/logs.process.main']);
+    expect(graph.details('mods.pipeline.default/logs.process.main')!.references).toEqual(['logs.echo.out']);
+  });
+
+  it('runs a declaration from import.string the same way, and one written in the config', async () => {
+    const viaString = `import.string "mods" {
+  content = ${JSON.stringify(PIPELINE_DECLARATION)}
+}
+mods.pipeline "default" {
+  env        = "prod"
+  forward_to = [logs.echo.out.receiver]
+}
+logs.echo "out" { }
+`;
+    const declared = `${PIPELINE_DECLARATION}
+pipeline "default" {
+  env        = "prod"
+  forward_to = [logs.echo.out.receiver]
+}
+logs.echo "out" { }
+`;
+    const entries = [entry('hello', { app: 'a' })];
+    const inlined = await outputOf(fixture('inlined.alloy'), 'inlined.alloy', 'logs.process.main', entries);
+    expect(await outputOf(viaString, 'string.alloy', 'mods.pipeline.default/logs.process.main', entries)).toBe(inlined);
+    expect(await outputOf(declared, 'declared.alloy', 'pipeline.default/logs.process.main', entries)).toBe(inlined);
+  });
+
+  it('sends to an instance through its exports, and uses an argument default', async () => {
+    const config = `${PIPELINE_DECLARATION}
+pipeline "default" {
+  forward_to = [logs.echo.out.receiver]
+}
+logs.process "front" {
+  forward_to = [pipeline.default.receiver]
+}
+logs.echo "out" { }
+`;
+    const out = await outputOf(config, 'exports.alloy', 'logs.process.front', [entry('hi')]);
+    expect(out).toBe('{"labels":{"env":"dev"},"line":"hi","timestamp":"1970-01-01T00:00:01.000000000Z","structured_metadata":{}}\n');
+  });
+
+  it('imports every .alloy file of a directory, chains instances and keeps two instances apart', async () => {
+    const config = `import.file "lib" {
+  filename = "lib"
+}
+lib.drop "first" {
+  forward_to = [lib.team.a.receiver]
+}
+lib.team "a" {
+  team       = "a"
+  forward_to = [logs.echo.out.receiver]
+}
+lib.team "b" {
+  team       = "b"
+  forward_to = [logs.echo.out.receiver]
+}
+logs.echo "out" { }
+`;
+    const { graph, output } = newGraph();
+    graph.load(config, join(FIXTURES, 'dir.alloy'));
+    expect(graph.componentIds()).toEqual([
+      'logs.echo.out',
+      'lib.team.a/logs.process.labels',
+      'lib.drop.first/logs.process.filter',
+      'lib.team.b/logs.process.labels',
+    ]);
+    await receiverOf(graph, 'lib.drop.first/logs.process.filter').send([entry('debug: noise'), entry('kept')]);
+    await receiverOf(graph, 'lib.team.b/logs.process.labels').send([entry('other')]);
+    await graph.stop();
+    expect(output()).toBe(
+      '{"labels":{"team":"a"},"line":"kept","timestamp":"1970-01-01T00:00:01.000000000Z","structured_metadata":{}}\n' +
+        '{"labels":{"team":"b"},"line":"other","timestamp":"1970-01-01T00:00:01.000000000Z","structured_metadata":{}}\n',
+    );
+  });
+
+  it('nests declarations, and an inner instance is named under the outer one', async () => {
+    const config = `declare "outer" {
+  argument "forward_to" { }
+  declare "inner" {
+    argument "forward_to" { }
+    logs.process "p" {
+      stage.static_labels { values = { level = "inner" } }
+      forward_to = argument.forward_to.value
+    }
+    export "receiver" { value = logs.process.p.receiver }
+  }
+  inner "x" {
+    forward_to = argument.forward_to.value
+  }
+  export "receiver" { value = inner.x.receiver }
+}
+outer "o" {
+  forward_to = [logs.echo.out.receiver]
+}
+logs.echo "out" { }
+logs.process "front" {
+  forward_to = [outer.o.receiver]
+}
+`;
+    const { graph, output } = newGraph();
+    graph.load(config, 'nested.alloy');
+    expect(graph.componentIds()).toEqual(['logs.echo.out', 'outer.o/inner.x/logs.process.p', 'logs.process.front']);
+    await receiverOf(graph, 'logs.process.front').send([entry('deep')]);
+    await graph.stop();
+    expect(output()).toBe(
+      '{"labels":{"level":"inner"},"line":"deep","timestamp":"1970-01-01T00:00:01.000000000Z","structured_metadata":{}}\n',
+    );
+  });
+
+  it('applies a changed argument on reload, keeping the running component', async () => {
+    const config = (env: string) => `${PIPELINE_DECLARATION}
+pipeline "default" {
+  env        = "${env}"
+  forward_to = [logs.echo.out.receiver]
+}
+logs.echo "out" { }
+`;
+    const { graph, output } = newGraph();
+    graph.load(config('one'), 'reload.alloy');
+    await graph.start();
+    const before = graph.component('pipeline.default/logs.process.main');
+    await receiverOf(graph, 'pipeline.default/logs.process.main').send([entry('a')]);
+    expect(await graph.reload(config('two'), 'reload.alloy')).toEqual([]);
+    expect(graph.component('pipeline.default/logs.process.main')).toBe(before);
+    await receiverOf(graph, 'pipeline.default/logs.process.main').send([entry('b')]);
+    await graph.stop();
+    expect(output()).toBe(
+      '{"labels":{"env":"one"},"line":"a","timestamp":"1970-01-01T00:00:01.000000000Z","structured_metadata":{}}\n' +
+        '{"labels":{"env":"two"},"line":"b","timestamp":"1970-01-01T00:00:01.000000000Z","structured_metadata":{}}\n',
+    );
+  });
+});
+
+describe('custom component errors', () => {
+  it('positions an error inside a module file in that file and names the instance', () => {
+    const { graph } = newGraph();
+    const file = join(FIXTURES, 'broken/main.alloy');
+    expect(errorsOf(() => graph.load(fixture('broken/main.alloy'), file))).toEqual([
+      `${FIXTURES}/broken/bad.alloy:6:21: logs.process "main" > stage.regex: could not compile regular expression: error parsing regexp: missing closing ): \`(unclosed\` (in instance "broken.bad.one" at ${FIXTURES}/broken/main.alloy:5:1)`,
+    ]);
+  });
+
+  it('refuses import.git and import.http in one positioned line each', () => {
+    const { graph } = newGraph();
+    const config = `import.git "remote" {
+  repository = "https://example.com/modules.git"
+}
+import.http "web" {
+  url = "https://example.com/module.alloy"
+}
+logs.echo "out" { }
+`;
+    expect(errorsOf(() => graph.load(config, 'remote.alloy'))).toEqual([
+      'remote.alloy:1:1: import.git is not supported: copy the module next to the config and use import.file',
+      'remote.alloy:4:1: import.http is not supported: copy the module next to the config and use import.file',
+    ]);
+  });
+
+  it('reports unknown and missing arguments and unknown exports with suggestions', () => {
+    const { graph } = newGraph();
+    const config = `${PIPELINE_DECLARATION}
+pipeline "a" {
+  evn        = "prod"
+  forward_to = [logs.echo.out.receiver]
+}
+pipeline "b" {
+  env = "prod"
+}
+pipeline "c" {
+  forward_to = [logs.echo.out.receiver]
+}
+logs.process "front" {
+  forward_to = [pipeline.c.reciever]
+}
+logs.echo "out" { }
+`;
+    expect(errorsOf(() => graph.load(config, 'args.alloy'))).toEqual([
+      'args.alloy:26:3: pipeline "a": unrecognized argument "evn" of custom component "pipeline" (did you mean "env"?)',
+      'args.alloy:29:1: pipeline "b": missing required argument "forward_to" of custom component "pipeline"',
+      'args.alloy:36:17: component "pipeline.c" has no export "reciever" (did you mean "receiver"?)',
+    ]);
+  });
+
+  it('reports an undeclared argument read inside a declaration, and keeps components outside it out of scope', () => {
+    const { graph } = newGraph();
+    const config = `declare "p" {
+  argument "forward_to" { }
+  logs.process "main" {
+    stage.static_labels { values = { env = argument.evn.value } }
+    forward_to = [logs.echo.out.receiver]
+  }
+}
+p "x" {
+  forward_to = []
+}
+logs.echo "out" { }
+`;
+    expect(errorsOf(() => graph.load(config, 'scope.alloy'))).toEqual([
+      'scope.alloy:4:44: argument "evn" is not declared in custom component "p" (in instance "p.x" at scope.alloy:8:1)',
+      'scope.alloy:5:19: logs.process "main": component "p.x/logs.echo.out.receiver" does not exist or is out of scope (in instance "p.x" at scope.alloy:8:1)',
+    ]);
+  });
+
+  it('reports a module file that cannot be read, at its filename', () => {
+    const { graph } = newGraph();
+    const config = 'import.file "m" {\n  filename = "missing.alloy"\n}\n';
+    expect(errorsOf(() => graph.load(config, join(FIXTURES, 'x.alloy')))).toEqual([
+      `${FIXTURES}/x.alloy:2:14: import.file "m": cannot read module "missing.alloy": ENOENT`,
+    ]);
+  });
+});
+
+describe('rivulet validate on a config with modules', () => {
+  it('accepts a config that imports a module', async () => {
+    expect(await runCli(['validate', join(FIXTURES, 'main.alloy')])).toEqual({ code: 0, stdout: '', stderr: '' });
+  });
+
+  it('lists the errors of a module positioned in its file', async () => {
+    expect(await runCli(['validate', join(FIXTURES, 'broken/main.alloy')])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `${FIXTURES}/broken/bad.alloy:6:21: logs.process "main" > stage.regex: could not compile regular expression: error parsing regexp: missing closing ): \`(unclosed\` (in instance "broken.bad.one" at ${FIXTURES}/broken/main.alloy:5:1)\n`,
+    });
+  });
+});
