@@ -54,9 +54,11 @@ export function convertAlloy(text: string, file: string, options: ConvertOptions
     const name = REFERENCE_NAMES[stmt.name] ?? stmt.name;
     const def = stmt.name.startsWith('stage.') ? stageDefinition(name.slice('stage.'.length)) : componentDefinition(name);
     if (def) unsupportedSettings(stmt, def, name, warn);
-    else if (stmt.name !== FILE_MATCH) warn(stmt.pos, `Rivulet has no component ${stmt.name}; the block is left as written`);
+    else if (stmt.name !== FILE_MATCH)
+      warn(stmt.pos, `Rivulet has no ${stmt.name.startsWith('stage.') ? 'stage' : 'component'} ${stmt.name}; the block is left as written`);
   }
   if (options.keepNames) for (const stmt of ast.body) if (stmt.kind === 'block') addMetricPrefixes(text, stmt, edits);
+  warnings.sort((a, b) => a.line - b.line || a.col - b.col);
   return { output: applyEdits(text, edits), warnings };
 }
 
