@@ -105,11 +105,77 @@ export async function exposeMetrics(registry: Registry): Promise<string> {
 async function gatheredMetrics(registry: Registry): Promise<string> {
   const sources = sourcesByRegistry.get(registry);
   if (!sources || sources.size === 0) return registry.metrics();
+  return (await aggregated(registry, sources)).metrics();
+}
+
+/** `registry`'s families with every added source's, as `exposeMetrics` would serve them. */
+async function gatheredFamilies(registry: Registry): Promise<MetricFamilies> {
+  const sources = sourcesByRegistry.get(registry);
+  if (!sources || sources.size === 0) return registry.getMetricsAsJSON();
+  return (await aggregated(registry, sources)).getMetricsAsJSON();
+}
+
+async function aggregated(registry: Registry, sources: ReadonlySet<MetricsSource>): Promise<Registry> {
   const remote = (await Promise.all([...sources].map((source) => source()))).flat();
   const remoteNames = new Set(remote.flatMap((families) => families.map((family) => family.name)));
   const local = (await registry.getMetricsAsJSON()).map((family) =>
     // A family only this registry has is served as it is, whatever its cluster aggregator says.
     remoteNames.has(family.name) ? family : { ...family, aggregator: 'first' as const },
   );
-  return AggregatorRegistry.aggregate([local, ...remote]).metrics();
+  return AggregatorRegistry.aggregate([local, ...remote]);
+}
+
+/**
+ * Where a component is in the config, as the reference labels every series the component
+ * registers: `component_id` is its id (`logs.process.default`), `component_path` the module it
+ * runs in (`/` for the root config; `/<module component id>` inside a module).
+ */
+export interface ComponentLabels {
+  readonly component_id: string;
+  readonly component_path: string;
+}
+
+/** The registry of one component, and how to take its series off the exposition when it goes. */
+export interface ComponentRegistry {
+  readonly registry: Registry;
+  readonly remove: () => void;
+}
+
+/**
+ * A registry of a component's own, whose families (worker threads' included) `exposeMetrics`
+ * serves with `parent`'s, every series labelled with `labels` — the reference's registerer that
+ * wraps a component's registrations with constant labels. A registry per component, rather than
+ * labels on the shared families, keeps two components' counters of the same name apart
+ * (`logs_process_dropped_lines_total` of two logs.process) and leaves every metric's own label
+ * names as they are. A series that already names its `component_id` (sources and sinks label
+ * their own series) keeps it and its label order; `component_path` is added after it.
+ */
+export function componentRegistry(parent: Registry, labels: ComponentLabels): ComponentRegistry {
+  const registry = new Registry();
+  const remove = addMetricsSource(parent, async () => [withComponentLabels(await gatheredFamilies(registry), labels)]);
+  return { registry, remove };
+}
+
+/**
+ * `families` with `labels` on every series. They are summed by name with the other components'
+ * at exposition: series of different components never share a label set, so the sum is a union
+ * whatever aggregator the family was made with (a thread's copies were summed already).
+ */
+export function withComponentLabels(families: MetricFamilies, labels: ComponentLabels): MetricFamilies {
+  return families.map((family) => ({
+    ...family,
+    aggregator: 'sum' as const,
+    values: family.values.map((value) => ({ ...value, labels: labelled(value.labels, labels) })),
+  }));
+}
+
+function labelled(own: Partial<Record<string, string | number>>, labels: ComponentLabels): Partial<Record<string, string | number>> {
+  if ('component_id' in own && 'component_path' in own) return own;
+  if (!('component_id' in own)) return { component_id: labels.component_id, component_path: labels.component_path, ...own };
+  const out: Partial<Record<string, string | number>> = {};
+  for (const [name, value] of Object.entries(own)) {
+    out[name] = value;
+    if (name === 'component_id') out.component_path = labels.component_path;
+  }
+  return out;
 }

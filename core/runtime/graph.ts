@@ -3,6 +3,7 @@ import type { Block, Expr, Statement } from '../../lib/config/ast.js';
 import { dottedPath, type ConfigValue, type EvalScope } from '../../lib/config/evaluate.js';
 import { parseConfig } from '../../lib/config/parser.js';
 import { ConfigError, ConfigErrors, configErrorsOf } from '../../lib/config/errors.js';
+import { componentRegistry } from '../metrics.js';
 import { blockTitle, decodeBlock } from '../schema.js';
 import { decodeStageBlocks } from '../stage.js';
 import { STAGE_IMPORT_BLOCK } from '../stage-modules.js';
@@ -16,7 +17,7 @@ import {
   type ComponentDefinition,
   type Health,
 } from './component.js';
-import { expandModules, inInstance, UNKNOWN_VALUE, unknownExport, type InstanceSite } from './modules.js';
+import { expandModules, inInstance, moduleLabels, UNKNOWN_VALUE, unknownExport, type InstanceSite } from './modules.js';
 
 interface Node {
   readonly id: string;
@@ -30,6 +31,8 @@ interface Node {
   values?: Record<string, unknown>;
   /** The custom component instance it is part of, named in its errors. */
   site?: InstanceSite;
+  /** Takes the series of its registry (see `componentContext`) off the exposition. */
+  removeMetrics?: () => void;
 }
 
 /**
@@ -89,15 +92,20 @@ export class ComponentGraph {
           if (found) unknownValues.add(expr);
           return found;
         });
-        node.component = node.def.build(args, this.context(id));
+        node.component = node.def.build(args, this.componentContext(node));
       } catch (err) {
+        node.removeMetrics?.();
         // Built from stand-in values, a component may fail in ways that mean nothing to the user.
         if (unknownValues.size > 0 && !(err instanceof ConfigError || err instanceof ConfigErrors)) continue;
         errors.push(...withoutFollowOns(configErrorsOf(err), node.block, unknownValues).map((e) => inInstance(e, node.site)));
       }
     }
     if (errors.length > 0) {
-      for (const id of plan.order) void plan.nodes.get(id)!.component?.stop();
+      for (const id of plan.order) {
+        const node = plan.nodes.get(id)!;
+        void node.component?.stop();
+        node.removeMetrics?.();
+      }
       throw new ConfigErrors(inSourceOrder(errors));
     }
     this.nodes = plan.nodes;
@@ -121,6 +129,7 @@ export class ComponentGraph {
       const next = plan.nodes.get(id);
       if (!next || next.def !== node.def) {
         await node.component?.stop();
+        node.removeMetrics?.();
         this.nodes.delete(id);
       }
     }
@@ -134,11 +143,12 @@ export class ComponentGraph {
           existing.component.update(this.args(existing, this.nodesView(plan.nodes)));
           existing.failure = undefined;
         } else {
-          next.component = next.def.build(this.args(next, this.nodesView(plan.nodes)), this.context(id));
+          next.component = next.def.build(this.args(next, this.nodesView(plan.nodes)), this.componentContext(next));
           this.nodes.set(id, next);
           await next.component.start?.();
         }
       } catch (err) {
+        if (!existing?.component && !next.component) next.removeMetrics?.();
         const found = configErrorsOf(err).map((e) => inInstance(e, next.site));
         errors.push(...found);
         if (existing) existing.failure = unhealthy(found.map((e) => e.message).join('\n'));
@@ -180,6 +190,19 @@ export class ComponentGraph {
   details(id: string): { references: string[]; values: Record<string, unknown> } | undefined {
     const node = this.nodes.get(id);
     return node && { references: [...node.deps].sort(), values: node.values ?? {} };
+  }
+
+  /**
+   * The context the graph was given for a component, with a registry of the component's own: every
+   * series it registers is served labelled with its `component_id` and `component_path` (see
+   * `componentRegistry`; inside a module instance, its id there and the instance's path, as
+   * `moduleLabels` gives them), removed again when the component is.
+   */
+  private componentContext(node: Node): ComponentContext {
+    const context = this.context(node.id);
+    const metrics = componentRegistry(context.registry, moduleLabels(node.id, node.site));
+    node.removeMetrics = metrics.remove;
+    return { ...context, registry: metrics.registry };
   }
 
   private nodesView(planned: Map<string, Node>): Map<string, Node> {
