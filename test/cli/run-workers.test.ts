@@ -96,7 +96,10 @@ describe('rivulet run --workers', () => {
     }
     const metrics = await (await fetch(`${run.url}/metrics`)).text();
     // Each stream's 15 blocks: 14 closed by the next start line, the last one still held.
-    for (let s = 0; s < 8; s++) expect(metrics).toContain(`logs_process_custom_blocks_total{app="app-${s}",env="prod"} 14\n`);
+    for (let s = 0; s < 8; s++)
+      expect(metrics).toContain(
+        `logs_process_custom_blocks_total{component_id="logs.process.p",component_path="/",app="app-${s}",env="prod"} 14\n`,
+      );
     expect(metrics).toContain('process_cpu_user_seconds_total');
     expect(run.errors()).not.toContain('run on one thread');
     run.child.kill('SIGTERM');
