@@ -231,7 +231,7 @@ export class ComponentGraph {
     const missing: number[] = [];
     const nodes = new Map<string, Node>();
     // Custom components and imports become plain components with prefixed ids (see modules.ts).
-    for (const { stmt, id: placedId, site } of expandModules(ast, errors)) {
+    for (const { stmt, id: placedId, site, declared } of expandModules(ast, errors)) {
       if (stmt.kind === 'attribute') {
         errors.push(new ConfigError(`unexpected attribute "${stmt.name}" at the top level; expected a component block`, stmt.pos));
         continue;
@@ -240,7 +240,7 @@ export class ComponentGraph {
       if (stmt.name === STAGE_IMPORT_BLOCK) continue;
       const def = componentDefinition(stmt.name);
       if (!def) {
-        const known = componentDefinitions().map((d) => d.name);
+        const known = [...componentDefinitions().map((d) => d.name), ...(declared ?? [])];
         errors.push(
           inInstance(new ConfigError(`unrecognized component name "${stmt.name}"${didYouMean(stmt.name, known)}`, stmt.pos), site),
         );

@@ -55,6 +55,11 @@ export interface PlacedStatement {
   /** The component's id; undefined for statements the graph reports itself (top-level attributes). */
   readonly id?: string;
   readonly site?: InstanceSite;
+  /**
+   * The custom components it could have meant, for a block that names no built-in component (the
+   * graph's `unrecognized component name` suggests from both).
+   */
+  readonly declared?: readonly string[];
 }
 
 /**
@@ -386,7 +391,8 @@ function expandBody(body: readonly Statement[], ctx: Context, topLevel: boolean)
     if (instance?.block === stmt) {
       exportsOf(instance, ctx);
     } else if (!instance) {
-      ctx.out.push({ stmt: rewriteBlock(stmt, ctx), id: ctx.prefix + blockId(stmt), site: ctx.site });
+      const declared = componentDefinition(stmt.name) ? undefined : ctx.scope.names();
+      ctx.out.push({ stmt: rewriteBlock(stmt, ctx), id: ctx.prefix + blockId(stmt), site: ctx.site, declared });
     }
   }
 }
@@ -435,9 +441,9 @@ function exportsOf(instance: Instance, ctx: Context): Map<string, Expr> {
   }
   const args = new Map<string, Expr>();
   for (const arg of declaration.args.values()) {
-    const value = given.get(arg.name) ?? arg.default;
+    // As in the reference, a default applies only to an optional argument: a required one must be given.
+    const value = given.get(arg.name) ?? (arg.optional ? (arg.default ?? { kind: 'null', pos: instance.block.pos }) : undefined);
     if (value) args.set(arg.name, value);
-    else if (arg.optional) args.set(arg.name, { kind: 'null', pos: instance.block.pos });
     else
       fail(new ConfigError(`missing required argument "${arg.name}" of custom component "${declaration.name}"`, instance.block.pos, path));
   }

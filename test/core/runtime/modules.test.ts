@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../core/clock.js';
+import { exposeMetrics } from '../../../core/metrics.js';
 import type { Entry } from '../../../core/entry.js';
 import { LOGS_RECEIVER, type LogsReceiver } from '../../../core/receiver.js';
 import { ComponentGraph } from '../../../core/runtime/graph.js';
@@ -19,7 +20,7 @@ function newGraph() {
   stdout.on('data', (chunk) => (text += chunk));
   const registry = new Registry();
   const graph = new ComponentGraph((id) => ({ id, clock: new ManualClock(0n), registry, stdout, log: () => {} }));
-  return { graph, output: () => text };
+  return { graph, registry, output: () => text };
 }
 
 function errorsOf(fn: () => void): string[] {
@@ -138,7 +139,7 @@ lib.team "b" {
 }
 logs.echo "out" { }
 `;
-    const { graph, output } = newGraph();
+    const { graph, registry, output } = newGraph();
     graph.load(config, join(FIXTURES, 'dir.alloy'));
     expect(graph.componentIds()).toEqual([
       'logs.echo.out',
@@ -148,6 +149,11 @@ logs.echo "out" { }
     ]);
     await receiverOf(graph, 'lib.drop.first/logs.process.filter').send([entry('debug: noise'), entry('kept')]);
     await receiverOf(graph, 'lib.team.b/logs.process.labels').send([entry('other')]);
+    // The reference's labels: the id within the instance, and the instance as the module path.
+    const dropped = (await exposeMetrics(registry)).split('\n').filter((l) => l.startsWith('logs_process_dropped_lines_total{'));
+    expect(dropped).toEqual([
+      'logs_process_dropped_lines_total{component_id="logs.process.filter",component_path="/lib.drop.first",reason="drop_stage"} 1',
+    ]);
     await graph.stop();
     expect(output()).toBe(
       '{"labels":{"team":"a"},"line":"kept","timestamp":"1970-01-01T00:00:01.000000000Z","structured_metadata":{}}\n' +
@@ -280,6 +286,20 @@ logs.echo "out" { }
     expect(errorsOf(() => graph.load(config, 'scope.alloy'))).toEqual([
       'scope.alloy:4:44: argument "evn" is not declared in custom component "p" (in instance "p.x" at scope.alloy:8:1)',
       'scope.alloy:5:19: logs.process "main": component "p.x/logs.echo.out.receiver" does not exist or is out of scope (in instance "p.x" at scope.alloy:8:1)',
+    ]);
+  });
+
+  it('suggests a declared custom component for a misspelt name, and requires a required argument even with a default', () => {
+    const { graph } = newGraph();
+    const config = `declare "pipeline" {
+  argument "env" { default = "dev" }
+}
+pipline "a" { }
+pipeline "b" { }
+`;
+    expect(errorsOf(() => graph.load(config, 'names.alloy'))).toEqual([
+      'names.alloy:4:1: unrecognized component name "pipline" (did you mean "pipeline"?)',
+      'names.alloy:5:1: pipeline "b": missing required argument "env" of custom component "pipeline"',
     ]);
   });
 
