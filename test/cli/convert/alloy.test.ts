@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import '../../../index.js';
 import { convertAlloy } from '../../../cli/convert/alloy.js';
@@ -211,5 +212,35 @@ loki.process "p" {
     }
     expect(thrown).toBeInstanceOf(ConfigErrors);
     expect((thrown as ConfigErrors).errors.map((e) => e.message)).toEqual(['config.alloy:2:3: expected attribute or block name, got "="']);
+  });
+});
+
+describe('convert --from alloy: property', () => {
+  /** A config written twice from the same choices: with the reference's names, and with Rivulet's. */
+  const component = fc.record({
+    kind: fc.constantFrom(['loki.echo', 'logs.echo'], ['loki.process', 'logs.process'], ['loki.write', 'logs.write']),
+    label: fc.stringMatching(/^[a-z][a-z0-9_]{0,8}$/),
+    gap: fc.stringMatching(/^[ \t]{1,3}$/),
+    comment: fc.option(fc.stringMatching(/^[^\n\r*]{0,20}$/), { nil: undefined }),
+    target: fc.stringMatching(/^[a-z][a-z0-9_]{0,8}$/),
+  });
+
+  it('changes nothing but the names: comments, blanks and layout stay byte for byte', () => {
+    fc.assert(
+      fc.property(fc.array(component, { minLength: 1, maxLength: 6 }), fc.stringMatching(/^\n{1,3}$/), (components, between) => {
+        const write = (names: 0 | 1) =>
+          components
+            .map(({ kind, label, gap, comment, target }) => {
+              const name = kind[names];
+              const reference = `${['loki.echo', 'logs.echo'][names]}.${target}.receiver`;
+              const body = name.endsWith('echo')
+                ? ''
+                : `\n${gap}forward_to = [${reference}]${comment === undefined ? '' : ` // ${comment}`}\n`;
+              return `${comment === undefined ? '' : `/* ${comment} */\n`}${name}${gap}"${label}" {${body}}`;
+            })
+            .join(between);
+        expect(convert(`${write(0)}\n`, false).output).toBe(`${write(1)}\n`);
+      }),
+    );
   });
 });
