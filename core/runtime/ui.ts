@@ -178,8 +178,24 @@ export const UI_JS = `'use strict';
   }
 
   /**
+   * Whether a series is the chosen component's. What a component registers names its id within
+   * its module and the module's path (\`pipeline.default/logs.process.main\` is
+   * \`logs.process.main\` at \`/pipeline.default\`; at \`/\` outside modules); what the runtime
+   * counts for it (taps, entries in and out) names its full id alone.
+   */
+  function ofSelected(labels) {
+    const id = labels.find(([k]) => k === 'component_id');
+    const path = labels.find(([k]) => k === 'component_path');
+    if (!id) return false;
+    if (!path) return id[1] === selected;
+    const slash = selected.lastIndexOf('/');
+    const own = slash < 0 ? { id: selected, path: '/' } : { id: selected.slice(slash + 1), path: '/' + selected.slice(0, slash) };
+    return id[1] === own.id && path[1] === own.path;
+  }
+
+  /**
    * The series of the chosen component in Prometheus text form, as name{labels} and value, its
-   * component_id left out; a histogram's (or summary's) samples are one row: count and sum.
+   * component_id and component_path left out; a histogram's (or summary's) samples are one row: count and sum.
    */
   function drawCounters(text) {
     const table = $('counters');
@@ -194,8 +210,8 @@ export const UI_JS = `'use strict';
       }
       if (line === '' || line.startsWith('#')) continue;
       const sample = parseSample(line);
-      if (!sample || !sample.labels.some(([k, v]) => k === 'component_id' && v === selected)) continue;
-      const labels = sample.labels.filter(([k]) => k !== 'component_id');
+      if (!sample || !ofSelected(sample.labels)) continue;
+      const labels = sample.labels.filter(([k]) => k !== 'component_id' && k !== 'component_path');
       const part = /_(bucket|sum|count)$/.exec(sample.name);
       const family = part && sample.name.slice(0, -part[0].length);
       const type = family && types.get(family);

@@ -1,0 +1,122 @@
+import { PassThrough } from 'node:stream';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { Registry } from 'prom-client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { systemClock } from '../../../core/clock.js';
+import type { Entry } from '../../../core/entry.js';
+import type { LogsReceiver } from '../../../core/receiver.js';
+import { defineComponent, healthy } from '../../../core/runtime/component.js';
+import { ComponentGraph } from '../../../core/runtime/graph.js';
+import { startRunServer } from '../../../core/runtime/server.js';
+import { t } from '../../../core/schema.js';
+import { makeCapsule } from '../../../lib/config/evaluate.js';
+import '../../../index.js';
+
+/**
+ * The run server page's Counters for logs.process components, in Debian's chromium: each lists
+ * the series its pipeline registered (read from /metrics by component_id and component_path),
+ * those two labels left out, two components' same-named series apart, one inside a module too.
+ */
+const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'];
+
+defineComponent({
+  name: 'test.ui_discard',
+  doc: 'Takes entries and forgets them.',
+  exportNames: ['receiver'],
+  fields: { unused: { kind: t.string, default: '', doc: 'Nothing.' } },
+  build: () => ({
+    exports: { receiver: makeCapsule('logs.receiver', { send: async () => {} } satisfies LogsReceiver) },
+    health: () => healthy(),
+    update: () => {},
+    stop: async () => {},
+  }),
+});
+
+const processor = (label: string, forwardTo: string): string => `logs.process "${label}" {
+  stage.metrics {
+    metric.counter {
+      name      = "lines"
+      match_all = true
+      action    = "inc"
+    }
+  }
+  stage.drop {
+    expression          = "noise"
+    drop_counter_reason = "noise"
+  }
+  forward_to = ${forwardTo}
+}
+`;
+
+const CONFIG = `${processor('a', '[test.ui_discard.out.receiver]')}${processor('b', '[test.ui_discard.out.receiver]')}
+declare "pipeline" {
+  argument "forward_to" { }
+  ${processor('main', 'argument.forward_to.value')}
+}
+pipeline "default" {
+  forward_to = [test.ui_discard.out.receiver]
+}
+test.ui_discard "out" { }
+`;
+
+const entry = (line: string): Entry => ({ labels: { app: 'a' }, line, timestamp: 1n, structuredMetadata: [], extracted: {} });
+
+let browser: Browser;
+let graph: ComponentGraph;
+let server: Awaited<ReturnType<typeof startRunServer>>;
+
+beforeAll(async () => {
+  const registry = new Registry();
+  graph = new ComponentGraph((id) => ({ id, clock: systemClock(), registry, stdout: new PassThrough(), log: () => {} }));
+  graph.load(CONFIG, 'counters.alloy');
+  server = await startRunServer({ host: '127.0.0.1', port: 0, registry, graph, reload: async () => [] });
+  await graph.start();
+  const send = (id: string, lines: string[]) =>
+    (graph.component(id)!.exports.receiver as { value: LogsReceiver }).value.send(lines.map(entry));
+  await send('logs.process.a', ['noise 1', 'noise 2', 'kept']);
+  await send('logs.process.b', ['noise 3']);
+  await send('pipeline.default/logs.process.main', ['kept', 'kept', 'noise 4', 'kept']);
+  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await graph?.stop();
+  await server?.close();
+});
+
+/** The Counters rows shown once `id` is chosen, series and value, polled until they are `expected`. */
+async function expectCounters(page: Page, id: string, expected: string[]): Promise<void> {
+  await page.locator(`#nodes .node[data-id="${id}"] rect`).click();
+  await expect.poll(() => page.locator('#selected').textContent(), { timeout: 10_000 }).toBe(`${id} (logs.process)`);
+  const rows = () =>
+    page
+      .locator('#counters tr')
+      .evaluateAll((trs) => trs.map((r) => `${r.getAttribute('data-series')} ${r.querySelector('td.value')!.textContent}`));
+  await expect.poll(rows, { timeout: 10_000 }).toEqual(expected);
+}
+
+describe('the run server page, Counters of a logs.process', () => {
+  it("lists each component's own series", async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(server.url);
+    await page.waitForSelector('body[data-ready="true"]', { timeout: 10_000 });
+    // Every logs.process registers the shared drop counters first, its stage.metrics series after.
+    await expectCounters(page, 'logs.process.a', [
+      'logs_process_dropped_lines_total{reason="noise"} 2',
+      'logs_process_custom_lines{app="a"} 3',
+    ]);
+    await expectCounters(page, 'logs.process.b', [
+      'logs_process_dropped_lines_total{reason="noise"} 1',
+      'logs_process_custom_lines{app="a"} 1',
+    ]);
+    await expectCounters(page, 'pipeline.default/logs.process.main', [
+      'logs_process_dropped_lines_total{reason="noise"} 1',
+      'logs_process_custom_lines{app="a"} 4',
+    ]);
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+});
