@@ -88,7 +88,8 @@ export function moduleLabels(id: string, site: InstanceSite | undefined): { comp
 /**
  * Expands a parsed config's declarations, imports and instances into the statements the graph
  * plans, in source order. Problems are added to `errors`; what is wrong is left out (an instance
- * with bad arguments adds no components; a reference to its exports reads as null).
+ * with bad arguments adds no components; a reference to its exports is of unknown value, as a
+ * reference to a missing component is).
  */
 export function expandModules(ast: ConfigFile, errors: ConfigError[]): PlacedStatement[] {
   const out: PlacedStatement[] = [];
@@ -130,7 +131,7 @@ interface Instance {
   readonly block: Block;
   readonly declaration: Declaration;
   state: 'pending' | 'expanding' | 'done';
-  /** Its exports as expressions in the scope around it; null stand-ins when it could not be expanded. */
+  /** Its exports as expressions in the scope around it; UNKNOWN_VALUE stand-ins when it could not be expanded. */
   exports?: Map<string, Expr>;
 }
 

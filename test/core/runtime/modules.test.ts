@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { PassThrough } from 'node:stream';
 import { join } from 'node:path';
 import { Registry } from 'prom-client';
@@ -120,6 +121,59 @@ logs.echo "out" { }
 `;
     const out = await outputOf(config, 'exports.alloy', 'logs.process.front', [entry('hi')]);
     expect(out).toBe('{"labels":{"env":"dev"},"line":"hi","timestamp":"1970-01-01T00:00:01.000000000Z","structured_metadata":{}}\n');
+  });
+
+  it('exports a value computed from arguments, used in another component', async () => {
+    const config = `declare "join" {
+  argument "a" { }
+  argument "b" { }
+  export "joined" {
+    value = argument.a.value + "-" + argument.b.value
+  }
+}
+join "tag" {
+  a = "eu"
+  b = string.to_upper("west")
+}
+logs.process "p" {
+  stage.static_labels { values = { region = join.tag.joined } }
+  forward_to = [logs.echo.out.receiver]
+}
+logs.echo "out" { }
+`;
+    const out = await outputOf(config, 'values.alloy', 'logs.process.p', [entry('x')]);
+    expect(out).toBe('{"labels":{"region":"eu-WEST"},"line":"x","timestamp":"1970-01-01T00:00:01.000000000Z","structured_metadata":{}}\n');
+  });
+
+  it('reads an imported file again on reload, so a changed module applies', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'modules-'));
+    try {
+      const module = (env: string) => PIPELINE_DECLARATION.replace('default  = "dev"', `default  = "${env}"`);
+      writeFileSync(join(dir, 'pipeline.alloy'), module('first'));
+      const config = `import.file "mods" {
+  filename = "pipeline.alloy"
+}
+mods.pipeline "default" {
+  forward_to = [logs.echo.out.receiver]
+}
+logs.echo "out" { }
+`;
+      const file = join(dir, 'main.alloy');
+      const { graph, output } = newGraph();
+      graph.load(config, file);
+      await graph.start();
+      await receiverOf(graph, 'mods.pipeline.default/logs.process.main').send([entry('a')]);
+      writeFileSync(join(dir, 'pipeline.alloy'), module('second'));
+      expect(await graph.reload(config, file)).toEqual([]);
+      await receiverOf(graph, 'mods.pipeline.default/logs.process.main').send([entry('b')]);
+      await graph.stop();
+      expect(output()).toBe(
+        '{"labels":{"env":"first"},"line":"a","timestamp":"1970-01-01T00:00:01.000000000Z","structured_metadata":{}}\n' +
+          '{"labels":{"env":"second"},"line":"b","timestamp":"1970-01-01T00:00:01.000000000Z","structured_metadata":{}}\n',
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('imports every .alloy file of a directory, chains instances and keeps two instances apart', async () => {
