@@ -49,8 +49,13 @@ export function convertAlloy(text: string, file: string, options: ConvertOptions
     if (!found) continue;
     edits.push({ start: name.start, end: name.idents[found.length - 1]!.end.offset, text: REFERENCE_NAMES[found.name]! });
   }
+  // Custom components: `declare "x"` gives instances written `x "label"`, `import.file "m"` ones written `m.x "label"`.
+  const moduleBlocks = ast.body.filter((s): s is Block => s.kind === 'block' && (s.name === 'declare' || s.name.startsWith('import.')));
+  const declared = new Set(moduleBlocks.filter((b) => b.name === 'declare').map((b) => b.label));
+  const imported = new Set(moduleBlocks.filter((b) => b.name !== 'declare').map((b) => b.label));
   for (const stmt of ast.body) {
     if (stmt.kind !== 'block' || stmt.name === STAGE_IMPORT_BLOCK || inlined.has(stmt)) continue;
+    if (moduleBlocks.includes(stmt) || declared.has(stmt.name) || imported.has(stmt.name.split('.')[0])) continue;
     const name = REFERENCE_NAMES[stmt.name] ?? stmt.name;
     const def = stmt.name.startsWith('stage.') ? stageDefinition(name.slice('stage.'.length)) : componentDefinition(name);
     if (def) unsupportedSettings(stmt, def, name, warn);

@@ -203,6 +203,28 @@ loki.process "p" {
     ]);
   });
 
+  it('renames inside custom components and takes their instances and imports for what they are', () => {
+    const text = `declare "pipeline" {
+  argument "write_to" { }
+  loki.process "p" {
+    forward_to = argument.write_to.value
+  }
+  export "receiver" {
+    value = loki.process.p.receiver
+  }
+}
+import.file "mods" {
+  filename = "mods.alloy"
+}
+pipeline "default" {
+  write_to = [loki.echo.e.receiver]
+}
+mods.tail "app" { }
+loki.echo "e" { }
+`;
+    expect(convert(text)).toEqual({ output: text.replaceAll('loki.', 'logs.'), warnings: [] });
+  });
+
   it("throws the parser's positioned errors for a config that does not parse", () => {
     let thrown: unknown;
     try {
