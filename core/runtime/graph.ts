@@ -106,7 +106,7 @@ export class ComponentGraph {
         void node.component?.stop();
         node.removeMetrics?.();
       }
-      throw new ConfigErrors(inSourceOrder(errors));
+      throw new ConfigErrors(inSourceOrder(errors, file));
     }
     this.nodes = plan.nodes;
     this.order = plan.order;
@@ -348,10 +348,12 @@ function withoutFollowOns(errors: readonly ConfigError[], block: Block, unknownV
   return errors.filter((e) => e.pos === undefined || !standIns.has(e.pos.offset));
 }
 
-/** Errors sorted by where they are in the file (stable; errors without a position last). */
-function inSourceOrder(errors: readonly ConfigError[]): ConfigError[] {
+/** Errors sorted by where they are: the config file's first, then each imported file's (stable; errors without a position last). */
+function inSourceOrder(errors: readonly ConfigError[], file: string): ConfigError[] {
+  const files = [file, ...new Set(errors.flatMap((e) => (e.pos ? [e.pos.file] : [])))];
+  const rank = (e: ConfigError) => (e.pos ? files.indexOf(e.pos.file) : files.length);
   const at = (e: ConfigError) => e.pos?.offset ?? Number.POSITIVE_INFINITY;
-  return [...errors].sort((a, b) => at(a) - at(b));
+  return [...errors].sort((a, b) => rank(a) - rank(b) || at(a) - at(b));
 }
 
 function longestComponentPrefix(path: readonly string[], ids: readonly string[]): string | undefined {

@@ -357,6 +357,38 @@ pipeline "b" { }
     ]);
   });
 
+  it('reports misplaced blocks, a component in an imported module, a syntax error in it and an import cycle', () => {
+    const { graph } = newGraph();
+    const config = `argument "x" { }
+declare "p" {
+  argument "a" { optinal = true }
+}
+declare "p" { }
+p "i" {
+  a = 1
+  http { }
+}
+import.string "bad" {
+  content = "logs.echo \\"x\\" { }\\ndeclare \\"q\\" { }\\n"
+}
+import.string "broken" {
+  content = "declare \\"q\\" {"
+}
+import.file "cycle" {
+  filename = "cycle/a.alloy"
+}
+`;
+    expect(errorsOf(() => graph.load(config, join(FIXTURES, 'misplaced.alloy')))).toEqual([
+      `${FIXTURES}/misplaced.alloy:1:1: argument blocks belong inside a declare block`,
+      `${FIXTURES}/misplaced.alloy:3:18: declare "p" > argument "a": unrecognized attribute name "optinal" (did you mean "optional"?)`,
+      `${FIXTURES}/misplaced.alloy:5:1: custom component "p" already declared at ${FIXTURES}/misplaced.alloy:2:1`,
+      `${FIXTURES}/misplaced.alloy:8:3: p "i": unexpected block "http": a custom component takes arguments as attributes`,
+      'import.string.bad:1:1: unexpected block "logs.echo" in an imported module; it may hold only declare and import blocks',
+      'import.string.broken:1:14: expected "}" to close block "declare" opened at 1:13, got end of file',
+      `${FIXTURES}/cycle/b.alloy:1:1: import.file "a": import cycle: ${FIXTURES}/misplaced.alloy -> ${FIXTURES}/cycle/a.alloy -> ${FIXTURES}/cycle/b.alloy -> ${FIXTURES}/cycle/a.alloy`,
+    ]);
+  });
+
   it('reports a module file that cannot be read, at its filename', () => {
     const { graph } = newGraph();
     const config = 'import.file "m" {\n  filename = "missing.alloy"\n}\n';
