@@ -3,6 +3,8 @@
  * the overview (`rivulet help`) and the shell completion scripts are all written from it, so they
  * cannot disagree with each other.
  */
+import { flowColumnsHelp } from './top-table.js';
+
 export interface FlagHelp {
   readonly name: string;
   /** The value's placeholder; absent for a switch. */
@@ -100,19 +102,7 @@ export const COMMANDS: readonly CommandHelp[] = [
     ],
     examples: ['rivulet top', 'rivulet top --url http://127.0.0.1:9000 --interval 5s', 'rivulet top --once'],
     exitCodes: ['0 SIGINT/SIGTERM, or one table printed', '1 usage error', '3 the instance does not answer (--once)'],
-    notes: [
-      'columns, from /metrics series with the component_id of each component (- when it has none):',
-      '  IN       sources: what they read or were pushed (logs_source_file_read_lines_total,',
-      '           logs_source_stdin_read_lines_total, logs_source_api_entries_total,',
-      '           logs_source_jetstream_received_entries_total); others:',
-      '           rivulet_component_received_entries_total (taken over by their receivers)',
-      '  OUT      sinks: logs_write_sent_entries_total, logs_write_jetstream_published_entries_total;',
-      '           others: rivulet_component_sent_entries_total (handed to other components,',
-      '           once per receiver)',
-      '  DROPPED  logs_source_file_dropped_entries_total, logs_process_dropped_lines_total,',
-      '           logs_write_dropped_entries_total, logs_write_jetstream_failed_entries_total',
-      '  /S       the change over the last interval, a second',
-    ],
+    notes: flowColumnsHelp(),
   },
   {
     name: 'validate',

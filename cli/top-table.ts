@@ -36,6 +36,24 @@ export const FLOW_SERIES: Readonly<Record<string, Partial<Record<FlowColumn, rea
 
 const GENERIC: Record<FlowColumn, readonly string[]> = { in: [RECEIVED_ENTRIES], out: [SENT_ENTRIES], dropped: [] };
 
+/** What `rivulet top --help` says of its columns, written from FLOW_SERIES so both agree. */
+export function flowColumnsHelp(): string[] {
+  const lines = ["columns, from the /metrics series with each component's component_id (- when none):"];
+  const described: Record<FlowColumn, string> = {
+    in: `IN: ${RECEIVED_ENTRIES} (what its receivers took over), except`,
+    out: `OUT: ${SENT_ENTRIES} (what it handed to other components, once per receiver), except`,
+    dropped: 'DROPPED: only',
+  };
+  for (const column of ['in', 'out', 'dropped'] as const) {
+    lines.push(`  ${described[column]}`);
+    for (const [type, series] of Object.entries(FLOW_SERIES)) {
+      if (series[column]) lines.push(`    ${type}: ${series[column].join(', ')}`);
+    }
+  }
+  lines.push('  IN/S, OUT/S, DROPPED/S: the change over the last interval, a second');
+  return lines;
+}
+
 /** The type of a component: its id without the last (label) part. */
 function typeOf(componentId: string): string {
   const dot = componentId.lastIndexOf('.');

@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { Registry } from 'prom-client';
 import { afterAll, describe, expect, it } from 'vitest';
-import { componentFlows, flowTable } from '../../cli/top-table.js';
+import { main } from '../../cli/main.js';
+import { componentFlows, flowColumnsHelp, flowTable } from '../../cli/top-table.js';
 import { topCommand } from '../../cli/top.js';
 import { systemClock } from '../../core/clock.js';
 import { ComponentGraph } from '../../core/runtime/graph.js';
@@ -80,6 +81,17 @@ process_cpu_seconds_total 3
 });
 
 describe('rivulet top', () => {
+  it('says in its help which series give each column', async () => {
+    const out = capture();
+    expect(await main(['top', '--help'], { stdin: Readable.from([]), stdout: out.stream, stderr: new PassThrough() })).toBe(0);
+    expect(out.text().endsWith(`\n\n${flowColumnsHelp().join('\n')}\n`)).toBe(true);
+    expect(flowColumnsHelp().slice(0, 3)).toEqual([
+      "columns, from the /metrics series with each component's component_id (- when none):",
+      '  IN: rivulet_component_received_entries_total (what its receivers took over), except',
+      '    logs.source.file: logs_source_file_read_lines_total',
+    ]);
+  });
+
   it('prints one table of a running instance with --once, its entries in, out and rates', async () => {
     const input = join(dir, 'once.log');
     writeFileSync(input, '');
