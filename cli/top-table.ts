@@ -54,10 +54,24 @@ export function flowColumnsHelp(): string[] {
   return lines;
 }
 
-/** The type of a component: its id without the last (label) part. */
+/** The type of a component: its id, without the module path, without the last (label) part. */
 function typeOf(componentId: string): string {
-  const dot = componentId.lastIndexOf('.');
-  return dot < 0 ? componentId : componentId.slice(0, dot);
+  const own = componentId.slice(componentId.lastIndexOf('/') + 1);
+  const dot = own.lastIndexOf('.');
+  return dot < 0 ? own : own.slice(0, dot);
+}
+
+/**
+ * A series' component as the run server names it: what a component registers carries its id
+ * within its module and the module's path (`component_path="/pipeline.default"`; `/` outside
+ * modules), what the runtime counts for it its full id alone.
+ */
+function fullId(componentId: string, componentPath: string | undefined): string {
+  return componentPath === undefined || componentPath === '/' ? componentId : `${componentPath.slice(1)}/${componentId}`;
+}
+
+function unescapeLabel(raw: string): string {
+  return raw.replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c));
 }
 
 /** Which series give `column` for `componentId`: its type's own ones, else the generic counter. */
@@ -77,11 +91,14 @@ export function componentFlows(metricsText: string): Map<string, ComponentFlow> 
     if (open < 0) continue;
     const close = line.lastIndexOf('}');
     const name = line.slice(0, open);
-    let componentId: string | undefined;
+    let id: string | undefined;
+    let path: string | undefined;
     for (const m of line.slice(open + 1, close).matchAll(LABEL)) {
-      if (m[1] === 'component_id') componentId = m[2]!.replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c));
+      if (m[1] === 'component_id') id = unescapeLabel(m[2]!);
+      if (m[1] === 'component_path') path = unescapeLabel(m[2]!);
     }
-    if (componentId === undefined) continue;
+    if (id === undefined) continue;
+    const componentId = fullId(id, path);
     const value = Number(
       line
         .slice(close + 1)

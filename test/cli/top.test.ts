@@ -64,6 +64,17 @@ process_cpu_seconds_total 3
     });
   });
 
+  it('names a component inside a module by its full id, as the run server does', () => {
+    const text = `logs_process_dropped_lines_total{component_id="logs.process.main",component_path="/pipeline.a",reason="drop_stage"} 2
+logs_process_dropped_lines_total{component_id="logs.process.main",component_path="/pipeline.b",reason="drop_stage"} 5
+rivulet_component_received_entries_total{component_id="pipeline.a/logs.process.main"} 9
+`;
+    expect(Object.fromEntries(componentFlows(text))).toEqual({
+      'pipeline.a/logs.process.main': { in: 9, out: undefined, dropped: 2 },
+      'pipeline.b/logs.process.main': { in: undefined, out: undefined, dropped: 5 },
+    });
+  });
+
   it('prints totals and the rates a second between two reads', () => {
     expect(flowTable(componentFlows(metrics(30, 24, 6, 20)), componentFlows(metrics(10, 8, 2, 5)), 2)).toBe(
       [
