@@ -17,7 +17,16 @@ import {
   type ComponentDefinition,
   type Health,
 } from './component.js';
-import { expandModules, inInstance, moduleLabels, UNKNOWN_VALUE, unknownExport, type InstanceSite } from './modules.js';
+import {
+  componentId,
+  expandModules,
+  longestPrefix,
+  inInstance,
+  moduleLabels,
+  UNKNOWN_VALUE,
+  unknownExport,
+  type InstanceSite,
+} from './modules.js';
 
 interface Node {
   readonly id: string;
@@ -56,10 +65,8 @@ const STDLIB_ROOTS = new Set([
   'constants',
 ]);
 
-/** The id of a component block: its dotted name plus its label (`logs.process.default`). */
-export function componentId(block: Block): string {
-  return block.label === undefined ? block.name : `${block.name}.${block.label}`;
-}
+/** The id of a component block (defined with the module expansion, which names blocks the same way). */
+export { componentId };
 
 /**
  * A config file's components, built in dependency order (references resolved, duplicate ids and
@@ -263,7 +270,7 @@ export class ComponentGraph {
           missing.push(ref.pos.offset);
           continue;
         }
-        const target = longestComponentPrefix(ref.path, ids);
+        const target = longestPrefix(ref.path, ids);
         if (target === undefined) {
           // Suggest a component written with the same export: `loki.write.x.receiver` → `logs.write.x.receiver`.
           missing.push(ref.pos.offset);
@@ -325,7 +332,7 @@ function unresolvedIn(expr: Expr, missing: ReadonlySet<number>, nodes: ReadonlyM
   const ids = [...nodes.keys()];
   return referencesIn([{ kind: 'attribute', name: '', value: expr, pos: expr.pos }]).some((ref) => {
     if (missing.has(ref.pos.offset)) return true;
-    const id = longestComponentPrefix(ref.path, ids);
+    const id = longestPrefix(ref.path, ids);
     return id !== undefined && !nodes.get(id)!.component;
   });
 }
@@ -356,21 +363,13 @@ function inSourceOrder(errors: readonly ConfigError[], file: string): ConfigErro
   return [...errors].sort((a, b) => rank(a) - rank(b) || at(a) - at(b));
 }
 
-function longestComponentPrefix(path: readonly string[], ids: readonly string[]): string | undefined {
-  for (let n = path.length; n > 0; n--) {
-    const candidate = path.slice(0, n).join('.');
-    if (ids.includes(candidate)) return candidate;
-  }
-  return undefined;
-}
-
 /** Scope that resolves `<component id>.<export>[.<field>…]` to the built component's exports. */
 function graphScope(nodes: Map<string, Node>, referrer: string, hook?: ExportHook): EvalScope {
   const ids = [...nodes.keys()];
   return {
     env: (name) => process.env[name],
     resolve(path) {
-      const id = longestComponentPrefix(path, ids);
+      const id = longestPrefix(path, ids);
       if (id === undefined) return undefined;
       const component = nodes.get(id)!.component;
       if (!component) return undefined;

@@ -24,6 +24,7 @@ import { dottedPath, evaluate } from '../../lib/config/evaluate.js';
 import { parseConfig } from '../../lib/config/parser.js';
 import { ConfigError, configErrorsOf, type Position } from '../../lib/config/errors.js';
 import { isStdlibName } from '../../lib/config/stdlib.js';
+import { blockTitle } from '../schema.js';
 import { componentDefinition } from './component.js';
 
 const DECLARE = 'declare';
@@ -151,14 +152,9 @@ interface Context {
   readonly errors: ConfigError[];
 }
 
-/** The id of a block written `name "label"`. */
-function blockId(block: Block): string {
+/** The id of a component block: its dotted name plus its label (`logs.process.default`). */
+export function componentId(block: Block): string {
   return block.label === undefined ? block.name : `${block.name}.${block.label}`;
-}
-
-/** `declare "pipeline"` as the block paths of other errors write it. */
-function title(block: Block): string {
-  return block.label === undefined ? block.name : `${block.name} "${block.label}"`;
 }
 
 function isModuleBlock(name: string): boolean {
@@ -222,7 +218,7 @@ function declaration(block: Block, around: Scope, file: string, errors: ConfigEr
   const args = new Map<string, Argument>();
   const exports = new Map<string, Expr>();
   const written = new Map<string, Position>();
-  const path = [title(block)];
+  const path = [blockTitle(block)];
   for (const stmt of block.body) {
     if (stmt.kind === 'attribute') {
       errors.push(new ConfigError(`unexpected attribute "${stmt.name}" in a declare block; arguments are argument blocks`, stmt.pos, path));
@@ -236,27 +232,27 @@ function declaration(block: Block, around: Scope, file: string, errors: ConfigEr
     const key = `${stmt.name} ${stmt.label}`;
     const p = written.get(key);
     if (p) {
-      errors.push(new ConfigError(`${title(stmt)} already declared at ${p.file}:${p.line}:${p.col}`, stmt.pos, path));
+      errors.push(new ConfigError(`${blockTitle(stmt)} already declared at ${p.file}:${p.line}:${p.col}`, stmt.pos, path));
       continue;
     }
     written.set(key, stmt.pos);
     const attrs = attributesOf(stmt, stmt.name === ARGUMENT ? ['optional', 'default', 'comment'] : ['value'], errors, [
       ...path,
-      title(stmt),
+      blockTitle(stmt),
     ]);
     if (stmt.name === EXPORT) {
       const value = attrs.get('value');
       if (value) exports.set(stmt.label, value);
-      else errors.push(new ConfigError('missing required attribute "value"', stmt.pos, [...path, title(stmt)]));
+      else errors.push(new ConfigError('missing required attribute "value"', stmt.pos, [...path, blockTitle(stmt)]));
       continue;
     }
     const optionalExpr = attrs.get('optional');
     let optional = false;
     if (optionalExpr) {
-      const value = constant(optionalExpr, errors, [...path, title(stmt)]);
+      const value = constant(optionalExpr, errors, [...path, blockTitle(stmt)]);
       if (typeof value === 'boolean') optional = value;
       else if (value !== undefined)
-        errors.push(new ConfigError('attribute "optional": expected bool', optionalExpr.pos, [...path, title(stmt)]));
+        errors.push(new ConfigError('attribute "optional": expected bool', optionalExpr.pos, [...path, blockTitle(stmt)]));
     }
     args.set(stmt.label, { name: stmt.label, optional, default: attrs.get('default'), pos: stmt.pos });
   }
@@ -293,7 +289,7 @@ function constant(expr: Expr, errors: ConfigError[], path: readonly string[]): u
 /** The declarations of an `import.file` (a file, or every `.alloy` file of a directory) or `import.string`. */
 function importModule(block: Block, file: string, errors: ConfigError[], importing: readonly string[]): Map<string, Declaration> {
   const declared = new Map<string, Declaration>();
-  const path = [title(block)];
+  const path = [blockTitle(block)];
   const isFile = block.name === IMPORT_FILE;
   // detector and poll_frequency are the reference's; files are read again on every reload instead.
   const key = isFile ? 'filename' : 'content';
@@ -358,7 +354,7 @@ function importModule(block: Block, file: string, errors: ConfigError[], importi
 function expandBody(body: readonly Statement[], ctx: Context, topLevel: boolean): void {
   for (const stmt of body) {
     if (stmt.kind !== 'block' || isModuleBlock(stmt.name) || stmt.name === ARGUMENT || stmt.name === EXPORT) continue;
-    const id = blockId(stmt);
+    const id = componentId(stmt);
     const declared = ctx.scope.lookup(stmt.name);
     if (!declared) {
       ctx.locals.add(id);
@@ -388,12 +384,12 @@ function expandBody(body: readonly Statement[], ctx: Context, topLevel: boolean)
       if (topLevel) ctx.errors.push(new ConfigError(`${stmt.name} blocks belong inside a declare block`, stmt.pos));
       continue;
     }
-    const instance = ctx.instances.get(blockId(stmt));
+    const instance = ctx.instances.get(componentId(stmt));
     if (instance?.block === stmt) {
       exportsOf(instance, ctx);
     } else if (!instance) {
       const declared = componentDefinition(stmt.name) ? undefined : ctx.scope.names();
-      ctx.out.push({ stmt: rewriteBlock(stmt, ctx), id: ctx.prefix + blockId(stmt), site: ctx.site, declared });
+      ctx.out.push({ stmt: rewriteBlock(stmt, ctx), id: ctx.prefix + componentId(stmt), site: ctx.site, declared });
     }
   }
 }
@@ -401,7 +397,7 @@ function expandBody(body: readonly Statement[], ctx: Context, topLevel: boolean)
 /** Expands an instance (once) and gives its exports as expressions in the scope around it. */
 function exportsOf(instance: Instance, ctx: Context): Map<string, Expr> {
   if (instance.state === 'done') return instance.exports!;
-  const id = ctx.prefix + blockId(instance.block);
+  const id = ctx.prefix + componentId(instance.block);
   const standIns = (): Map<string, Expr> =>
     new Map(
       [...instance.declaration.exports.keys()].map((name) => [
@@ -415,7 +411,7 @@ function exportsOf(instance: Instance, ctx: Context): Map<string, Expr> {
   }
   instance.state = 'expanding';
   const declaration = instance.declaration;
-  const path = [title(instance.block)];
+  const path = [blockTitle(instance.block)];
   const given = new Map<string, Expr>();
   let ok = true;
   const fail = (error: ConfigError): void => {
@@ -541,7 +537,8 @@ function rewriteExpr(expr: Expr, ctx: Context): Expr {
   }
 }
 
-function longestPrefix(path: readonly string[], ids: Iterable<string>): string | undefined {
+/** The longest of `ids` that the dotted `path` starts with (`logs.echo.out` of `logs.echo.out.receiver`). */
+export function longestPrefix(path: readonly string[], ids: Iterable<string>): string | undefined {
   const known = new Set(ids);
   for (let n = path.length; n > 0; n--) {
     const candidate = path.slice(0, n).join('.');
