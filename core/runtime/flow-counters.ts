@@ -9,10 +9,22 @@
  */
 import { Counter, type Registry } from 'prom-client';
 
+/** One component's running total, added to by the graph's receiver wrappers. */
+export interface FlowTally {
+  count: number;
+}
+
+/** One of the two counters and the components' running totals it reports. */
+export interface FlowCounter {
+  readonly counter: Counter<'component_id'>;
+  /** `componentId`'s running total, created (and its series shown at 0) on first use. */
+  tally(componentId: string): FlowTally;
+}
+
 /** The two counters, registered once per registry. */
 export interface FlowCounters {
-  readonly received: Counter<'component_id'>;
-  readonly sent: Counter<'component_id'>;
+  readonly received: FlowCounter;
+  readonly sent: FlowCounter;
 }
 
 /** The name of the series counting what a component's receivers took over. */
@@ -25,21 +37,42 @@ const byRegistry = new WeakMap<Registry, FlowCounters>();
 /** The flow counters on `registry`, created on first use. */
 export function flowCounters(registry: Registry): FlowCounters {
   let counters = byRegistry.get(registry);
-  if (counters) return counters;
-  counters = {
-    received: new Counter({
-      name: RECEIVED_ENTRIES,
-      help: "Log entries a component's receivers took over from other components.",
-      labelNames: ['component_id'],
-      registers: [registry],
-    }),
-    sent: new Counter({
-      name: SENT_ENTRIES,
-      help: "Log entries a component handed to other components' receivers, once per receiver.",
-      labelNames: ['component_id'],
-      registers: [registry],
-    }),
-  };
-  byRegistry.set(registry, counters);
+  if (!counters) {
+    counters = {
+      received: flowCounter(registry, RECEIVED_ENTRIES, "Log entries a component's receivers took over from other components."),
+      sent: flowCounter(registry, SENT_ENTRIES, "Log entries a component handed to other components' receivers, once per receiver."),
+    };
+    byRegistry.set(registry, counters);
+  }
   return counters;
+}
+
+function flowCounter(registry: Registry, name: string, help: string): FlowCounter {
+  // A send adds to a plain number; the counter takes the totals over when /metrics is read. That
+  // keeps the pipeline's cost per batch to an addition rather than a labelled counter update.
+  const tallies = new Map<string, { tally: FlowTally; reported: number }>();
+  const counter: Counter<'component_id'> = new Counter({
+    name,
+    help,
+    labelNames: ['component_id'],
+    registers: [registry],
+    collect: () => {
+      for (const [id, entry] of tallies) {
+        if (entry.tally.count > entry.reported) counter.inc({ component_id: id }, entry.tally.count - entry.reported);
+        entry.reported = entry.tally.count;
+      }
+    },
+  });
+  return {
+    counter,
+    tally(componentId) {
+      let entry = tallies.get(componentId);
+      if (!entry) {
+        entry = { tally: { count: 0 }, reported: 0 };
+        tallies.set(componentId, entry);
+        counter.inc({ component_id: componentId }, 0);
+      }
+      return entry.tally;
+    },
+  };
 }

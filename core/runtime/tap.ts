@@ -238,11 +238,8 @@ export class TapHub {
     if (!wrapped) {
       const inKey = `in ${owner}`;
       const outKey = `out ${referrer}`;
-      const received = this.flow.received.labels({ component_id: owner });
-      const sent = this.flow.sent.labels({ component_id: referrer });
-      // Zero until the first entries, so a component shows in /metrics from the start.
-      received.inc(0);
-      sent.inc(0);
+      const received = this.flow.received.tally(owner);
+      const sent = this.flow.sent.tally(referrer);
       const receiver: LogsReceiver = {
         send: (entries, options) => {
           if (this.channels.size > 0) {
@@ -253,8 +250,8 @@ export class TapHub {
           // Counted once taken over; the caller still gets (and handles) the send's own promise.
           delivery.then(
             () => {
-              received.inc(entries.length);
-              sent.inc(entries.length);
+              received.count += entries.length;
+              sent.count += entries.length;
             },
             () => {},
           );
