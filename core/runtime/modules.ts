@@ -162,8 +162,9 @@ function isModuleBlock(name: string): boolean {
 }
 
 /**
- * The declarations and imports of a body. `inDeclare` allows `argument` and `export`; `moduleFile`
- * (an imported file) allows nothing but declarations and imports.
+ * The declarations and imports of a body (the config's, a declaration's or an imported file's),
+ * seen from inside it before those of `parent`. An imported file (`moduleFile`) may hold nothing
+ * else; `importing` is the chain of files being imported, to refuse a cycle.
  */
 function collectScope(
   body: readonly Statement[],
@@ -213,7 +214,10 @@ function collectScope(
   return scope;
 }
 
-/** A `declare` block read: its arguments, exports and (lazily used) scope. */
+/**
+ * A `declare` block read once, however often it is instantiated: its arguments, its exports'
+ * expressions (as written, rewritten per instance) and what its body sees.
+ */
 function declaration(block: Block, around: Scope, file: string, errors: ConfigError[], importing: readonly string[]): Declaration {
   const args = new Map<string, Argument>();
   const exports = new Map<string, Expr>();
@@ -236,24 +240,26 @@ function declaration(block: Block, around: Scope, file: string, errors: ConfigEr
       continue;
     }
     written.set(key, stmt.pos);
-    const attrs = attributesOf(stmt, stmt.name === ARGUMENT ? ['optional', 'default', 'comment'] : ['value'], errors, [
-      ...path,
-      blockTitle(stmt),
-    ]);
+    const where = [...path, blockTitle(stmt)];
+    const attrs = attributesOf(stmt, stmt.name === ARGUMENT ? ['optional', 'default', 'comment'] : ['value'], errors, where);
     if (stmt.name === EXPORT) {
       const value = attrs.get('value');
       if (value) exports.set(stmt.label, value);
-      else errors.push(new ConfigError('missing required attribute "value"', stmt.pos, [...path, blockTitle(stmt)]));
+      else errors.push(new ConfigError('missing required attribute "value"', stmt.pos, where));
       continue;
     }
-    const optionalExpr = attrs.get('optional');
-    let optional = false;
-    if (optionalExpr) {
-      const value = constant(optionalExpr, errors, [...path, blockTitle(stmt)]);
-      if (typeof value === 'boolean') optional = value;
-      else if (value !== undefined)
-        errors.push(new ConfigError('attribute "optional": expected bool', optionalExpr.pos, [...path, blockTitle(stmt)]));
-    }
+    /** A literal attribute's value when it has the type wanted; undefined (reported) otherwise. */
+    const literal = <T>(name: string, type: 'boolean' | 'string'): T | undefined => {
+      const expr = attrs.get(name);
+      if (!expr) return undefined;
+      const value = constant(expr, errors, where);
+      if (value === undefined || typeof value === type) return value as T | undefined;
+      errors.push(new ConfigError(`attribute "${name}": expected ${type === 'boolean' ? 'bool' : 'string'}`, expr.pos, where));
+      return undefined;
+    };
+    const optional = literal<boolean>('optional', 'boolean') ?? false;
+    // Only checked: the comment documents the argument for readers of the config.
+    literal<string>('comment', 'string');
     args.set(stmt.label, { name: stmt.label, optional, default: attrs.get('default'), pos: stmt.pos });
   }
   return { name: block.label!, block, scope: collectScope(block.body, around, file, errors, importing, false), args, exports };

@@ -362,10 +362,15 @@ pipeline "b" { }
     const config = `argument "x" { }
 declare "p" {
   argument "a" { optinal = true }
+  argument "b" {
+    optional = "yes"
+    comment  = 1
+  }
 }
 declare "p" { }
 p "i" {
   a = 1
+  b = 2
   http { }
 }
 import.string "bad" {
@@ -381,8 +386,10 @@ import.file "cycle" {
     expect(errorsOf(() => graph.load(config, join(FIXTURES, 'misplaced.alloy')))).toEqual([
       `${FIXTURES}/misplaced.alloy:1:1: argument blocks belong inside a declare block`,
       `${FIXTURES}/misplaced.alloy:3:18: declare "p" > argument "a": unrecognized attribute name "optinal" (did you mean "optional"?)`,
-      `${FIXTURES}/misplaced.alloy:5:1: custom component "p" already declared at ${FIXTURES}/misplaced.alloy:2:1`,
-      `${FIXTURES}/misplaced.alloy:8:3: p "i": unexpected block "http": a custom component takes arguments as attributes`,
+      `${FIXTURES}/misplaced.alloy:5:16: declare "p" > argument "b": attribute "optional": expected bool`,
+      `${FIXTURES}/misplaced.alloy:6:16: declare "p" > argument "b": attribute "comment": expected string`,
+      `${FIXTURES}/misplaced.alloy:9:1: custom component "p" already declared at ${FIXTURES}/misplaced.alloy:2:1`,
+      `${FIXTURES}/misplaced.alloy:13:3: p "i": unexpected block "http": a custom component takes arguments as attributes`,
       'import.string.bad:1:1: unexpected block "logs.echo" in an imported module; it may hold only declare and import blocks',
       'import.string.broken:1:14: expected "}" to close block "declare" opened at 1:13, got end of file',
       `${FIXTURES}/cycle/b.alloy:1:1: import.file "a": import cycle: ${FIXTURES}/misplaced.alloy -> ${FIXTURES}/cycle/a.alloy -> ${FIXTURES}/cycle/b.alloy -> ${FIXTURES}/cycle/a.alloy`,
