@@ -19,6 +19,8 @@ export const UI_HTML = `<!doctype html>
   main { display: grid; grid-template-columns: minmax(420px, 1fr) minmax(380px, 1fr); gap: 12px; padding: 12px; }
   main > section { min-width: 0; }
   #graph { display: block; }
+  /* The graph scrolls on its own under its heading when it is wider than its panel. */
+  #graph-view { overflow: auto; }
   section { background: #fff; border: 1px solid #d8dce3; border-radius: 6px; padding: 10px; overflow: auto; }
   h2 { font-size: 15px; margin: 0 0 8px; }
   svg .node rect { fill: #eef6ee; stroke: #3c8c46; stroke-width: 1.5; cursor: pointer; }
@@ -41,10 +43,12 @@ export const UI_HTML = `<!doctype html>
 <main>
   <section>
     <h2>Components</h2>
+    <div id="graph-view">
     <svg id="graph" xmlns="http://www.w3.org/2000/svg" width="100%" height="200">
       <defs><marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#6b7280"/></marker></defs>
       <g id="edges"></g><g id="nodes"></g>
     </svg>
+    </div>
   </section>
   <section id="details">
     <h2 id="selected">Choose a component</h2>
