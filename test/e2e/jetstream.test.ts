@@ -19,7 +19,8 @@ import { decodeEntryBatch } from '../../lib/jetstream/entry_codec.js';
 import { partitionOf } from '../../lib/jetstream/partition.js';
 import type { WireStream } from '../../lib/loki/wire.js';
 import { startFakeLoki, type FakeLoki } from '../sinks/loki/fake_loki.js';
-import { natsServerInstalled, startNatsServer, type NatsServer } from '../support/nats-server.js';
+import { startNatsServer, type NatsServer } from '../support/nats-server.js';
+import { needs } from '../support/system-binaries.js';
 import { pushWithRetry, spawnRun, type ChildRun } from './support.js';
 
 const ENTRIES = Number(process.env.JETSTREAM_E2E_ENTRIES ?? 200_000);
@@ -33,7 +34,7 @@ const CLIENTS = 4;
 const STREAMS_PER_PUSH = 50;
 const BASE_NS = 1_714_557_600_000_000_000n;
 
-const installed = natsServerInstalled();
+const natsServer = needs('nats-server');
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
@@ -269,7 +270,7 @@ function blockIndex(byStream: Block[][]): Map<string, Block> {
   return index;
 }
 
-describe.skipIf(!installed)('scale-out over JetStream', { timeout: TIMEOUT_MS }, () => {
+describe.skipIf(natsServer.skip)(natsServer.title('scale-out over JetStream'), { timeout: TIMEOUT_MS }, () => {
   it('delivers every acknowledged entry in per-stream order across a SIGKILLed processing instance', async () => {
     const env = await environment();
     const processors = [await env.startProcessor(), await env.startProcessor(), await env.startProcessor()];
@@ -401,6 +402,8 @@ describe.skipIf(!installed)('scale-out over JetStream', { timeout: TIMEOUT_MS },
     // half came again. (Second-half blocks may come twice only if a busy instance lost a lease
     // while the new tier shared out the backlog: at least once.)
     const firstHalf = new Set(byStream.flatMap((blocks) => blocks.slice(0, half).map((b) => b.lines.join('\n'))));
+    // Every output is a whole input block (a failure names the parts, not just a count).
+    expect(outputs.filter((o) => !index.has(o.text)).map((o) => o.text)).toEqual([]);
     expect(new Set(outputs.map((o) => o.text)).size).toBe(index.size);
     expect(outputs.filter((o) => firstHalf.has(o.text)).length).toBe(firstHalf.size);
     const scrapes = await Promise.all(processors.map(scrape));

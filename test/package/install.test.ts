@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { needs, requireBinary } from '../support/system-binaries.js';
 
 /**
  * The package as a user gets it: `npm pack` of the built tree, the tarball installed into a new
@@ -19,6 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 const run = promisify(execFile);
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const TSC = join(ROOT, 'node_modules/typescript/bin/tsc');
+const chromiumProgram = needs('chromium');
 const CHROMIUM_ARGS = [
   '--no-sandbox',
   '--disable-gpu',
@@ -291,30 +293,34 @@ describe('installed into a new project', () => {
     });
   });
 
-  it('serves the playground from the installed package, and chromium runs a sample in it', async () => {
-    const child: ChildProcess = spawn(bin, ['playground', '--port', '0'], { cwd: consumer, stdio: ['ignore', 'pipe', 'pipe'] });
-    const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
-    try {
-      const url = await new Promise<string>((resolve, reject) => {
-        let text = '';
-        child.stdout!.on('data', (d: Buffer) => {
-          text += d;
-          const found = /listening on (http:\/\/\S+)/.exec(text);
-          if (found) resolve(found[1]!);
+  it.skipIf(chromiumProgram.skip)(
+    chromiumProgram.title('serves the playground from the installed package, and chromium runs a sample in it'),
+    async () => {
+      const child: ChildProcess = spawn(bin, ['playground', '--port', '0'], { cwd: consumer, stdio: ['ignore', 'pipe', 'pipe'] });
+      const browser = await chromium.launch({ executablePath: requireBinary('chromium'), args: CHROMIUM_ARGS });
+      try {
+        const url = await new Promise<string>((resolve, reject) => {
+          let text = '';
+          child.stdout!.on('data', (d: Buffer) => {
+            text += d;
+            const found = /listening on (http:\/\/\S+)/.exec(text);
+            if (found) resolve(found[1]!);
+          });
+          child.on('exit', (code) => reject(new Error(`playground exited with ${code}`)));
         });
-        child.on('exit', (code) => reject(new Error(`playground exited with ${code}`)));
-      });
-      const page = await browser.newPage();
-      await page.goto(url);
-      await page.waitForSelector('body[data-ready="true"]');
-      await page.selectOption('#sample', 'logfmt');
-      await page.click('#run');
-      await page.waitForFunction(() => document.querySelectorAll('#output tbody tr').length > 0);
-      const firstRow = await page.$eval('#output tbody tr', (row) => row.textContent ?? '');
-      expect(firstRow).toContain('level');
-    } finally {
-      await browser.close();
-      child.kill('SIGTERM');
-    }
-  }, 60_000);
+        const page = await browser.newPage();
+        await page.goto(url);
+        await page.waitForSelector('body[data-ready="true"]');
+        await page.selectOption('#sample', 'logfmt');
+        await page.click('#run');
+        await page.waitForFunction(() => document.querySelectorAll('#output tbody tr').length > 0);
+        const firstRow = await page.$eval('#output tbody tr', (row) => row.textContent ?? '');
+        expect(firstRow).toContain('level');
+      } finally {
+        await browser.close();
+        child.kill('SIGTERM');
+      }
+    },
+    60_000,
+  );
 });

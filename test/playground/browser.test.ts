@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { deflateRawSync } from 'node:zlib';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { needs, requireBinary } from '../support/system-binaries.js';
 import type { SamplesResult } from '../../playground/api.js';
 import { buildAssets } from '../../playground/assets.js';
 import { startPlaygroundServer, type PlaygroundServer } from '../../playground/server.js';
@@ -15,6 +16,7 @@ import { startPlaygroundServer, type PlaygroundServer } from '../../playground/s
  * is saved as a screenshot under test-artifacts/playground/.
  */
 const ARTIFACTS = join('test-artifacts', 'playground');
+const chromiumProgram = needs('chromium');
 const CHROMIUM_ARGS = [
   '--no-sandbox',
   '--disable-gpu',
@@ -33,10 +35,11 @@ let page: Page;
 let runPosts = 0;
 
 beforeAll(async () => {
+  if (chromiumProgram.skip) return;
   mkdirSync(ARTIFACTS, { recursive: true });
   const [assets, launched] = await Promise.all([
     buildAssets(),
-    chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS }),
+    chromium.launch({ executablePath: requireBinary('chromium'), args: CHROMIUM_ARGS }),
   ]);
   browser = launched;
   server = await startPlaygroundServer({ port: 0, assets, databaseDir: dir });
@@ -109,7 +112,7 @@ async function otherSite(html: string): Promise<{ url: string; close: () => Prom
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-describe('the playground in a browser', () => {
+describe.skipIf(chromiumProgram.skip)(chromiumProgram.title('the playground in a browser'), () => {
   it('opens on the first sample, already run', async () => {
     expect(await page.inputValue('#sample')).toBe('kubernetes');
     const rows = await outputRows(page);

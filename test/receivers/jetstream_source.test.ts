@@ -18,10 +18,11 @@ import {
   type JetStreamSource,
 } from '../../receivers/logs_source_jetstream.js';
 import { jetStreamWrite, type JetStreamWrite } from '../../sinks/logs_write_jetstream.js';
-import { natsServerInstalled, startNatsServer, type NatsServer } from '../support/nats-server.js';
+import { startNatsServer, type NatsServer } from '../support/nats-server.js';
+import { needs } from '../support/system-binaries.js';
 import { componentArgs, entryOf, eventually, metricValue, recordingReceiver, testContext } from './loki/harness.js';
 
-const installed = natsServerInstalled();
+const natsServer = needs('nats-server');
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
@@ -29,7 +30,7 @@ afterEach(async () => {
 
 let server: NatsServer;
 beforeAll(async () => {
-  if (!installed) return;
+  if (natsServer.skip) return;
   server = await startNatsServer();
   return () => server.close();
 });
@@ -76,7 +77,7 @@ async function consumerState(stream: string): Promise<{ ackFloor: number; ackPen
   }
 }
 
-describe.skipIf(!installed)('jetStreamSource', { timeout: 30_000 }, () => {
+describe.skipIf(natsServer.skip)(natsServer.title('jetStreamSource'), { timeout: 30_000 }, () => {
   it('emits what jetStreamWrite stored as batches, and acknowledges the messages once the batches are', async () => {
     const stream = nextStream();
     const sink = writer(stream);
@@ -150,7 +151,7 @@ describe.skipIf(!installed)('jetStreamSource', { timeout: 30_000 }, () => {
   });
 });
 
-describe.skipIf(!installed)('logs.source.jetstream on jetStreamSource', { timeout: 30_000 }, () => {
+describe.skipIf(natsServer.skip)(natsServer.title('logs.source.jetstream on jetStreamSource'), { timeout: 30_000 }, () => {
   it('sends the next batch to a reloaded forward_to, and refuses a reload that changes the stream at the block', async () => {
     const stream = nextStream();
     const sink = writer(stream);

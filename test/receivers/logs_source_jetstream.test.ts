@@ -5,10 +5,11 @@ import type { LogsReceiver } from '../../core/receiver.js';
 import { encodeEntryBatch } from '../../lib/jetstream/entry_codec.js';
 import { LogsSourceJetStream, logsSourceJetStreamComponent } from '../../receivers/logs_source_jetstream.js';
 import { LogsWriteJetStream, logsWriteJetStreamComponent } from '../../sinks/logs_write_jetstream.js';
-import { natsServerInstalled, startNatsServer, type NatsServer } from '../support/nats-server.js';
+import { startNatsServer, type NatsServer } from '../support/nats-server.js';
+import { needs } from '../support/system-binaries.js';
 import { componentArgs, entryOf, eventually, metricValue, testContext, type TestContext } from './loki/harness.js';
 
-const installed = natsServerInstalled();
+const natsServer = needs('nats-server');
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
@@ -16,7 +17,7 @@ afterEach(async () => {
 
 let server: NatsServer;
 beforeAll(async () => {
-  if (!installed) return;
+  if (natsServer.skip) return;
   server = await startNatsServer();
   return () => server.close();
 });
@@ -65,7 +66,7 @@ async function startSource(stream: string, options: { extra?: string; refuse?: (
 
 const pod = (n: number) => ({ app: 'web', pod: `pod-${n}` });
 
-describe.skipIf(!installed)('logs.write.jetstream and logs.source.jetstream', { timeout: 30_000 }, () => {
+describe.skipIf(natsServer.skip)(natsServer.title('logs.write.jetstream and logs.source.jetstream'), { timeout: 30_000 }, () => {
   it('publishes entries and reads them back in order per stream, with labels, timestamps and metadata', async () => {
     const stream = nextStream();
     const { receiver, writer, ctx } = startWriter(stream);

@@ -19,10 +19,11 @@ import {
   type JetStreamWrite,
   type JetStreamWriteOptions,
 } from '../../sinks/logs_write_jetstream.js';
-import { natsServerInstalled, startNatsServer, type NatsServer } from '../support/nats-server.js';
+import { startNatsServer, type NatsServer } from '../support/nats-server.js';
+import { needs } from '../support/system-binaries.js';
 import { componentArgs, entryOf, metricValue, testContext } from '../receivers/loki/harness.js';
 
-const installed = natsServerInstalled();
+const natsServer = needs('nats-server');
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
@@ -30,7 +31,7 @@ afterEach(async () => {
 
 let server: NatsServer;
 beforeAll(async () => {
-  if (!installed) return;
+  if (natsServer.skip) return;
   server = await startNatsServer();
   return () => server.close();
 });
@@ -73,7 +74,7 @@ async function storedMessages(stream: string): Promise<unknown[]> {
   }
 }
 
-describe.skipIf(!installed)('jetStreamWrite', { timeout: 30_000 }, () => {
+describe.skipIf(natsServer.skip)(natsServer.title('jetStreamWrite'), { timeout: 30_000 }, () => {
   it('acknowledges a batch once JetStream stored every message of it', async () => {
     const stream = nextStream();
     const registry = new Registry();

@@ -4,15 +4,16 @@
  * port and store (an outage the clients must live through). Callers stop it in a finally block or
  * afterEach.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { has, requireBinary } from './system-binaries.js';
 
-/** Whether a `nats-server` executable is on the PATH. */
+/** Whether a `nats-server` executable is installed (see system-binaries.ts). */
 export function natsServerInstalled(): boolean {
-  return spawnSync('nats-server', ['--version'], { stdio: 'ignore' }).status === 0;
+  return has('nats-server');
 }
 
 export interface NatsServer {
@@ -45,7 +46,7 @@ export async function startNatsServer(extraArgs: readonly string[] = []): Promis
 
   const start = async () => {
     if (child) return;
-    const proc = spawn('nats-server', ['-js', '-sd', storeDir, '-a', '127.0.0.1', '-p', String(port), ...extraArgs], {
+    const proc = spawn(requireBinary('nats-server'), ['-js', '-sd', storeDir, '-a', '127.0.0.1', '-p', String(port), ...extraArgs], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child = proc;

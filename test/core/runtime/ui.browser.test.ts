@@ -5,6 +5,7 @@ import { PassThrough } from 'node:stream';
 import { chromium, type Browser } from 'playwright-core';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { needs, requireBinary } from '../../support/system-binaries.js';
 import { systemClock } from '../../../core/clock.js';
 import { ComponentGraph } from '../../../core/runtime/graph.js';
 import { startRunServer } from '../../../core/runtime/server.js';
@@ -13,6 +14,7 @@ import '../../../index.js';
 
 /** The run server's page in Debian's chromium, against a running file → echo graph. */
 const ARTIFACTS = join('test-artifacts', 'run-ui');
+const chromiumProgram = needs('chromium');
 const CHROMIUM_ARGS = [
   '--no-sandbox',
   '--disable-gpu',
@@ -30,6 +32,7 @@ let graph: ComponentGraph;
 let server: Awaited<ReturnType<typeof startRunServer>>;
 
 beforeAll(async () => {
+  if (chromiumProgram.skip) return;
   mkdirSync(ARTIFACTS, { recursive: true });
   writeFileSync(input, 'first\n');
   const registry = new Registry();
@@ -51,7 +54,7 @@ logs.echo "out" { path = ${JSON.stringify(join(dir, 'out.jsonl'))} }
   );
   server = await startRunServer({ host: '127.0.0.1', port: 0, registry, graph, reload: async () => [], taps });
   await graph.start();
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  browser = await chromium.launch({ executablePath: requireBinary('chromium'), args: CHROMIUM_ARGS });
 }, 60_000);
 
 afterAll(async () => {
@@ -61,7 +64,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe('the run server page', () => {
+describe.skipIf(chromiumProgram.skip)(chromiumProgram.title('the run server page'), () => {
   it('shows the graph, live counters and tapped entries', async () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     const errors: string[] = [];

@@ -3,7 +3,7 @@
  * profile arrives exactly once. nginx runs in the foreground on loopback with its config, pid,
  * logs and temp files in a temporary directory.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -12,6 +12,7 @@ import { createClient } from '@connectrpc/connect';
 import { createConnectTransport } from '@connectrpc/connect-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PusherService } from '../../../lib/pyroscope/gen/push/v1/push_pb.js';
+import { needs, requireBinary } from '../../support/system-binaries.js';
 import { freePort, rawRequest, recordingReceiver, startReceiveHttp, type RecordingReceiver, type StartedReceiver } from './harness.js';
 
 let dir: string;
@@ -20,13 +21,7 @@ let proxyUrl: string;
 const receivers: RecordingReceiver[] = [recordingReceiver(), recordingReceiver()];
 const instances: StartedReceiver[] = [];
 
-function nginxBinary(): string {
-  const found = spawnSync('sh', ['-c', 'command -v nginx || ls /usr/sbin/nginx 2>/dev/null'], { encoding: 'utf8' })
-    .stdout.trim()
-    .split('\n')[0];
-  if (!found) throw new Error('nginx is not installed: the load-balancer test needs the nginx binary (apt-get install -y nginx)');
-  return found;
-}
+const nginxProgram = needs('nginx');
 
 async function waitForPort(port: number, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -46,7 +41,8 @@ async function waitForPort(port: number, timeoutMs: number): Promise<void> {
 }
 
 beforeAll(async () => {
-  const binary = nginxBinary();
+  if (nginxProgram.skip) return;
+  const binary = requireBinary('nginx');
   dir = mkdtempSync(join(tmpdir(), 'rivulet-nginx-'));
   for (let i = 0; i < 2; i++) instances.push(await startReceiveHttp([receivers[i]!], { id: `profiles.receive_http.lb${i}` }));
   const port = await freePort();
@@ -107,7 +103,7 @@ async function bounded(jobs: Array<() => Promise<void>>, limit: number): Promise
   );
 }
 
-describe('two receivers behind nginx', () => {
+describe.skipIf(nginxProgram.skip)(nginxProgram.title('two receivers behind nginx'), () => {
   it('share the load and receive every profile exactly once', async () => {
     const ingests = Array.from({ length: 60 }, (_, i) => async () => {
       const res = await rawRequest(`${proxyUrl}/ingest?name=lb.app%7Bseq%3D${i}%7D`, {
