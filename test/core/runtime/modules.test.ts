@@ -249,6 +249,35 @@ logs.process "front" {
     );
   });
 
+  it('lets a declaration of an imported module use another declared beside it', async () => {
+    const module = `declare "label" {
+  argument "forward_to" { }
+  logs.process "p" {
+    stage.static_labels { values = { by = "module" } }
+    forward_to = argument.forward_to.value
+  }
+  export "receiver" { value = logs.process.p.receiver }
+}
+declare "front" {
+  argument "forward_to" { }
+  label "inner" { forward_to = argument.forward_to.value }
+  export "receiver" { value = label.inner.receiver }
+}
+`;
+    const config = `import.string "m" {
+  content = ${JSON.stringify(module)}
+}
+m.front "f" { forward_to = [logs.echo.out.receiver] }
+logs.echo "out" { }
+`;
+    const { graph, output } = newGraph();
+    graph.load(config, 'beside.alloy');
+    expect(graph.componentIds()).toEqual(['logs.echo.out', 'm.front.f/label.inner/logs.process.p']);
+    await receiverOf(graph, 'm.front.f/label.inner/logs.process.p').send([entry('x')]);
+    await graph.stop();
+    expect(output()).toBe('{"labels":{"by":"module"},"line":"x","timestamp":"1970-01-01T00:00:01.000000000Z","structured_metadata":{}}\n');
+  });
+
   it('applies a changed argument on reload, keeping the running component', async () => {
     const config = (env: string) => `${PIPELINE_DECLARATION}
 pipeline "default" {
