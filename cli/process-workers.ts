@@ -22,7 +22,10 @@ export interface WorkersRun {
   readonly input: InputFormat;
   readonly clock: Clock;
   readonly manual: ManualClock | undefined;
+  /** What `--metrics` writes. */
   readonly registry: Registry;
+  /** Where the threads' families are counted: `registry`, or a logs.process block's registry on it. */
+  readonly runRegistry: Registry;
   readonly report: ProcessReport;
   readonly metricsOut: string | undefined;
 }
@@ -76,11 +79,11 @@ export async function processOnWorkers(run: WorkersRun): Promise<number> {
     report.flush();
     const threadFamilies = await pool.metrics();
     if (run.metricsOut !== undefined) {
-      const remove = addMetricsSource(run.registry, async () => threadFamilies);
+      const remove = addMetricsSource(run.runRegistry, async () => threadFamilies);
       writeTextFile(run.metricsOut, await exposeMetrics(run.registry));
       remove();
     }
-    return report.finish([await run.registry.getMetricsAsJSON(), ...threadFamilies], run.input);
+    return report.finish([await run.runRegistry.getMetricsAsJSON(), ...threadFamilies], run.input);
   } catch (err) {
     report.flush();
     io.stderr.write(`rivulet process: ${(err as Error).message}\n`);

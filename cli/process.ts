@@ -1,10 +1,10 @@
 import { Registry } from 'prom-client';
 import { ManualClock, systemClock, type Clock } from '../core/clock.js';
 import type { EntryOutputFormat } from '../core/entry-json.js';
-import { exposeMetrics } from '../core/metrics.js';
+import { componentRegistry, exposeMetrics } from '../core/metrics.js';
 import { planPartitions } from '../core/partitioning.js';
 import { configErrorsOf } from '../lib/config/errors.js';
-import { loadStageList, startProcessRun } from '../core/process.js';
+import { loadProcessConfig, startProcessRun } from '../core/process.js';
 import { parseRFC3339 } from '../lib/time/rfc3339.js';
 import { stageList, type StageList } from '../core/stage-list.js';
 import { TraceRecorder } from '../core/trace-recorder.js';
@@ -48,8 +48,9 @@ export async function processCommand(argv: readonly string[], io: Io): Promise<n
   const text = await readConfigWithStageModules(file, io);
   if (text === undefined) return 2;
   let specs;
+  let componentId: string | undefined;
   try {
-    specs = loadStageList(text, file);
+    ({ stages: specs, componentId } = loadProcessConfig(text, file));
   } catch (err) {
     for (const e of configErrorsOf(err)) io.stderr.write(e.message + '\n');
     io.stderr.write(convertHint(text, file) ?? '');
@@ -74,12 +75,16 @@ export async function processCommand(argv: readonly string[], io: Io): Promise<n
   }
 
   const registry = new Registry();
+  // The stages of a logs.process block count as that component does in `rivulet run`, labelled
+  // with its component_id and component_path; a bare stage list's series keep no such labels.
+  const runRegistry =
+    componentId === undefined ? registry : componentRegistry(registry, { component_id: componentId, component_path: '/' }).registry;
   const report = new ProcessReport(io, args.flags.has('quiet'));
   const metricsOut = args.flags.get('metrics') as string | undefined;
   if (workers > 1) {
     const plan = planPartitions(specs);
     if (plan.kind !== 'single')
-      return processOnWorkers({ io, text, file, plan, workers, format, input, clock, manual, registry, report, metricsOut });
+      return processOnWorkers({ io, text, file, plan, workers, format, input, clock, manual, registry, runRegistry, report, metricsOut });
     io.stderr.write(`rivulet process: running on one thread: ${plan.reason}\n`);
   }
 
@@ -96,7 +101,7 @@ export async function processCommand(argv: readonly string[], io: Io): Promise<n
     }
     run = startProcessRun(specs, {
       clock,
-      registry,
+      registry: runRegistry,
       trace: inspect?.recorder,
       onEntry: (entry) => {
         inspect?.recorder.forwarded(entry, report.forwarded);
@@ -135,5 +140,5 @@ export async function processCommand(argv: readonly string[], io: Io): Promise<n
     const { traces } = inspect.recorder.finish();
     io.stderr.write(`${report.terminal ? '\r\x1b[K' : ''}${describeTraces(traces, inspect.stages, { colour })}`);
   }
-  return report.finish([await registry.getMetricsAsJSON()], input);
+  return report.finish([await runRegistry.getMetricsAsJSON()], input);
 }

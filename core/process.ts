@@ -8,6 +8,7 @@ import type { EvalScope } from '../lib/config/evaluate.js';
 import { seedLabels, type Entry } from './entry.js';
 import { ConfigError, ConfigErrors } from '../lib/config/errors.js';
 import { buildPipeline, ingress } from './pipeline.js';
+import { componentId } from './runtime/graph.js';
 import { blockTitle } from './schema.js';
 import { decodeStageBlocks, type StageSpec } from './stage.js';
 import { STAGE_IMPORT_BLOCK } from './stage-modules.js';
@@ -20,6 +21,19 @@ import type { PipelineTracer } from './trace.js';
  * way alongside any `stages.import` blocks (skipped here: `loadConfigStageModules` loads them).
  */
 export function loadStageList(text: string, file: string, scope: EvalScope = standaloneScope()): StageSpec[] {
+  return loadProcessConfig(text, file, scope).stages;
+}
+
+/**
+ * `loadStageList` with the id of the logs.process block the stages were written in
+ * (`logs.process.NAME`; undefined for a bare stage list), for labelling the run's metrics as the
+ * component's.
+ */
+export function loadProcessConfig(
+  text: string,
+  file: string,
+  scope: EvalScope = standaloneScope(),
+): { readonly stages: StageSpec[]; readonly componentId?: string } {
   const ast: ConfigFile = parseConfig(text, file);
   // `stages.import` blocks name custom stage modules, loaded before the list is read.
   const blocks = ast.body.filter((s): s is Block => s.kind === 'block' && s.name !== STAGE_IMPORT_BLOCK);
@@ -46,15 +60,17 @@ export function loadStageList(text: string, file: string, scope: EvalScope = sta
         errors.push(new ConfigError(`unrecognized block name "${stmt.name}"`, stmt.pos, path));
     }
     if (errors.length > 0) throw new ConfigErrors(errors);
-    return decodeStageBlocks(
+    const stages = decodeStageBlocks(
       block.body.filter((s) => s.kind === 'block').map((b) => ({ block: b as never, path: [...path, blockTitle(b as never)] })),
       scope,
     );
+    return { stages, componentId: componentId(block) };
   }
-  return decodeStageBlocks(
+  const stages = decodeStageBlocks(
     blocks.map((b) => ({ block: b, path: [blockTitle(b)] })),
     scope,
   );
+  return { stages };
 }
 
 /** Resolves nothing but the environment: a standalone stage list has no components to reference. */

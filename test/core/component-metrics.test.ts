@@ -7,7 +7,7 @@ import { Counter, Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../core/clock.js';
 import type { Entry } from '../../core/entry.js';
-import { componentRegistry, exposeMetrics, withComponentLabels } from '../../core/metrics.js';
+import { componentRegistry, exposeMetrics, type MetricFamilies, withComponentLabels } from '../../core/metrics.js';
 import type { LogsReceiver } from '../../core/receiver.js';
 import { defineComponent, healthy } from '../../core/runtime/component.js';
 import { ComponentGraph } from '../../core/runtime/graph.js';
@@ -159,9 +159,10 @@ test.discard "out" { }
 
   it('keeps both labels where a series names them, component_id first where it names one', () => {
     const labels = { component_id: 'x', component_path: '/m' };
-    const family = (values: Record<string, string>[]) => [
-      { name: 'f', help: 'h', type: 'counter' as never, aggregator: 'sum' as const, values: values.map((l) => ({ value: 1, labels: l })) },
-    ];
+    const family = (values: Record<string, string>[]) =>
+      [
+        { name: 'f', help: 'h', type: 'counter', aggregator: 'sum', values: values.map((l) => ({ value: 1, labels: l })) },
+      ] as unknown as MetricFamilies;
     expect(
       withComponentLabels(
         family([{}, { a: '1', component_id: 'own' }, { component_path: '/p', component_id: 'own' }]),
