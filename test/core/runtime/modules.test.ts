@@ -145,6 +145,32 @@ logs.echo "out" { }
     expect(out).toBe('{"labels":{"region":"eu-WEST"},"line":"x","timestamp":"1970-01-01T00:00:01.000000000Z","structured_metadata":{}}\n');
   });
 
+  it('on reload, builds a new instance, stops a removed one and keeps the old when an argument is rejected', async () => {
+    const config = (instances: string) => `${PIPELINE_DECLARATION}
+${instances}
+logs.echo "out" { }
+`;
+    const instance = (label: string, env = label) => `pipeline "${label}" {
+  env        = ${JSON.stringify(env)}
+  forward_to = [logs.echo.out.receiver]
+}
+`;
+    const { graph, output } = newGraph();
+    graph.load(config(instance('a')), 'swap.alloy');
+    await graph.start();
+    expect(await graph.reload(config(instance('b')), 'swap.alloy')).toEqual([]);
+    expect(graph.componentIds()).toEqual(['logs.echo.out', 'pipeline.b/logs.process.main']);
+    const rejected = config(instance('b').replace('"b"\n  forward_to', '["b"]\n  forward_to'));
+    expect((await graph.reload(rejected, 'swap.alloy')).map((e) => e.message)).toEqual([
+      'swap.alloy:15:16: logs.process "main" > stage.static_labels: attribute "values": expected string, got array (in instance "pipeline.b" at swap.alloy:25:1)',
+    ]);
+    await receiverOf(graph, 'pipeline.b/logs.process.main').send([entry('still b')]);
+    await graph.stop();
+    expect(output()).toBe(
+      '{"labels":{"env":"b"},"line":"still b","timestamp":"1970-01-01T00:00:01.000000000Z","structured_metadata":{}}\n',
+    );
+  });
+
   it('reads an imported file again on reload, so a changed module applies', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'modules-'));
     try {
