@@ -30,6 +30,11 @@ const PARTITIONS = 12;
 // Long enough that a loaded CI machine (the suite runs beside it) never lets a lease lapse by accident.
 const LEASE_TTL_MS = 6000;
 const ACK_DELAY_MS = 1500;
+// A block's lines reach stage.multiline in one synchronous batch, but the stage judges idleness by
+// the clock as it takes each line: a stall between two lines of a block (a garbage collection on a
+// machine at load 20) as long as max_wait_time flushed the block in two parts. 400ms did that a few
+// times in 50,000 blocks under load; 2s leaves room.
+const MAX_WAIT_TIME = '2s';
 const CLIENTS = 4;
 const STREAMS_PER_PUSH = 50;
 const BASE_NS = 1_714_557_600_000_000_000n;
@@ -87,7 +92,7 @@ logs.process "main" {
   }
   stage.multiline {
     firstline = "^B "
-    max_wait_time = "400ms"
+    max_wait_time = "${MAX_WAIT_TIME}"
   }
   stage.metrics {
     metric.counter {
