@@ -11,6 +11,7 @@ import { PassThrough } from 'node:stream';
 import { Registry } from 'prom-client';
 import { systemClock } from '../core/clock.js';
 import type { Entry } from '../core/entry.js';
+import { gatheredFamilies } from '../core/metrics.js';
 import type { LogsReceiver } from '../core/receiver.js';
 import { ComponentGraph } from '../core/runtime/graph.js';
 import '../index.js';
@@ -62,8 +63,10 @@ async function throughWrite(batches: readonly Entry[][], url: string): Promise<M
   graph.load(`logs.write "out" {\n  endpoint {\n    url = ${JSON.stringify(url)}\n    batch_wait = "100ms"\n  }\n}\n`, 'tenants.alloy');
   await graph.start();
   const receiver = (graph.component('logs.write.out')!.exports.receiver as { value: LogsReceiver }).value;
-  const sent = registry.getSingleMetric('logs_write_sent_entries_total')!;
-  const delivered = async () => (await sent.get()).values.reduce((n, v) => n + v.value, 0);
+  // The component's series are its own registry's, served with the graph's (see componentRegistry).
+  const delivered = async () =>
+    (await gatheredFamilies(registry)).find((f) => f.name === 'logs_write_sent_entries_total')?.values.reduce((n, v) => n + v.value, 0) ??
+    0;
   const result = await measured(async () => {
     for (const batch of batches) await receiver.send(batch);
     while ((await delivered()) < ENTRIES) await new Promise((r) => setTimeout(r, 5));

@@ -108,8 +108,11 @@ async function gatheredMetrics(registry: Registry): Promise<string> {
   return (await aggregated(registry, sources)).metrics();
 }
 
-/** `registry`'s families with every added source's, as `exposeMetrics` would serve them. */
-async function gatheredFamilies(registry: Registry): Promise<MetricFamilies> {
+/**
+ * `registry`'s families with every added source's (worker threads', components' labelled), as
+ * `exposeMetrics` serves them: what to read a component's series from in a graph's registry.
+ */
+export async function gatheredFamilies(registry: Registry): Promise<MetricFamilies> {
   const sources = sourcesByRegistry.get(registry);
   if (!sources || sources.size === 0) return registry.getMetricsAsJSON();
   return (await aggregated(registry, sources)).getMetricsAsJSON();
