@@ -1,4 +1,4 @@
-import { register } from 'node:module';
+import { aliasPackages } from './package-aliases.js';
 
 /**
  * Run from the sources (tests, a checkout under tsx), a stage module's `import … from 'rivulet'`
@@ -7,10 +7,5 @@ import { register } from 'node:module';
  * has no such aliases, so it registers this resolve hook before loading stage modules.
  */
 export function aliasPackageToSources(root: URL): void {
-  const targets = { rivulet: `${root.href}index.ts`, 'rivulet/testing': `${root.href}testing/index.ts` };
-  const hooks = `const targets = ${JSON.stringify(targets)};
-export async function resolve(specifier, context, next) {
-  return next(Object.hasOwn(targets, specifier) ? targets[specifier] : specifier, context);
-}`;
-  register(`data:text/javascript,${encodeURIComponent(hooks)}`);
+  aliasPackages({ rivulet: `${root.href}index.ts`, 'rivulet/testing': `${root.href}testing/index.ts` });
 }

@@ -11,6 +11,7 @@ import type { Block } from '../lib/config/ast.js';
 import type { EvalScope } from '../lib/config/evaluate.js';
 import { parseConfig } from '../lib/config/parser.js';
 import { ConfigError, ConfigErrors, type Position } from '../lib/config/errors.js';
+import { aliasPackagesToBundle } from './package-aliases.js';
 import { blockTitle, decodeBlock, t, type BlockSpec } from './schema.js';
 import { defineStage, stageDefinition, type StageDefinition } from './stage.js';
 
@@ -111,6 +112,8 @@ async function ensureTypeScriptLoader(path: string): Promise<void> {
 async function loadStageModule(path: string, baseDir: string): Promise<LoadedStageModule> {
   const file = resolve(baseDir, path);
   let exports: Record<string, unknown>;
+  // Before tsx's loader, so tsx's resolve runs first and hands bare specifiers on to the aliases.
+  aliasPackagesToBundle();
   if (TYPESCRIPT_MODULE.test(file)) await ensureTypeScriptLoader(path);
   try {
     exports = (await unlessLoopDrains(import(pathToFileURL(file).href), path)) as Record<string, unknown>;
