@@ -4,7 +4,8 @@ import { AggregatorRegistry, Counter, Registry, collectDefaultMetrics, type Metr
 /**
  * The counters every logs pipeline shares. They are registered once per prom-client registry and
  * shared by the top-level pipeline, nested `match` pipelines and every stage, as the reference does
- * (a vector with no series is not exported).
+ * (a vector with no series is not exported). In a config each component has a registry of its own
+ * (`componentRegistry`), so each logs.process counts in its own, labelled with its component_id.
  */
 export interface ProcessMetrics {
   readonly registry: Registry;

@@ -24,6 +24,10 @@ export function unhealthy(message: string): Health {
 export interface ComponentContext {
   readonly id: string;
   readonly clock: Clock;
+  /**
+   * Where the component registers its metrics. A config graph gives each component a registry of
+   * its own, served labelled with its `component_id` and `component_path` (see componentRegistry).
+   */
   readonly registry: Registry;
   readonly log: Log;
   /** Where components that print (logs.echo) write by default. */
