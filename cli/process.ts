@@ -22,7 +22,7 @@ import { loadFlagStageModules, readConfigWithStageModules, STAGES_FLAG } from '.
  * `rivulet process --config FILE [--input jsonl|text] [--output json|entry|line] [--inspect]
  * [--metrics OUT] [--now TIME] [--stages PATH]...`: runs stdin through a stage list and prints every
  * forwarded entry, one per line: the full JSON form (`json`, the default), the JSON form without
- * extracted values (`entry`) or the line alone (`line`). Exit 2 with `FILE:LINE:COL: message` lines for an invalid config (or a stage module that
+ * extracted values (`entry`) or the line alone (`line`). `--metrics OUT` writes the run's series; those of a logs.process block carry its component_id and component_path, as `rivulet run` serves them. Exit 2 with `FILE:LINE:COL: message` lines for an invalid config (or a stage module that
  * does not load); 1 when every input line was malformed; 0 otherwise.
  */
 const OUTPUT_FORMATS: readonly EntryOutputFormat[] = ['json', 'entry', 'line'];
