@@ -2,6 +2,7 @@ import { PassThrough } from 'node:stream';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { needs, requireBinary } from '../../support/system-binaries.js';
 import { systemClock } from '../../../core/clock.js';
 import type { Entry } from '../../../core/entry.js';
 import type { LogsReceiver } from '../../../core/receiver.js';
@@ -17,6 +18,7 @@ import '../../../index.js';
  * the series its pipeline registered (read from /metrics by component_id and component_path),
  * those two labels left out, two components' same-named series apart, one inside a module too.
  */
+const chromiumProgram = needs('chromium');
 const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'];
 
 defineComponent({
@@ -66,6 +68,7 @@ let graph: ComponentGraph;
 let server: Awaited<ReturnType<typeof startRunServer>>;
 
 beforeAll(async () => {
+  if (chromiumProgram.skip) return;
   const registry = new Registry();
   graph = new ComponentGraph((id) => ({ id, clock: systemClock(), registry, stdout: new PassThrough(), log: () => {} }));
   graph.load(CONFIG, 'counters.alloy');
@@ -76,7 +79,7 @@ beforeAll(async () => {
   await send('logs.process.a', ['noise 1', 'noise 2', 'kept']);
   await send('logs.process.b', ['noise 3']);
   await send('pipeline.default/logs.process.main', ['kept', 'kept', 'noise 4', 'kept']);
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  browser = await chromium.launch({ executablePath: requireBinary('chromium'), args: CHROMIUM_ARGS });
 }, 60_000);
 
 afterAll(async () => {
@@ -96,7 +99,7 @@ async function expectCounters(page: Page, id: string, expected: string[]): Promi
   await expect.poll(rows, { timeout: 10_000 }).toEqual(expected);
 }
 
-describe('the run server page, Counters of a logs.process', () => {
+describe.skipIf(chromiumProgram.skip)(chromiumProgram.title('the run server page, Counters of a logs.process'), () => {
   it("lists each component's own series", async () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     const errors: string[] = [];
