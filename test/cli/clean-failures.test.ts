@@ -75,6 +75,7 @@ const PATH_ARGUMENTS: Readonly<Record<string, ((path: string) => string[]) | 'no
   // Its only path is a stage module; a missing or unreadable one stops it before it listens.
   playground: (path) => ['playground', '--port', '0', '--stages', path],
   tap: 'no path',
+  top: 'no path',
   completion: 'no path',
 };
 
