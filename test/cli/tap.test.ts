@@ -1,67 +1,22 @@
 import { EventEmitter } from 'node:events';
-import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCommand } from '../../cli/run.js';
 import { tapCommand } from '../../cli/tap.js';
-import '../../index.js';
+import { capture, eventually, startRunCli } from '../support/running-instance.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'rivulet-tap-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function capture() {
-  const stream = new PassThrough();
-  let text = '';
-  stream.on('data', (c) => (text += c));
-  return { stream, text: () => text };
-}
-
-async function until(check: () => boolean, what: string): Promise<void> {
-  // Generous: starting an instance under a loaded machine takes seconds.
-  const deadline = Date.now() + 15_000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
 describe('rivulet tap', () => {
   it('prints the entries sent to a component of a running instance, and exits 2 for an unknown one', async () => {
-    const input = join(dir, 'in.log');
-    writeFileSync(input, '');
-    const file = join(dir, 'run.alloy');
-    writeFileSync(
-      file,
-      `logs.source.file "in" {
-  path = ${JSON.stringify(input)}
-  file_watch {
-    min_poll_frequency = "10ms"
-    max_poll_frequency = "20ms"
-  }
-  forward_to = [logs.process.p.receiver]
-}
-logs.process "p" {
-  stage.static_labels { values = { env = "prod" } }
-  forward_to = [logs.echo.out.receiver]
-}
-logs.echo "out" { path = ${JSON.stringify(join(dir, 'out.jsonl'))} }
-`,
-    );
-    const runErr = capture();
-    const runSignals = new EventEmitter();
-    const done = runCommand(
-      [file, '--server.http.listen-addr', '127.0.0.1:0'],
-      { stdin: Readable.from([]), stdout: new PassThrough(), stderr: runErr.stream },
-      runSignals,
-    );
+    const run = await startRunCli(dir, { stages: ['stage.static_labels { values = { env = "prod" } }'] });
+    const { addr, input } = run;
     try {
-      await until(() => /addr="([^"]+)"/.test(runErr.text()) && runErr.text().includes('running'), 'the run server');
-      const addr = new URL(/addr="([^"]+)"/.exec(runErr.text())![1]!).host;
-
       const out = capture();
       const tapSignals = new EventEmitter();
       const tapped = tapCommand(
@@ -71,7 +26,7 @@ logs.echo "out" { path = ${JSON.stringify(join(dir, 'out.jsonl'))} }
       );
       await new Promise((r) => setTimeout(r, 200));
       appendFileSync(input, 'hello\nworld\n');
-      await until(() => out.text().split('\n').length > 2, 'tapped entries');
+      await eventually(() => out.text().split('\n').length > 2, 'tapped entries', 15_000);
       const entries = out
         .text()
         .trim()
@@ -94,9 +49,9 @@ logs.echo "out" { path = ${JSON.stringify(join(dir, 'out.jsonl'))} }
       ).toBe(2);
       expect(err.text()).toBe('rivulet tap: unknown component "logs.echo.nope"\n');
     } finally {
-      runSignals.emit('SIGTERM');
+      run.terminate();
     }
-    expect(await done).toBe(0);
+    expect(await run.exited).toBe(0);
   }, 40_000);
 
   it('prints why an instance refuses a tap beyond its most clients, and exits 2', async () => {

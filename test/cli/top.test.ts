@@ -1,29 +1,17 @@
 import { EventEmitter } from 'node:events';
-import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
-import { Registry } from 'prom-client';
 import { afterAll, describe, expect, it } from 'vitest';
 import { main } from '../../cli/main.js';
 import { componentFlows, flowColumnsHelp, flowTable } from '../../cli/top-table.js';
 import { topCommand } from '../../cli/top.js';
-import { systemClock } from '../../core/clock.js';
-import { ComponentGraph } from '../../core/runtime/graph.js';
-import { startRunServer } from '../../core/runtime/server.js';
-import { TapHub } from '../../core/runtime/tap.js';
-import '../../index.js';
+import { capture, eventually, startFileInstance } from '../support/running-instance.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'rivulet-top-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-function capture(isTTY = false) {
-  const stream = Object.assign(new PassThrough(), isTTY ? { isTTY: true } : {});
-  let text = '';
-  stream.on('data', (c) => (text += c));
-  return { stream, text: () => text };
-}
 
 /** A clock a test moves: each read of `now` after a sleep is one interval later. */
 function virtualTime() {
@@ -104,41 +92,16 @@ describe('rivulet top', () => {
   });
 
   it('prints one table of a running instance with --once, its entries in, out and rates', async () => {
-    const input = join(dir, 'once.log');
-    writeFileSync(input, '');
-    const registry = new Registry();
-    const taps = new TapHub(registry);
-    const clock = systemClock();
-    const graph = new ComponentGraph((id) => ({ id, clock, registry, stdout: new PassThrough(), log: () => {} }), taps.wrapExport);
-    graph.load(
-      `logs.source.file "in" {
-  path = ${JSON.stringify(input)}
-  file_watch {
-    min_poll_frequency = "10ms"
-    max_poll_frequency = "20ms"
-  }
-  forward_to = [logs.process.p.receiver]
-}
-logs.process "p" {
-  stage.static_labels { values = { env = "prod" } }
-  forward_to = [logs.echo.out.receiver]
-}
-logs.echo "out" { path = ${JSON.stringify(join(dir, 'once.out'))} }
-`,
-      'top.alloy',
-    );
-    const server = await startRunServer({ host: '127.0.0.1', port: 0, registry, graph, reload: async () => [], taps });
-    await graph.start();
+    const run = await startFileInstance(dir, 'once', { stages: ['stage.static_labels { values = { env = "prod" } }'] });
     try {
-      appendFileSync(input, 'one\ntwo\nthree\n');
-      const deadline = Date.now() + 10_000;
-      while (!(await registry.metrics()).includes('rivulet_component_received_entries_total{component_id="logs.echo.out"} 3')) {
-        if (Date.now() > deadline) throw new Error('timed out waiting for the entries');
-        await new Promise((r) => setTimeout(r, 10));
-      }
+      appendFileSync(run.input, 'one\ntwo\nthree\n');
+      await eventually(
+        async () => (await run.registry.metrics()).includes('rivulet_component_received_entries_total{component_id="logs.echo.out"} 3'),
+        'the entries',
+      );
       const out = capture();
       const code = await topCommand(
-        ['--url', server.url, '--once'],
+        ['--url', run.url, '--once'],
         { stdin: Readable.from([]), stdout: out.stream, stderr: new PassThrough() },
         new EventEmitter(),
         virtualTime(),
@@ -154,8 +117,7 @@ logs.echo "out" { path = ${JSON.stringify(join(dir, 'once.out'))} }
         ].join('\n'),
       );
     } finally {
-      await graph.stop();
-      await server.close();
+      await run.stop();
     }
   }, 30_000);
 

@@ -1,14 +1,9 @@
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
-import { Registry } from 'prom-client';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { systemClock } from '../../../core/clock.js';
-import { ComponentGraph } from '../../../core/runtime/graph.js';
-import { defaultTapDirection, startRunServer } from '../../../core/runtime/server.js';
-import { TapHub } from '../../../core/runtime/tap.js';
-import '../../../index.js';
+import { defaultTapDirection } from '../../../core/runtime/server.js';
+import { eventually, startFileInstance } from '../../support/running-instance.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'rivulet-tap-direction-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -18,55 +13,13 @@ afterEach(async () => {
   for (const stop of stops.splice(0).reverse()) await stop();
 });
 
-async function eventually(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
 /** A running file → logs.process → echo graph behind a run server, as `rivulet run` builds it. */
 async function startInstance(name: string) {
-  const input = join(dir, `${name}.log`);
-  const output = join(dir, `${name}.out`);
-  writeFileSync(input, '');
-  const registry = new Registry();
-  const taps = new TapHub(registry);
-  const clock = systemClock();
-  const graph = new ComponentGraph((id) => ({ id, clock, registry, stdout: new PassThrough(), log: () => {} }), taps.wrapExport);
-  graph.load(
-    `logs.source.file "in" {
-  path = ${JSON.stringify(input)}
-  file_watch {
-    min_poll_frequency = "10ms"
-    max_poll_frequency = "20ms"
-  }
-  forward_to = [logs.process.p.receiver]
-}
-logs.process "p" {
-  stage.drop { expression = "^drop" }
-  stage.static_labels { values = { env = "prod" } }
-  forward_to = [logs.echo.out.receiver]
-}
-logs.echo "out" { path = ${JSON.stringify(output)} }
-`,
-    'direction.alloy',
-  );
-  const server = await startRunServer({ host: '127.0.0.1', port: 0, registry, graph, reload: async () => [], taps });
-  await graph.start();
-  stops.push(async () => {
-    await graph.stop();
-    await server.close();
+  const run = await startFileInstance(dir, name, {
+    stages: ['stage.drop { expression = "^drop" }', 'stage.static_labels { values = { env = "prod" } }'],
   });
-  const outputLines = () => {
-    try {
-      return readFileSync(output, 'utf8').split('\n').filter(Boolean);
-    } catch {
-      return [];
-    }
-  };
-  return { url: server.url, input, outputLines, registry };
+  stops.push(run.stop);
+  return run;
 }
 
 /** An open tap: its direction header, and the entries (line and labels) it streamed so far. */

@@ -1,15 +1,11 @@
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { Registry } from 'prom-client';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { systemClock } from '../../../core/clock.js';
-import { ComponentGraph } from '../../../core/runtime/graph.js';
-import { startRunServer } from '../../../core/runtime/server.js';
 import { DEFAULT_MAX_TAP_CLIENTS, TapHub, type TapHubOptions } from '../../../core/runtime/tap.js';
-import '../../../index.js';
+import { eventually, startFileInstance } from '../../support/running-instance.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'rivulet-tap-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -19,53 +15,11 @@ afterEach(async () => {
   for (const stop of stops.splice(0).reverse()) await stop();
 });
 
-async function eventually(check: () => boolean | Promise<boolean>, ms = 10_000, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
 /** A running file → echo graph behind a run server, as `rivulet run` builds it. */
 async function startInstance(name: string, hubOptions: TapHubOptions = {}) {
-  const input = join(dir, `${name}.log`);
-  const output = join(dir, `${name}.out`);
-  writeFileSync(input, '');
-  const registry = new Registry();
-  const taps = new TapHub(registry, hubOptions);
-  const clock = systemClock();
-  const graph = new ComponentGraph((id) => ({ id, clock, registry, stdout: new PassThrough(), log: () => {} }), taps.wrapExport);
-  graph.load(
-    `logs.source.file "in" {
-  path = ${JSON.stringify(input)}
-  labels = { job = "tap", password = "s3cretPass" }
-  file_watch {
-    min_poll_frequency = "10ms"
-    max_poll_frequency = "20ms"
-  }
-  forward_to = [logs.echo.out.receiver]
-}
-logs.echo "out" {
-  path = ${JSON.stringify(output)}
-}
-`,
-    'tap.alloy',
-  );
-  const server = await startRunServer({ host: '127.0.0.1', port: 0, registry, graph, reload: async () => [], taps });
-  await graph.start();
-  stops.push(async () => {
-    await graph.stop();
-    await server.close();
-  });
-  const outputLines = () => {
-    try {
-      return readFileSync(output, 'utf8').split('\n').filter(Boolean);
-    } catch {
-      return [];
-    }
-  };
-  return { url: server.url, input, outputLines, registry };
+  const run = await startFileInstance(dir, name, { sourceLabels: 'labels = { job = "tap", password = "s3cretPass" }' }, hubOptions);
+  stops.push(run.stop);
+  return run;
 }
 
 /** Reads a tap as lines until `count` arrived. */
@@ -125,7 +79,7 @@ describe('GET /api/v0/tap/<id>', () => {
     const lines = Array.from({ length: 10_000 }, (_, i) => `line ${i} ${'x'.repeat(200)}`);
     const started = Date.now();
     appendFileSync(run.input, lines.join('\n') + '\n');
-    await eventually(() => run.outputLines().length === 10_000, 15_000, 'all 10000 entries written');
+    await eventually(() => run.outputLines().length === 10_000, 'all 10000 entries written', 15_000);
     const took = Date.now() - started;
     expect(took).toBeLessThan(10_000);
     const metrics = await run.registry.metrics();
@@ -149,16 +103,12 @@ describe('GET /api/v0/tap/<id>', () => {
     first.abort();
     const third = new AbortController();
     let status = 0;
-    await eventually(
-      async () => {
-        const res = await fetch(url, { signal: third.signal });
-        status = res.status;
-        if (status === 429) await res.text();
-        return status === 200;
-      },
-      10_000,
-      'a tap after one closed',
-    );
+    await eventually(async () => {
+      const res = await fetch(url, { signal: third.signal });
+      status = res.status;
+      if (status === 429) await res.text();
+      return status === 200;
+    }, 'a tap after one closed');
     expect(status).toBe(200);
     second.abort();
     third.abort();
