@@ -1,29 +1,9 @@
-import { PassThrough } from 'node:stream';
-import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../core/clock.js';
-import { ComponentGraph } from '../../../core/runtime/graph.js';
-import { ConfigErrors } from '../../../lib/config/errors.js';
-import '../../../index.js';
-
-function newGraph() {
-  const registry = new Registry();
-  return new ComponentGraph((id) => ({ id, clock: new ManualClock(0n), registry, stdout: new PassThrough(), log: () => {} }));
-}
-
-function errorsOf(fn: () => unknown): string[] {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof ConfigErrors) return err.errors.map((e) => e.message);
-    throw err;
-  }
-  return [];
-}
+import { errorsOf, newGraph } from '../../support/graph-harness.js';
 
 describe('component graph errors', () => {
   it('reports a misspelt export at the reference, with the other errors of the file', () => {
-    const graph = newGraph();
+    const { graph } = newGraph();
     const config = 'logs.process "p" {\n  forward_to = [logs.echo.out.reciever]\n}\nlogs.echo "out" {\n  bogus = 1\n}\n';
     expect(errorsOf(() => graph.load(config, 'export.alloy'))).toEqual([
       'export.alloy:2:17: logs.process "p": component "logs.echo.out" has no export "reciever" (did you mean "receiver"?)',
@@ -32,7 +12,7 @@ describe('component graph errors', () => {
   });
 
   it('takes no dependency on a component through a misspelt export, so reports no knock-on cycle', () => {
-    const graph = newGraph();
+    const { graph } = newGraph();
     const config = 'logs.process "p" {\n  forward_to = [logs.echo.out.receiver]\n}\nlogs.echo "out" {\n  path = logs.process.p.nope\n}\n';
     expect(errorsOf(() => graph.load(config, 'cycle.alloy'))).toEqual([
       'cycle.alloy:5:10: logs.echo "out": component "logs.process.p" has no export "nope"; it exports "receiver"',
@@ -40,7 +20,7 @@ describe('component graph errors', () => {
   });
 
   it('rejects a reload whose references name an export that does not exist, keeping what runs', async () => {
-    const graph = newGraph();
+    const { graph } = newGraph();
     graph.load('logs.process "p" {\n  forward_to = [logs.echo.out.receiver]\n}\nlogs.echo "out" { }\n', 'ok.alloy');
     const errors = await graph.reload('logs.process "p" {\n  forward_to = [logs.echo.out.recv]\n}\nlogs.echo "out" { }\n', 'bad.alloy');
     expect(errors.map((e) => e.message)).toEqual([
@@ -54,7 +34,7 @@ describe('component graph errors', () => {
   });
 
   it('lists the ids of its components, dependencies first', () => {
-    const graph = newGraph();
+    const { graph } = newGraph();
     graph.load('logs.process "p" {\n  forward_to = [logs.echo.out.receiver]\n}\nlogs.echo "out" { }\n', 'ids.alloy');
     expect(graph.componentIds()).toEqual(['logs.echo.out', 'logs.process.p']);
   });

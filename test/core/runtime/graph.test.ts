@@ -1,45 +1,5 @@
-import { Registry } from 'prom-client';
-import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../core/clock.js';
-import type { Entry } from '../../../core/entry.js';
-import { ConfigErrors } from '../../../lib/config/errors.js';
-import { LOGS_RECEIVER, type LogsReceiver } from '../../../core/receiver.js';
-import { ComponentGraph } from '../../../core/runtime/graph.js';
-import '../../../index.js';
-
-function newGraph() {
-  const stdout = new PassThrough();
-  let text = '';
-  stdout.on('data', (chunk) => (text += chunk));
-  const registry = new Registry();
-  const graph = new ComponentGraph((id) => ({ id, clock: new ManualClock(0n), registry, stdout, log: () => {} }));
-  return { graph, registry, output: () => text };
-}
-
-function errorsOf(fn: () => void): string[] {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof ConfigErrors) return err.errors.map((e) => e.message);
-    throw err;
-  }
-  return [];
-}
-
-function receiverOf(graph: ComponentGraph, id: string): LogsReceiver {
-  const capsule = graph.component(id)!.exports.receiver as { capsule: string; value: LogsReceiver };
-  expect(capsule.capsule).toBe(LOGS_RECEIVER);
-  return capsule.value;
-}
-
-const entry = (line: string, labels: Record<string, string> = {}): Entry => ({
-  labels,
-  line,
-  timestamp: 1_000_000_000n,
-  structuredMetadata: [],
-  extracted: {},
-});
+import { entry, errorsOf, newGraph, receiverOf } from '../../support/graph-harness.js';
 
 describe('component graph', () => {
   it('wires forward_to by reference and processes entries end to end', async () => {

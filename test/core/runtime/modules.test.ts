@@ -1,52 +1,13 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { PassThrough } from 'node:stream';
 import { join } from 'node:path';
-import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../core/clock.js';
 import { exposeMetrics } from '../../../core/metrics.js';
 import type { Entry } from '../../../core/entry.js';
-import { LOGS_RECEIVER, type LogsReceiver } from '../../../core/receiver.js';
-import { ComponentGraph } from '../../../core/runtime/graph.js';
-import { ConfigErrors } from '../../../lib/config/errors.js';
-import '../../../index.js';
+import { entry, errorsOf, newGraph, receiverOf } from '../../support/graph-harness.js';
 import { runCli } from '../../support/run-cli.js';
 
 const FIXTURES = 'test/fixtures/modules';
-
-function newGraph() {
-  const stdout = new PassThrough();
-  let text = '';
-  stdout.on('data', (chunk) => (text += chunk));
-  const registry = new Registry();
-  const graph = new ComponentGraph((id) => ({ id, clock: new ManualClock(0n), registry, stdout, log: () => {} }));
-  return { graph, registry, output: () => text };
-}
-
-function errorsOf(fn: () => void): string[] {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof ConfigErrors) return err.errors.map((e) => e.message);
-    throw err;
-  }
-  return [];
-}
-
-function receiverOf(graph: ComponentGraph, id: string): LogsReceiver {
-  const capsule = graph.component(id)!.exports.receiver as { capsule: string; value: LogsReceiver };
-  expect(capsule.capsule).toBe(LOGS_RECEIVER);
-  return capsule.value;
-}
-
-const entry = (line: string, labels: Record<string, string> = {}): Entry => ({
-  labels,
-  line,
-  timestamp: 1_000_000_000n,
-  structuredMetadata: [],
-  extracted: {},
-});
 
 /** Loads `config`, sends `entries` to component `into` and gives what logs.echo printed. */
 async function outputOf(config: string, file: string, into: string, entries: Entry[]): Promise<string> {
