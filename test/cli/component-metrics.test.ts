@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../cli/main.js';
 import { runCommand } from '../../cli/run.js';
+import { COUNT_AND_DROP_NOISE, meteredProcess } from '../support/metered-process.js';
 
 const BIN = fileURLToPath(new URL('../../bin/rivulet.mjs', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'rivulet-component-metrics-'));
@@ -23,20 +24,7 @@ function configFile(name: string, text: string): string {
   return path;
 }
 
-const STAGES = `  stage.metrics {
-    metric.counter {
-      name      = "lines"
-      match_all = true
-      action    = "inc"
-    }
-  }
-  stage.drop {
-    expression          = "noise"
-    drop_counter_reason = "noise"
-  }
-`;
-
-const PROCESS_BLOCK = `logs.process "edge" {\n${STAGES}}\n`;
+const PROCESS_BLOCK = `logs.process "edge" {\n${COUNT_AND_DROP_NOISE}}\n`;
 
 const INPUT = '{"line":"noise 1","labels":{"app":"a"}}\n{"line":"kept","labels":{"app":"a"}}\n{"line":"noise 2","labels":{"app":"b"}}\n';
 
@@ -87,7 +75,7 @@ describe('rivulet process --metrics with a logs.process block', () => {
 
   it('keeps a bare stage list unlabelled', async () => {
     const out = join(dir, 'bare.prom');
-    expect((await runCli(['process', '--config', configFile('bare.alloy', STAGES), '--metrics', out], INPUT)).code).toBe(0);
+    expect((await runCli(['process', '--config', configFile('bare.alloy', COUNT_AND_DROP_NOISE), '--metrics', out], INPUT)).code).toBe(0);
     expect(readFileSync(out, 'utf8')).toContain('\nlogs_process_dropped_lines_total{reason="noise"} 2\n');
     expect(readFileSync(out, 'utf8')).toContain('\nlogs_process_custom_lines{app="b"} 1\n');
   });
@@ -97,7 +85,7 @@ describe('rivulet run /metrics', () => {
   it('tells two logs.process dropping for the same reason apart by component_id', async () => {
     const input = join(dir, 'app.log');
     writeFileSync(input, 'noise 1\nkept\nnoise 2\n');
-    const block = (label: string) => `logs.process "${label}" {\n${STAGES}  forward_to = [logs.echo.out.receiver]\n}\n`;
+    const block = (label: string) => meteredProcess(label, '[logs.echo.out.receiver]');
     const config = configFile(
       'run.alloy',
       `logs.source.file "in" {

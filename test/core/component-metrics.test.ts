@@ -6,28 +6,15 @@
 import { Counter, Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../core/clock.js';
-import type { Entry } from '../../core/entry.js';
 import { componentRegistry, exposeMetrics, type MetricFamilies, withComponentLabels } from '../../core/metrics.js';
 import type { LogsReceiver } from '../../core/receiver.js';
 import { defineComponent, healthy } from '../../core/runtime/component.js';
 import { ComponentGraph } from '../../core/runtime/graph.js';
 import { t } from '../../core/schema.js';
-import { makeCapsule } from '../../lib/config/evaluate.js';
 import '../../index.js';
+import { appEntry, defineDiscardSink, meteredProcess } from '../support/metered-process.js';
 
-/** A sink that takes everything and keeps nothing. */
-defineComponent({
-  name: 'test.discard',
-  doc: 'Takes entries and forgets them.',
-  exportNames: ['receiver'],
-  fields: { unused: { kind: t.string, default: '', doc: 'Nothing.' } },
-  build: () => ({
-    exports: { receiver: makeCapsule('logs.receiver', { send: async () => {} } satisfies LogsReceiver) },
-    health: () => healthy(),
-    update: () => {},
-    stop: async () => {},
-  }),
-});
+defineDiscardSink();
 
 /** A component that labels its own series with `component_id`, as the sources and sinks do. */
 defineComponent({
@@ -46,23 +33,7 @@ defineComponent({
   },
 });
 
-const entry = (line: string): Entry => ({ labels: { app: 'a' }, line, timestamp: 1n, structuredMetadata: [], extracted: {} });
-
-const processor = (label: string): string => `logs.process "${label}" {
-  stage.metrics {
-    metric.counter {
-      name      = "lines"
-      match_all = true
-      action    = "inc"
-    }
-  }
-  stage.drop {
-    expression          = "noise"
-    drop_counter_reason = "noise"
-  }
-  forward_to = [test.discard.out.receiver]
-}
-`;
+const processor = (label: string): string => meteredProcess(label, '[test.discard.out.receiver]');
 
 function load(text: string): { graph: ComponentGraph; registry: Registry } {
   const registry = new Registry();
@@ -80,8 +51,8 @@ const samples = (text: string, name: string): string[] => text.split('\n').filte
 describe('component metrics', () => {
   it('tells two logs.process dropping for the same reason, and their stage.metrics counters, apart by component_id', async () => {
     const { graph, registry } = load(`${processor('a')}${processor('b')}test.discard "out" { }\n`);
-    await receiverOf(graph, 'logs.process.a').send([entry('noise 1'), entry('noise 2'), entry('kept')]);
-    await receiverOf(graph, 'logs.process.b').send([entry('noise 3')]);
+    await receiverOf(graph, 'logs.process.a').send([appEntry('noise 1'), appEntry('noise 2'), appEntry('kept')]);
+    await receiverOf(graph, 'logs.process.b').send([appEntry('noise 3')]);
     const text = await exposeMetrics(registry);
     expect(samples(text, 'logs_process_dropped_lines_total')).toEqual([
       'logs_process_dropped_lines_total{component_id="logs.process.a",component_path="/",reason="noise"} 2',
@@ -107,8 +78,8 @@ describe('component metrics', () => {
 
   it('takes a removed component series off the exposition on reload, and keeps an updated one', async () => {
     const { graph, registry } = load(`${processor('a')}${processor('b')}test.discard "out" { }\n`);
-    await receiverOf(graph, 'logs.process.a').send([entry('noise')]);
-    await receiverOf(graph, 'logs.process.b').send([entry('noise')]);
+    await receiverOf(graph, 'logs.process.a').send([appEntry('noise')]);
+    await receiverOf(graph, 'logs.process.b').send([appEntry('noise')]);
     expect(await graph.reload(`${processor('a')}test.discard "out" { }\n`, 'metrics.alloy')).toEqual([]);
     expect(samples(await exposeMetrics(registry), 'logs_process_dropped_lines_total')).toEqual([
       'logs_process_dropped_lines_total{component_id="logs.process.a",component_path="/",reason="noise"} 1',
@@ -119,14 +90,14 @@ describe('component metrics', () => {
   it('labels a component inside a module instance with its id there and the instance path', async () => {
     const { graph, registry } = load(`declare "pipeline" {
   argument "forward_to" { }
-  ${processor('main').replace('[test.discard.out.receiver]', 'argument.forward_to.value')}
+  ${meteredProcess('main', 'argument.forward_to.value')}
 }
 pipeline "default" {
   forward_to = [test.discard.out.receiver]
 }
 test.discard "out" { }
 `);
-    await receiverOf(graph, 'pipeline.default/logs.process.main').send([entry('noise')]);
+    await receiverOf(graph, 'pipeline.default/logs.process.main').send([appEntry('noise')]);
     expect(samples(await exposeMetrics(registry), 'logs_process_dropped_lines_total')).toEqual([
       'logs_process_dropped_lines_total{component_id="logs.process.main",component_path="/pipeline.default",reason="noise"} 1',
     ]);

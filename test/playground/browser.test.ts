@@ -4,9 +4,10 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { deflateRawSync } from 'node:zlib';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { needs, requireBinary } from '../support/system-binaries.js';
+import { launchChromium } from '../support/chromium.js';
+import { needs } from '../support/system-binaries.js';
 import type { SamplesResult } from '../../playground/api.js';
 import { buildAssets } from '../../playground/assets.js';
 import { startPlaygroundServer, type PlaygroundServer } from '../../playground/server.js';
@@ -17,16 +18,6 @@ import { startPlaygroundServer, type PlaygroundServer } from '../../playground/s
  */
 const ARTIFACTS = join('test-artifacts', 'playground');
 const chromiumProgram = needs('chromium');
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-quic',
-];
-
 const dir = mkdtempSync(join(tmpdir(), 'rivulet-playground-browser-'));
 let server: PlaygroundServer;
 let browser: Browser;
@@ -37,10 +28,7 @@ let runPosts = 0;
 beforeAll(async () => {
   if (chromiumProgram.skip) return;
   mkdirSync(ARTIFACTS, { recursive: true });
-  const [assets, launched] = await Promise.all([
-    buildAssets(),
-    chromium.launch({ executablePath: requireBinary('chromium'), args: CHROMIUM_ARGS }),
-  ]);
+  const [assets, launched] = await Promise.all([buildAssets(), launchChromium()]);
   browser = launched;
   server = await startPlaygroundServer({ port: 0, assets, databaseDir: dir });
   server.server.on('request', (req) => {

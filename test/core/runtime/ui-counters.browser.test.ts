@@ -1,17 +1,15 @@
 import { PassThrough } from 'node:stream';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { needs, requireBinary } from '../../support/system-binaries.js';
+import { launchChromium } from '../../support/chromium.js';
+import { needs } from '../../support/system-binaries.js';
 import { systemClock } from '../../../core/clock.js';
-import type { Entry } from '../../../core/entry.js';
 import type { LogsReceiver } from '../../../core/receiver.js';
-import { defineComponent, healthy } from '../../../core/runtime/component.js';
 import { ComponentGraph } from '../../../core/runtime/graph.js';
 import { startRunServer } from '../../../core/runtime/server.js';
-import { t } from '../../../core/schema.js';
-import { makeCapsule } from '../../../lib/config/evaluate.js';
 import '../../../index.js';
+import { appEntry, defineDiscardSink, meteredProcess } from '../../support/metered-process.js';
 
 /**
  * The run server page's Counters for logs.process components, in Debian's chromium: each lists
@@ -19,49 +17,18 @@ import '../../../index.js';
  * those two labels left out, two components' same-named series apart, one inside a module too.
  */
 const chromiumProgram = needs('chromium');
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'];
+defineDiscardSink();
 
-defineComponent({
-  name: 'test.ui_discard',
-  doc: 'Takes entries and forgets them.',
-  exportNames: ['receiver'],
-  fields: { unused: { kind: t.string, default: '', doc: 'Nothing.' } },
-  build: () => ({
-    exports: { receiver: makeCapsule('logs.receiver', { send: async () => {} } satisfies LogsReceiver) },
-    health: () => healthy(),
-    update: () => {},
-    stop: async () => {},
-  }),
-});
-
-const processor = (label: string, forwardTo: string): string => `logs.process "${label}" {
-  stage.metrics {
-    metric.counter {
-      name      = "lines"
-      match_all = true
-      action    = "inc"
-    }
-  }
-  stage.drop {
-    expression          = "noise"
-    drop_counter_reason = "noise"
-  }
-  forward_to = ${forwardTo}
-}
-`;
-
-const CONFIG = `${processor('a', '[test.ui_discard.out.receiver]')}${processor('b', '[test.ui_discard.out.receiver]')}
+const CONFIG = `${meteredProcess('a', '[test.discard.out.receiver]')}${meteredProcess('b', '[test.discard.out.receiver]')}
 declare "pipeline" {
   argument "forward_to" { }
-  ${processor('main', 'argument.forward_to.value')}
+  ${meteredProcess('main', 'argument.forward_to.value')}
 }
 pipeline "default" {
-  forward_to = [test.ui_discard.out.receiver]
+  forward_to = [test.discard.out.receiver]
 }
-test.ui_discard "out" { }
+test.discard "out" { }
 `;
-
-const entry = (line: string): Entry => ({ labels: { app: 'a' }, line, timestamp: 1n, structuredMetadata: [], extracted: {} });
 
 let browser: Browser;
 let graph: ComponentGraph;
@@ -75,11 +42,11 @@ beforeAll(async () => {
   server = await startRunServer({ host: '127.0.0.1', port: 0, registry, graph, reload: async () => [] });
   await graph.start();
   const send = (id: string, lines: string[]) =>
-    (graph.component(id)!.exports.receiver as { value: LogsReceiver }).value.send(lines.map(entry));
+    (graph.component(id)!.exports.receiver as { value: LogsReceiver }).value.send(lines.map(appEntry));
   await send('logs.process.a', ['noise 1', 'noise 2', 'kept']);
   await send('logs.process.b', ['noise 3']);
   await send('pipeline.default/logs.process.main', ['kept', 'kept', 'noise 4', 'kept']);
-  browser = await chromium.launch({ executablePath: requireBinary('chromium'), args: CHROMIUM_ARGS });
+  browser = await launchChromium();
 }, 60_000);
 
 afterAll(async () => {

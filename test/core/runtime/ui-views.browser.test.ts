@@ -2,9 +2,10 @@ import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { Counter, Histogram, Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from '../../support/chromium.js';
 import { systemClock } from '../../../core/clock.js';
 import { ComponentGraph } from '../../../core/runtime/graph.js';
 import { startRunServer } from '../../../core/runtime/server.js';
@@ -17,16 +18,6 @@ import '../../../index.js';
  * sets read without a double comma, and the tap follows the chosen direction.
  */
 const ARTIFACTS = join('test-artifacts', 'run-ui');
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-quic',
-];
-
 const dir = mkdtempSync(join(tmpdir(), 'rivulet-run-ui-views-'));
 const input = join(dir, 'app.log');
 let browser: Browser;
@@ -75,7 +66,7 @@ ${stage('a', 'logs.process.b')}${stage('b', 'logs.process.c')}${stage('c', 'logs
   );
   server = await startRunServer({ host: '127.0.0.1', port: 0, registry, graph, reload: async () => [], taps });
   await graph.start();
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  browser = await launchChromium();
 }, 60_000);
 
 afterAll(async () => {

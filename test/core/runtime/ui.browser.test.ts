@@ -1,66 +1,31 @@
-import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
-import { chromium, type Browser } from 'playwright-core';
-import { Registry } from 'prom-client';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { needs, requireBinary } from '../../support/system-binaries.js';
-import { systemClock } from '../../../core/clock.js';
-import { ComponentGraph } from '../../../core/runtime/graph.js';
-import { startRunServer } from '../../../core/runtime/server.js';
-import { TapHub } from '../../../core/runtime/tap.js';
-import '../../../index.js';
+import { launchChromium } from '../../support/chromium.js';
+import { needs } from '../../support/system-binaries.js';
+import { type FileInstance, startFileInstance } from '../../support/running-instance.js';
 
 /** The run server's page in Debian's chromium, against a running file → echo graph. */
 const ARTIFACTS = join('test-artifacts', 'run-ui');
 const chromiumProgram = needs('chromium');
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-quic',
-];
-
 const dir = mkdtempSync(join(tmpdir(), 'rivulet-run-ui-'));
 const input = join(dir, 'app.log');
 let browser: Browser;
-let graph: ComponentGraph;
-let server: Awaited<ReturnType<typeof startRunServer>>;
+let run: FileInstance;
 
 beforeAll(async () => {
   if (chromiumProgram.skip) return;
   mkdirSync(ARTIFACTS, { recursive: true });
-  writeFileSync(input, 'first\n');
-  const registry = new Registry();
-  const taps = new TapHub(registry);
-  const clock = systemClock();
-  graph = new ComponentGraph((id) => ({ id, clock, registry, stdout: new PassThrough(), log: () => {} }), taps.wrapExport);
-  graph.load(
-    `logs.source.file "in" {
-  path = ${JSON.stringify(input)}
-  file_watch {
-    min_poll_frequency = "10ms"
-    max_poll_frequency = "20ms"
-  }
-  forward_to = [logs.echo.out.receiver]
-}
-logs.echo "out" { path = ${JSON.stringify(join(dir, 'out.jsonl'))} }
-`,
-    'ui.alloy',
-  );
-  server = await startRunServer({ host: '127.0.0.1', port: 0, registry, graph, reload: async () => [], taps });
-  await graph.start();
-  browser = await chromium.launch({ executablePath: requireBinary('chromium'), args: CHROMIUM_ARGS });
+  run = await startFileInstance(dir, 'app');
+  appendFileSync(run.input, 'first\n');
+  browser = await launchChromium();
 }, 60_000);
 
 afterAll(async () => {
   await browser?.close();
-  await graph?.stop();
-  await server?.close();
+  await run?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -72,7 +37,7 @@ describe.skipIf(chromiumProgram.skip)(chromiumProgram.title('the run server page
     page.on('console', (m) => {
       if (m.type() === 'error') errors.push(m.text());
     });
-    await page.goto(server.url);
+    await page.goto(run.url);
     await page.waitForSelector('body[data-ready="true"]', { timeout: 10_000 });
     expect(await page.locator('#nodes .node').evaluateAll((nodes) => nodes.map((n) => n.getAttribute('data-id')))).toEqual([
       'logs.echo.out',
