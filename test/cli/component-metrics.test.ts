@@ -11,9 +11,9 @@ import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { main } from '../../cli/main.js';
 import { runCommand } from '../../cli/run.js';
 import { COUNT_AND_DROP_NOISE, meteredProcess } from '../support/metered-process.js';
+import { runCli } from '../support/run-cli.js';
 
 const BIN = fileURLToPath(new URL('../../bin/rivulet.mjs', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'rivulet-component-metrics-'));
@@ -41,23 +41,11 @@ const LABELLED = [
   '',
 ].join('\n');
 
-async function runCli(argv: string[], stdin: string): Promise<{ code: number; stderr: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let err = '';
-  stdout.resume();
-  stderr.on('data', (c) => (err += c));
-  const code = await main(argv, { stdin: Readable.from([stdin]), stdout, stderr });
-  return { code, stderr: err };
-}
-
 describe('rivulet process --metrics with a logs.process block', () => {
   it("labels the block's series with its component_id and component_path", async () => {
     const out = join(dir, 'block.prom');
-    expect(await runCli(['process', '--config', configFile('block.alloy', PROCESS_BLOCK), '--metrics', out], INPUT)).toEqual({
-      code: 0,
-      stderr: '',
-    });
+    const { code, stderr } = await runCli(['process', '--config', configFile('block.alloy', PROCESS_BLOCK), '--metrics', out], INPUT);
+    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
     expect(readFileSync(out, 'utf8')).toBe(LABELLED);
   });
 

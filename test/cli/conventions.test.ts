@@ -2,23 +2,11 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough, Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { COMMANDS, completionScript } from '../../cli/commands.js';
-import { main } from '../../cli/main.js';
+import { runCli } from '../support/run-cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'rivulet-conventions-'));
-
-async function runCli(argv: string[], stdin = '', stderrIsTerminal = false) {
-  const stdout = new PassThrough();
-  const stderr = Object.assign(new PassThrough(), stderrIsTerminal ? { isTTY: true } : {});
-  let out = '';
-  let err = '';
-  stdout.on('data', (c) => (out += c));
-  stderr.on('data', (c) => (err += c));
-  const code = await main(argv, { stdin: Readable.from([stdin]), stdout, stderr });
-  return { code, stdout: out, stderr: err };
-}
 
 describe('CLI conventions', () => {
   it('answers --help on every command with its flags, examples and exit codes', async () => {
@@ -75,12 +63,16 @@ describe('CLI conventions', () => {
   it('ends process with a summary on a terminal, with drops by reason', async () => {
     const config = join(dir, 'drop.alloy');
     writeFileSync(config, 'stage.drop {\n  expression = "^debug"\n  drop_counter_reason = "debug_lines"\n}\n');
-    const result = await runCli(['process', '--config', config, '--input', 'text', '--output', 'line'], 'debug a\ninfo b\ndebug c\n', true);
+    const result = await runCli(['process', '--config', config, '--input', 'text', '--output', 'line'], 'debug a\ninfo b\ndebug c\n', {
+      stderrIsTerminal: true,
+    });
     expect(result.stdout).toBe('info b\n');
     expect(result.stderr).toMatch(
       /^\r\x1b\[Krivulet process: 3 in, 1 out, 2 dropped \(debug_lines: 2\), 0 malformed, \d+\.\d\d s \([\d,]+ entries\/s\)\n$/,
     );
-    expect((await runCli(['process', '--config', config, '--input', 'text', '--quiet'], 'info b\n', true)).stderr).toBe('');
+    expect(
+      (await runCli(['process', '--config', config, '--input', 'text', '--quiet'], 'info b\n', { stderrIsTerminal: true })).stderr,
+    ).toBe('');
   });
 
   it('exits 1 with a hint when every input line is malformed', async () => {

@@ -6,6 +6,7 @@ import { PassThrough, Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../cli/main.js';
+import { runCli } from '../support/run-cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'rivulet-process-'));
 
@@ -13,17 +14,6 @@ function configFile(name: string, text: string): string {
   const path = join(dir, name);
   writeFileSync(path, text);
   return path;
-}
-
-async function runCli(argv: string[], stdin = ''): Promise<{ code: number; stdout: string; stderr: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (c) => (out += c));
-  stderr.on('data', (c) => (err += c));
-  const code = await main(argv, { stdin: Readable.from([stdin]), stdout, stderr });
-  return { code, stdout: out, stderr: err };
 }
 
 describe('rivulet process', () => {

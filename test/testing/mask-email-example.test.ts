@@ -28,9 +28,9 @@ import {
   preservesOrder,
   stageCompliance,
 } from '../../testing/index.js';
-import { main } from '../../cli/main.js';
 import type { RunResult, StagesResult } from '../../playground/api.js';
 import { startPlaygroundServer } from '../../playground/server.js';
+import { runCli } from '../support/run-cli.js';
 import { emailAddresses, maskEmail, maskEmails, type MaskEmailConfig } from '../../examples/custom-stages/mask_email.js';
 
 // Paths as a user types them, relative to the working directory (the repository root).
@@ -44,17 +44,6 @@ function file(name: string, text: string): string {
   const path = join(dir, name);
   writeFileSync(path, text);
   return path;
-}
-
-async function cli(argv: string[], stdin = '') {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (c) => (out += c));
-  stderr.on('data', (c) => (err += c));
-  const code = await main(argv, { stdin: Readable.from([stdin]), stdout, stderr });
-  return { code, stdout: out, stderr: err };
 }
 
 const NOW = ['--now', '2024-01-01T00:00:00Z'];
@@ -85,12 +74,12 @@ describe('stage.mask_email', () => {
 
     it('is loaded with --stages', async () => {
       const config = file('flag.alloy', 'stage.mask_email { }\n');
-      const result = await cli(['process', '--config', config, '--stages', MODULE, ...NOW], INPUT);
+      const result = await runCli(['process', '--config', config, '--stages', MODULE, ...NOW], INPUT);
       expect([result.code, result.stderr, linesOf(result.stdout)]).toEqual([0, '', ['login by *** from ***']]);
     });
 
     it('is loaded with a stages.import block, its path relative to the config file', async () => {
-      const result = await cli(['process', '--config', CONFIG_WITH_IMPORT, ...NOW], INPUT);
+      const result = await runCli(['process', '--config', CONFIG_WITH_IMPORT, ...NOW], INPUT);
       expect([result.code, result.stderr, linesOf(result.stdout)]).toEqual([0, '', ['login by ***@example.com from ***@mail.example.org']]);
     });
 
@@ -99,12 +88,12 @@ describe('stage.mask_email', () => {
         'validate.alloy',
         `stages.import "mask" {\n  path = ${JSON.stringify(relative(dir, MODULE))}\n}\nlogs.process "p" {\n  stage.mask_email { }\n  forward_to = [logs.echo.out.receiver]\n}\nlogs.echo "out" { }\n`,
       );
-      expect(await cli(['validate', config])).toEqual({ code: 0, stdout: '', stderr: '' });
+      expect(await runCli(['validate', config])).toEqual({ code: 0, stdout: '', stderr: '' });
     });
 
     it('reports its config errors at the attribute, like a built-in stage', async () => {
       const config = file('bad.alloy', 'logs.process "p" {\n  stage.mask_email {\n    mask = "x@y"\n  }\n  forward_to = []\n}\n');
-      const result = await cli(['validate', config, '--stages', MODULE]);
+      const result = await runCli(['validate', config, '--stages', MODULE]);
       expect(result).toEqual({
         code: 2,
         stdout: '',
@@ -113,7 +102,7 @@ describe('stage.mask_email', () => {
     });
 
     it('exits 2 naming a --stages module that does not load', async () => {
-      const result = await cli(['process', '--config', CONFIG_WITH_IMPORT, '--stages', 'examples/custom-stages/missing.ts']);
+      const result = await runCli(['process', '--config', CONFIG_WITH_IMPORT, '--stages', 'examples/custom-stages/missing.ts']);
       expect(result.code).toBe(2);
       expect(result.stderr).toMatch(/^rivulet: stage module "examples\/custom-stages\/missing\.ts": cannot be loaded: /);
     });
@@ -152,7 +141,7 @@ describe('stage.mask_email', () => {
     beforeEach(() => unregisterStage('mask_email'));
 
     it('stops `rivulet playground` before serving anything when a --stages module does not load', async () => {
-      const result = await cli(['playground', '--port', '0', '--stages', 'examples/custom-stages/missing.ts']);
+      const result = await runCli(['playground', '--port', '0', '--stages', 'examples/custom-stages/missing.ts']);
       expect(result.code).toBe(2);
       expect(result.stderr).toMatch(/^rivulet: stage module "examples\/custom-stages\/missing\.ts": cannot be loaded: /);
     });

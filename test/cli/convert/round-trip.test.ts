@@ -1,9 +1,8 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough, Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { main } from '../../../cli/main.js';
+import { runCli } from '../../support/run-cli.js';
 
 /**
  * A converted Promtail pipeline does what the Rivulet config one would write by hand does: both
@@ -12,21 +11,10 @@ import { main } from '../../../cli/main.js';
  */
 const dir = mkdtempSync(join(tmpdir(), 'rivulet-convert-round-trip-'));
 
-async function cli(argv: string[], stdin = ''): Promise<{ code: number; stdout: string; stderr: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (c) => (out += c));
-  stderr.on('data', (c) => (err += c));
-  const code = await main(argv, { stdin: Readable.from([stdin]), stdout, stderr });
-  return { code, stdout: out, stderr: err };
-}
-
 /** Runs the input through a stage list file: the entries printed and the metrics at the end. */
 async function processWith(config: string, input: string): Promise<{ entries: string; metrics: string }> {
   const metrics = `${config}.prom`;
-  const result = await cli(['process', '--config', config, '--now', '2024-05-01T10:00:00Z', '--quiet', '--metrics', metrics], input);
+  const result = await runCli(['process', '--config', config, '--now', '2024-05-01T10:00:00Z', '--quiet', '--metrics', metrics], input);
   expect(result.stderr).toBe('');
   expect(result.code).toBe(0);
   return { entries: result.stdout, metrics: readFileSync(metrics, 'utf8') };
@@ -262,7 +250,7 @@ describe('convert --from promtail: round trip', () => {
       const slug = name.replace(/\W+/g, '-');
       const source = join(dir, `${slug}.yaml`);
       writeFileSync(source, promtail);
-      const converted = await cli(['convert', '--from', 'promtail', source]);
+      const converted = await runCli(['convert', '--from', 'promtail', source]);
       expect(converted.stderr).toBe('');
       expect(converted.code).toBe(0);
       const convertedFile = join(dir, `${slug}.converted.alloy`);
