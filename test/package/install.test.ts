@@ -293,6 +293,73 @@ describe('installed into a new project', () => {
     });
   });
 
+  describe("a custom stage module the bin loads meets the bin's stage registry and RxJS", () => {
+    // The module's own imports of rivulet, rxjs, rxjs/operators and prom-client: each Observable the
+    // bin hands the stage is an instance of the module's Observable, the operators it returns run
+    // on the bin's rxjs, and its Registry is the bin's class.
+    const stageModule = [
+      "import { defineStage, PER_ENTRY } from 'rivulet';",
+      "import { map, Observable } from 'rxjs';",
+      "import { filter } from 'rxjs/operators';",
+      "import { Registry } from 'prom-client';",
+      'export const tagged = defineStage({',
+      "  name: 'tagged',",
+      "  doc: 'Appends whether the stream is an Observable of the module own rxjs.',",
+      '  fields: {},',
+      '  partitioning: () => PER_ENTRY,',
+      '  build: (_config, context) => ({',
+      "    kind: 'operator',",
+      '    operator: (source) => {',
+      '      const result = source.pipe(',
+      "        filter((entry) => entry.line !== 'drop'),",
+      '        map((entry) => ({ ...entry, line: `${entry.line} source=${source instanceof Observable} registry=${context.metrics.registry instanceof Registry}` })),',
+      '      );',
+      '      return result;',
+      '    },',
+      '  }),',
+      '});',
+      '',
+    ].join('\n');
+    const args = ['--input', 'text', '--output', 'line', '--now', '2024-01-01T00:00:00Z'];
+
+    /** Runs the installed bin with stdin, and gives stdout, stderr and the exit code. */
+    async function rivulet(argv: string[], stdin: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+      const child = execFile(bin, argv, { cwd: consumer });
+      child.stdin!.end(stdin);
+      let stdout = '';
+      let stderr = '';
+      child.stdout!.on('data', (d: Buffer) => (stdout += d));
+      child.stderr!.on('data', (d: Buffer) => (stderr += d));
+      const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+      return { code, stdout, stderr };
+    }
+
+    beforeAll(() => {
+      writeFileSync(join(consumer, 'tagged.mjs'), stageModule);
+      writeFileSync(join(consumer, 'tagged.alloy'), 'stage.tagged { }\n');
+      writeFileSync(join(consumer, 'tagged-import.alloy'), 'stages.import "tagged" {\n  path = "./tagged.mjs"\n}\n\nstage.tagged { }\n');
+    });
+
+    it('through --stages', async () => {
+      const result = await rivulet(['process', '--config', 'tagged.alloy', ...args, '--stages', './tagged.mjs'], 'a\ndrop\nb\n');
+      expect(result).toEqual({ code: 0, stdout: 'a source=true registry=true\nb source=true registry=true\n', stderr: '' });
+    });
+
+    it('through a stages.import block of the config', async () => {
+      const result = await rivulet(['process', '--config', 'tagged-import.alloy', ...args], 'a\ndrop\n');
+      expect(result).toEqual({ code: 0, stdout: 'a source=true registry=true\n', stderr: '' });
+    });
+
+    // No "running on one thread" notice on stderr: the stage list runs on the two threads.
+    it('on pipeline worker threads (process --workers 2)', async () => {
+      const result = await rivulet(
+        ['process', '--config', 'tagged.alloy', ...args, '--workers', '2', '--stages', './tagged.mjs'],
+        'a\ndrop\n',
+      );
+      expect(result).toEqual({ code: 0, stdout: 'a source=true registry=true\n', stderr: '' });
+    });
+  });
+
   it.skipIf(chromiumProgram.skip)(
     chromiumProgram.title('serves the playground from the installed package, and chromium runs a sample in it'),
     async () => {
