@@ -8,39 +8,23 @@ const convert = (text: string, keepNames = true) => convertAlloy(text, 'config.a
 
 describe('convert --from alloy', () => {
   it('renames components in block names and references and keeps every other byte, comments included', () => {
-    const text = `// loki.write "comment" stays as written
-loki.source.api "in" {
+    // The same config in the reference's names (loki) and in Rivulet's (logs): only the component names change.
+    const config = (ns: 'loki' | 'logs') => `// loki.write "comment" stays as written
+${ns}.source.api "in" {
 \thttp { listen_port = 0 }
-\tforward_to = [ loki.process.p.receiver ,loki.echo.e.receiver] /* loki.echo */
+\tforward_to = [ ${ns}.process.p.receiver ,${ns}.echo.e.receiver] /* loki.echo */
 }
 
-loki.process   "p"   {
-  forward_to = [loki.write.out.receiver]
+${ns}.process   "p"   {
+  forward_to = [${ns}.write.out.receiver]
   stage.static_labels { values = { source = "loki.process" } }
 }
-loki.echo "e" {}
-loki.write "out" {
+${ns}.echo "e" {}
+${ns}.write "out" {
   endpoint { url = "http://127.0.0.1:1/loki/api/v1/push" }
 }
 `;
-    expect(convert(text)).toEqual({
-      output: `// loki.write "comment" stays as written
-logs.source.api "in" {
-\thttp { listen_port = 0 }
-\tforward_to = [ logs.process.p.receiver ,logs.echo.e.receiver] /* loki.echo */
-}
-
-logs.process   "p"   {
-  forward_to = [logs.write.out.receiver]
-  stage.static_labels { values = { source = "loki.process" } }
-}
-logs.echo "e" {}
-logs.write "out" {
-  endpoint { url = "http://127.0.0.1:1/loki/api/v1/push" }
-}
-`,
-      warnings: [],
-    });
+    expect(convert(config('loki'))).toEqual({ output: config('logs'), warnings: [] });
   });
 
   it('renames the profiles components and stage.windowsevent', () => {
@@ -52,7 +36,10 @@ logs.write "out" {
   });
 
   it("writes out the reference's metrics prefix in each metric block without one (lined up with the attribute above) or with an empty one", () => {
-    const text = `loki.process "p" {
+    // The same config before (loki) and after (logs) conversion: the component renamed, the prefixes written out.
+    const config = (ns: 'loki' | 'logs') => {
+      const becomes = (before: string, after: string) => (ns === 'loki' ? before : after);
+      return `${ns}.process "p" {
   forward_to = []
   stage.match {
     selector = "{a=\\"b\\"}"
@@ -61,11 +48,11 @@ logs.write "out" {
         name      = "hits"
         match_all = true
         action    = "inc"
-      }
+${becomes('', '        prefix    = "loki_process_custom_"\n')}      }
       metric.gauge {
         name = "g"
         action = "set"
-      }
+${becomes('', '        prefix = "loki_process_custom_"\n')}      }
       metric.histogram {
         name    = "h"
         buckets = [1]
@@ -74,42 +61,14 @@ logs.write "out" {
       metric.counter {
         name   = "empty"
         action = "inc"
-        prefix = ""
+        prefix = ${becomes('""', '"loki_process_custom_"')}
       }
     }
   }
 }
 `;
-    expect(convert(text).output).toBe(`logs.process "p" {
-  forward_to = []
-  stage.match {
-    selector = "{a=\\"b\\"}"
-    stage.metrics {
-      metric.counter {
-        name      = "hits"
-        match_all = true
-        action    = "inc"
-        prefix    = "loki_process_custom_"
-      }
-      metric.gauge {
-        name = "g"
-        action = "set"
-        prefix = "loki_process_custom_"
-      }
-      metric.histogram {
-        name    = "h"
-        buckets = [1]
-        prefix  = "mine_"
-      }
-      metric.counter {
-        name   = "empty"
-        action = "inc"
-        prefix = "loki_process_custom_"
-      }
-    }
-  }
-}
-`);
+    };
+    expect(convert(config('loki')).output).toBe(config('logs'));
   });
 
   it('puts the prefix on a line of its own in a metric block written on one line', () => {
