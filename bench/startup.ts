@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { compared } from './harness.js';
 import type { BenchRow } from './types.js';
 
@@ -54,25 +54,33 @@ function startups(commands: readonly (readonly string[])[]): Startup[] {
 }
 
 /**
- * Start-up of the built CLI as the installed package runs it (dist/, the unbundled modules the
- * library is made of, loading rxjs and the other dependencies from node_modules): `rivulet
- * validate` on the default config and `rivulet --version`, beside `node -e 0` (Node's own
- * start-up) measured in the same run; medians of BENCH_STARTUP_RUNS starts, CPU (user + system)
- * and wall. BENCH_STARTUP_BIN measures another copy instead, e.g. the bin of a project that
- * installed the packed tarball (`…/node_modules/rivulet/dist/bin/rivulet.js`).
+ * Start-up of the built CLI as the installed package runs it: the bin (dist/bin/rivulet.js) starts
+ * the CLI's bundle (dist/cli-bundle, one copy of our modules and the pure-JavaScript dependencies
+ * in a few chunks). Measured: `rivulet validate` on the default config and `rivulet --version`,
+ * beside `node -e 0` (Node's own start-up) and beside `validate` run through the library's
+ * unbundled modules (dist/cli/main.js, which load rxjs and the other dependencies from
+ * node_modules: what the bin would cost without the bundle), all in the same run; medians of
+ * BENCH_STARTUP_RUNS starts, CPU (user + system) and wall. BENCH_STARTUP_BIN measures another copy
+ * instead, e.g. the bin of a project that installed the packed tarball
+ * (`…/node_modules/rivulet/dist/bin/rivulet.js`).
  */
 export async function benchStartup(): Promise<BenchRow[]> {
   const bin = process.env.BENCH_STARTUP_BIN ?? join(ROOT, 'dist/bin/rivulet.js');
   if (!existsSync(bin)) throw new Error(`${bin} is missing: run \`npm run build\` first`);
-  const [node, validate, version] = startups([
+  const unbundledMain = pathToFileURL(join(dirname(bin), '../cli/main.js')).href;
+  const unbundled = `const { main } = await import(${JSON.stringify(unbundledMain)}); process.exitCode = await main(process.argv.slice(1));`;
+  const [node, validate, version, validateUnbundled] = startups([
     ['-e', '0'],
     [bin, 'validate', 'examples/default.alloy'],
     [bin, '--version'],
+    ['--input-type=module', '-e', unbundled, 'validate', 'examples/default.alloy'],
   ]);
   return [
     compared('rivulet validate examples/default.alloy (median CPU)', validate!.cpu, 's', 'node -e 0', node!.cpu),
     compared('rivulet validate examples/default.alloy (median wall)', validate!.wall, 's', 'node -e 0', node!.wall),
     compared('rivulet --version (median CPU)', version!.cpu, 's', 'node -e 0', node!.cpu),
     compared('rivulet --version (median wall)', version!.wall, 's', 'node -e 0', node!.wall),
+    compared('rivulet validate, bundled CLI (median CPU)', validate!.cpu, 's', 'unbundled modules', validateUnbundled!.cpu),
+    compared('rivulet validate, bundled CLI (median wall)', validate!.wall, 's', 'unbundled modules', validateUnbundled!.wall),
   ];
 }
