@@ -2,7 +2,7 @@ import { PassThrough } from 'node:stream';
 import type { Browser, Page } from 'playwright-core';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../../support/chromium.js';
+import { launchChromium, openRunPage } from '../../support/chromium.js';
 import { needs } from '../../support/system-binaries.js';
 import { systemClock } from '../../../core/clock.js';
 import type { LogsReceiver } from '../../../core/receiver.js';
@@ -68,11 +68,7 @@ async function expectCounters(page: Page, id: string, expected: string[]): Promi
 
 describe.skipIf(chromiumProgram.skip)(chromiumProgram.title('the run server page, Counters of a logs.process'), () => {
   it("lists each component's own series", async () => {
-    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    const errors: string[] = [];
-    page.on('pageerror', (e) => errors.push(e.message));
-    await page.goto(server.url);
-    await page.waitForSelector('body[data-ready="true"]', { timeout: 10_000 });
+    const { page, errors } = await openRunPage(browser, server.url);
     // Every logs.process registers the shared drop counters first, its stage.metrics series after.
     await expectCounters(page, 'logs.process.a', [
       'logs_process_dropped_lines_total{reason="noise"} 2',

@@ -2,10 +2,10 @@ import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { Counter, Histogram, Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../../support/chromium.js';
+import { launchChromium, openRunPage } from '../../support/chromium.js';
 import { systemClock } from '../../../core/clock.js';
 import { ComponentGraph } from '../../../core/runtime/graph.js';
 import { startRunServer } from '../../../core/runtime/server.js';
@@ -76,17 +76,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function openPage(): Promise<{ page: Page; errors: string[] }> {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-  const errors: string[] = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-  page.on('console', (m) => {
-    if (m.type() === 'error') errors.push(m.text());
-  });
-  await page.goto(server.url);
-  await page.waitForSelector('body[data-ready="true"]', { timeout: 10_000 });
-  return { page, errors };
-}
+const openPage = () => openRunPage(browser, server.url);
 
 describe('the run server page at 1280×800', () => {
   it('scrolls a graph wider than its panel instead of cutting it off, and the page itself does not overflow', async () => {

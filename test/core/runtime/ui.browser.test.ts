@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../../support/chromium.js';
+import { launchChromium, openRunPage } from '../../support/chromium.js';
 import { needs } from '../../support/system-binaries.js';
 import { type FileInstance, startFileInstance } from '../../support/running-instance.js';
 
@@ -31,14 +31,7 @@ afterAll(async () => {
 
 describe.skipIf(chromiumProgram.skip)(chromiumProgram.title('the run server page'), () => {
   it('shows the graph, live counters and tapped entries', async () => {
-    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    const errors: string[] = [];
-    page.on('pageerror', (e) => errors.push(e.message));
-    page.on('console', (m) => {
-      if (m.type() === 'error') errors.push(m.text());
-    });
-    await page.goto(run.url);
-    await page.waitForSelector('body[data-ready="true"]', { timeout: 10_000 });
+    const { page, errors } = await openRunPage(browser, run.url);
     expect(await page.locator('#nodes .node').evaluateAll((nodes) => nodes.map((n) => n.getAttribute('data-id')))).toEqual([
       'logs.echo.out',
       'logs.source.file.in',
