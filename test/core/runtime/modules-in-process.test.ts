@@ -4,35 +4,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { echoedEntries, startInProcess } from '../../e2e/support.js';
 
-/** A push API and a labelling pipeline, packaged as a custom component with the echo sink outside it. */
-const MODULE = `declare "ingest" {
-  argument "env" { }
-  argument "forward_to" { }
-
-  logs.source.api "in" {
-    http {
-      listen_address = "127.0.0.1"
-      listen_port    = 0
-    }
-    use_incoming_timestamp = true
-    forward_to = [logs.process.label.receiver]
-  }
-
-  logs.process "label" {
-    stage.static_labels {
-      values = { env = argument.env.value }
-    }
-    forward_to = argument.forward_to.value
-  }
-}
-`;
-
-const echo = (file: string): string => `logs.echo "out" {
-  path = ${JSON.stringify(file)}
-}
-`;
-
-const INLINED = `logs.source.api "in" {
+/** A push API and a labelling pipeline: the env label and where they forward to are expressions. */
+const pipeline = (env: string, forwardTo: string): string => `logs.source.api "in" {
   http {
     listen_address = "127.0.0.1"
     listen_port    = 0
@@ -43,11 +16,30 @@ const INLINED = `logs.source.api "in" {
 
 logs.process "label" {
   stage.static_labels {
-    values = { env = "prod" }
+    values = { env = ${env} }
   }
-  forward_to = [logs.echo.out.receiver]
+  forward_to = ${forwardTo}
 }
 `;
+
+/** The pipeline packaged as a custom component, with the echo sink outside it. */
+const MODULE = `declare "ingest" {
+  argument "env" { }
+  argument "forward_to" { }
+
+${pipeline('argument.env.value', 'argument.forward_to.value')
+  .split('\n')
+  .map((line) => (line === '' ? line : `  ${line}`))
+  .join('\n')}}
+`;
+
+const echo = (file: string): string => `logs.echo "out" {
+  path = ${JSON.stringify(file)}
+}
+`;
+
+/** The pipeline written out where the custom component is used. */
+const INLINED = pipeline('"prod"', '[logs.echo.out.receiver]');
 
 const PUSH = JSON.stringify({
   streams: [
