@@ -104,7 +104,7 @@ describe('stage.mask_email', () => {
     it('exits 2 naming a --stages module that does not load', async () => {
       const result = await runCli(['process', '--config', CONFIG_WITH_IMPORT, '--stages', 'examples/custom-stages/missing.ts']);
       expect(result.code).toBe(2);
-      expect(result.stderr).toMatch(/^rivulet: stage module "examples\/custom-stages\/missing\.ts": cannot be loaded: /);
+      expect(result.stderr).toBe('rivulet process: open examples/custom-stages/missing.ts: no such file or directory\n');
     });
 
     it('runs in `rivulet run` and keeps running across a reload', async () => {
@@ -143,7 +143,7 @@ describe('stage.mask_email', () => {
     it('stops `rivulet playground` before serving anything when a --stages module does not load', async () => {
       const result = await runCli(['playground', '--port', '0', '--stages', 'examples/custom-stages/missing.ts']);
       expect(result.code).toBe(2);
-      expect(result.stderr).toMatch(/^rivulet: stage module "examples\/custom-stages\/missing\.ts": cannot be loaded: /);
+      expect(result.stderr).toBe('rivulet playground: open examples/custom-stages/missing.ts: no such file or directory\n');
     });
 
     it('is offered by `rivulet playground --stages`', async () => {
