@@ -81,7 +81,7 @@ describe('rivulet playground', () => {
   it('is listed in the usage text', async () => {
     const { io: streams, out } = io();
     expect(await main(['help'], streams)).toBe(0);
-    expect(out.stdout).toContain('  playground                serve the pipeline playground on 127.0.0.1 (default port 8580)\n');
+    expect(out.stdout).toContain('  playground                  serve the pipeline playground on 127.0.0.1 (default port 8580)\n');
     const help = { io: io() };
     expect(await main(['playground', '--help'], help.io.io)).toBe(0);
     expect(help.io.out.stdout).toContain('--allow-host-access');

@@ -7,6 +7,7 @@ import { request as httpRequest, type IncomingHttpHeaders, type OutgoingHttpHead
 import { PassThrough } from 'node:stream';
 import { Registry } from 'prom-client';
 import { systemClock, type Clock } from '../../../core/clock.js';
+import { gatheredFamilies } from '../../../core/metrics.js';
 import type { Block } from '../../../lib/config/ast.js';
 import type { EvalScope } from '../../../lib/config/evaluate.js';
 import { parseConfig } from '../../../lib/config/parser.js';
@@ -163,11 +164,11 @@ export function pushJson(url: string, body: unknown, headers: OutgoingHttpHeader
 
 /** The value of one series of a counter or gauge, 0 when absent. */
 export async function metricValue(registry: Registry, name: string, labels: Record<string, string> = {}): Promise<number> {
-  const metric = registry.getSingleMetric(name);
-  if (!metric) return 0;
-  const data = await metric.get();
-  const found = data.values.find((v) =>
-    Object.entries(labels).every(([k, value]) => String((v.labels as Record<string, unknown>)[k]) === value),
+  // As /metrics serves them: a config component counts on a registry of its own, gathered here.
+  const family = (await gatheredFamilies(registry)).find((f) => f.name === name);
+  if (!family) return 0;
+  const found = (family.values as Array<{ labels: Record<string, unknown>; value: number }>).find((v) =>
+    Object.entries(labels).every(([k, value]) => String(v.labels[k]) === value),
   );
   return found?.value ?? 0;
 }
