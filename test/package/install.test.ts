@@ -1,11 +1,10 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM_ARGS } from '../support/chromium.js';
+import { installedVersion, installPackedConsumer, ROOT, run, TSC, type PackedTarball } from '../support/packed-consumer.js';
 import { needs, requireBinary } from '../support/system-binaries.js';
 
 /**
@@ -17,61 +16,26 @@ import { needs, requireBinary } from '../support/system-binaries.js';
  * The install takes packages from npm's cache (`npm ci` filled it) where it can, with install scripts off, and the `re2`
  * addon already built for this checkout is copied in, so nothing is compiled or downloaded again.
  */
-const run = promisify(execFile);
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
-const TSC = join(ROOT, 'node_modules/typescript/bin/tsc');
 const chromiumProgram = needs('chromium');
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-quic',
-];
 
-const work = mkdtempSync(join(tmpdir(), 'rivulet-package-'));
-const consumer = join(work, 'consumer');
-const bin = join(consumer, 'node_modules/.bin/rivulet');
-let packed: { filename: string; files: Array<{ path: string }>; size: number; unpackedSize: number };
+let work: string;
+let consumer: string;
+let bin: string;
+let packed: PackedTarball;
 
 beforeAll(async () => {
-  if (!existsSync(join(ROOT, 'dist/index.js'))) throw new Error('dist/ is missing: run `npm run build` (npm test does) first');
-  const { stdout } = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], { cwd: ROOT });
-  packed = (JSON.parse(stdout) as (typeof packed)[])[0]!;
-  mkdirSync(consumer);
-  writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
-  await run(
-    'npm',
-    [
-      'install',
-      '--prefer-offline',
-      '--ignore-scripts',
-      '--no-audit',
-      '--no-fund',
-      '--loglevel=error',
-      join(work, packed.filename),
-      `fast-check@${version('fast-check')}`,
-      `rxjs@${version('rxjs')}`,
-      `prom-client@${version('prom-client')}`,
-    ],
-    {
-      cwd: consumer,
-      timeout: 120_000,
-    },
-  );
-  const addon = 'node_modules/re2/build/Release/re2.node';
-  mkdirSync(dirname(join(consumer, addon)), { recursive: true });
-  copyFileSync(join(ROOT, addon), join(consumer, addon));
+  const installed = await installPackedConsumer(['fast-check', 'rxjs', 'prom-client']);
+  ({ work, packed } = installed);
+  consumer = installed.dir;
+  bin = join(consumer, 'node_modules/.bin/rivulet');
 }, 180_000);
 
-afterAll(() => rmSync(work, { recursive: true, force: true }), 120_000);
+afterAll(() => {
+  if (work) rmSync(work, { recursive: true, force: true });
+}, 120_000);
 
 /** The version of a package installed in this checkout. */
-function version(name: string): string {
-  return (JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
-}
+const version = installedVersion;
 
 interface NpmTree {
   readonly version?: string;
