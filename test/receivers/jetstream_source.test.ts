@@ -6,7 +6,7 @@
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { Registry } from 'prom-client';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { LogBatch } from '../../core/delivery.js';
 import type { Entry } from '../../core/entry.js';
 import { RetryLaterError } from '../../core/receiver.js';
@@ -18,30 +18,16 @@ import {
   type JetStreamSource,
 } from '../../receivers/logs_source_jetstream.js';
 import { jetStreamWrite, type JetStreamWrite } from '../../sinks/logs_write_jetstream.js';
-import { startNatsServer, type NatsServer } from '../support/nats-server.js';
-import { needs } from '../support/system-binaries.js';
+import { natsServerForTests } from '../support/nats-server.js';
 import { componentArgs, entryOf, eventually, metricValue, recordingReceiver, testContext } from './loki/harness.js';
 
-const natsServer = needs('nats-server');
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-
-let server: NatsServer;
-beforeAll(async () => {
-  if (natsServer.skip) return;
-  server = await startNatsServer();
-  return () => server.close();
-});
-
-let streamCounter = 0;
-const nextStream = () => `PS${++streamCounter}`;
+const nats = natsServerForTests('PS');
+const { program: natsServer, cleanups, nextStream } = nats;
 const quiet: Log = () => {};
 
 /** A writer to a one-partition stream, so every entry lands in the same partition, in order. */
 function writer(stream: string): JetStreamWrite {
-  const sink = jetStreamWrite({ url: server.url, stream, partitions: 1 }, { log: quiet, registry: new Registry() });
+  const sink = jetStreamWrite({ url: nats.server.url, stream, partitions: 1 }, { log: quiet, registry: new Registry() });
   cleanups.push(() => sink.stop());
   return sink;
 }
@@ -57,7 +43,7 @@ interface Member {
 /** A group member whose batches the test answers itself. */
 function member(stream: string, options: { max_in_flight?: number } = {}): Member {
   const registry = new Registry();
-  const source = jetStreamSource({ url: server.url, stream, group: 'g', lease_ttl: '1s', ...options }, { log: quiet, registry });
+  const source = jetStreamSource({ url: nats.server.url, stream, group: 'g', lease_ttl: '1s', ...options }, { log: quiet, registry });
   cleanups.push(() => source.stop());
   const batches: LogBatch[] = [];
   let completed = false;
@@ -68,7 +54,7 @@ function member(stream: string, options: { max_in_flight?: number } = {}): Membe
 const lines = (entries: readonly Entry[]) => entries.map((e) => e.line);
 
 async function consumerState(stream: string): Promise<{ ackFloor: number; ackPending: number; pending: number }> {
-  const nc = await connect({ servers: server.url });
+  const nc = await connect({ servers: nats.server.url });
   try {
     const info = await (await jetstreamManager(nc)).consumers.info(stream, 'g-0');
     return { ackFloor: info.ack_floor.stream_seq, ackPending: info.num_ack_pending, pending: info.num_pending };
@@ -157,7 +143,7 @@ describe.skipIf(natsServer.skip)(natsServer.title('logs.source.jetstream on jetS
     const sink = writer(stream);
     const [first, second] = [recordingReceiver(), recordingReceiver()];
     const config = (s: string, to: string) =>
-      `logs.source.jetstream "in" {\n url = "${server.url}"\n stream = "${s}"\n group = "g"\n forward_to = [${to}]\n lease_ttl = "1s"\n}`;
+      `logs.source.jetstream "in" {\n url = "${nats.server.url}"\n stream = "${s}"\n group = "g"\n forward_to = [${to}]\n lease_ttl = "1s"\n}`;
     const ctx = testContext('logs.source.jetstream.in');
     const component = new LogsSourceJetStream(componentArgs(logsSourceJetStreamComponent, config(stream, 'r0'), [first, second]), ctx);
     cleanups.push(() => component.stop());

@@ -1,33 +1,19 @@
 import { connect, headers } from '@nats-io/transport-node';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Entry } from '../../core/entry.js';
 import type { LogsReceiver } from '../../core/receiver.js';
 import { encodeEntryBatch } from '../../lib/jetstream/entry_codec.js';
 import { LogsSourceJetStream, logsSourceJetStreamComponent } from '../../receivers/logs_source_jetstream.js';
 import { LogsWriteJetStream, logsWriteJetStreamComponent } from '../../sinks/logs_write_jetstream.js';
-import { startNatsServer, type NatsServer } from '../support/nats-server.js';
-import { needs } from '../support/system-binaries.js';
+import { natsServerForTests, startNatsServer } from '../support/nats-server.js';
 import { componentArgs, entryOf, eventually, metricValue, testContext, type TestContext } from './loki/harness.js';
 
-const natsServer = needs('nats-server');
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-
-let server: NatsServer;
-beforeAll(async () => {
-  if (natsServer.skip) return;
-  server = await startNatsServer();
-  return () => server.close();
-});
-
-let streamCounter = 0;
-const nextStream = () => `T${++streamCounter}`;
+const nats = natsServerForTests('T');
+const { program: natsServer, cleanups, nextStream } = nats;
 
 function startWriter(stream: string, extra = ''): { writer: LogsWriteJetStream; receiver: LogsReceiver; ctx: TestContext } {
   const ctx = testContext('logs.write.jetstream.out');
-  const config = `logs.write.jetstream "out" {\n url = "${server.url}"\n stream = "${stream}"\n partitions = 4\n ${extra}\n}`;
+  const config = `logs.write.jetstream "out" {\n url = "${nats.server.url}"\n stream = "${stream}"\n partitions = 4\n ${extra}\n}`;
   const writer = new LogsWriteJetStream(componentArgs(logsWriteJetStreamComponent, config, []), ctx);
   cleanups.push(() => writer.stop());
   const receiver = (writer.exports.receiver as unknown as { value: LogsReceiver }).value;
@@ -49,7 +35,7 @@ async function startSource(stream: string, options: { extra?: string; refuse?: (
     },
   };
   const ctx = testContext('logs.source.jetstream.in');
-  const config = `logs.source.jetstream "in" {\n url = "${server.url}"\n stream = "${stream}"\n group = "g"\n forward_to = [r0]\n lease_ttl = "1s"\n ${options.extra ?? ''}\n}`;
+  const config = `logs.source.jetstream "in" {\n url = "${nats.server.url}"\n stream = "${stream}"\n group = "g"\n forward_to = [r0]\n lease_ttl = "1s"\n ${options.extra ?? ''}\n}`;
   const source = new LogsSourceJetStream(componentArgs(logsSourceJetStreamComponent, config, [receiver]), ctx);
   let stopped = false;
   cleanups.push(async () => {
@@ -104,7 +90,7 @@ describe.skipIf(natsServer.skip)(natsServer.title('logs.write.jetstream and logs
     const stream = nextStream();
     const { receiver } = startWriter(stream);
     await receiver.send([entryOf('before', pod(1))]);
-    const nc = await connect({ servers: server.url });
+    const nc = await connect({ servers: nats.server.url });
     const hdrs = headers();
     const ack = await nc.request(`${stream}.0`, new Uint8Array([9, 1, 2, 3]), { timeout: 5000, headers: hdrs });
     expect(JSON.parse(new TextDecoder().decode(ack.data)).seq).toBe(2);
@@ -127,7 +113,7 @@ describe.skipIf(natsServer.skip)(natsServer.title('logs.write.jetstream and logs
     const perMessage = 60_000;
     const lineOf = (n: number) => n.toString(36).padStart(5, '0');
     const messages = 8;
-    const nc = await connect({ servers: server.url });
+    const nc = await connect({ servers: nats.server.url });
     for (let m = 0; m < messages; m++) {
       const entries = Array.from({ length: perMessage }, (_, i) => ({
         timestamp: BigInt(i),
@@ -162,7 +148,7 @@ describe.skipIf(natsServer.skip)(natsServer.title('logs.write.jetstream and logs
     }, 10);
     cleanups.push(async () => clearInterval(watch));
     const ctx = testContext('logs.source.jetstream.in');
-    const config = `logs.source.jetstream "in" {\n url = "${server.url}"\n stream = "${stream}"\n group = "g"\n forward_to = [r0]\n lease_ttl = "1s"\n}`;
+    const config = `logs.source.jetstream "in" {\n url = "${nats.server.url}"\n stream = "${stream}"\n group = "g"\n forward_to = [r0]\n lease_ttl = "1s"\n}`;
     const source = new LogsSourceJetStream(componentArgs(logsSourceJetStreamComponent, config, [sink]), ctx);
     cleanups.push(() => source.stop());
     await source.start();

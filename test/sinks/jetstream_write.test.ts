@@ -6,7 +6,7 @@
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { Registry } from 'prom-client';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { logSource, type LogBatch } from '../../core/delivery.js';
 import type { Entry } from '../../core/entry.js';
 import type { LogsReceiver } from '../../core/receiver.js';
@@ -19,29 +19,15 @@ import {
   type JetStreamWrite,
   type JetStreamWriteOptions,
 } from '../../sinks/logs_write_jetstream.js';
-import { startNatsServer, type NatsServer } from '../support/nats-server.js';
-import { needs } from '../support/system-binaries.js';
+import { natsServerForTests } from '../support/nats-server.js';
 import { componentArgs, entryOf, metricValue, testContext } from '../receivers/loki/harness.js';
 
-const natsServer = needs('nats-server');
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-
-let server: NatsServer;
-beforeAll(async () => {
-  if (natsServer.skip) return;
-  server = await startNatsServer();
-  return () => server.close();
-});
-
-let streamCounter = 0;
-const nextStream = () => `PW${++streamCounter}`;
+const nats = natsServerForTests('PW');
+const { program: natsServer, cleanups, nextStream } = nats;
 const quiet: Log = () => {};
 
 function writer(options: Omit<JetStreamWriteOptions, 'url'>, registry = new Registry()): JetStreamWrite {
-  const sink = jetStreamWrite({ url: server.url, ...options }, { log: quiet, registry });
+  const sink = jetStreamWrite({ url: nats.server.url, ...options }, { log: quiet, registry });
   cleanups.push(() => sink.stop());
   return sink;
 }
@@ -57,7 +43,7 @@ function batchOf(entries: Entry[]): { batch: LogBatch; answer: Promise<string> }
 
 /** Every message of the stream, decoded: [subject, labels, lines]. */
 async function storedMessages(stream: string): Promise<unknown[]> {
-  const nc = await connect({ servers: server.url });
+  const nc = await connect({ servers: nats.server.url });
   try {
     const jsm = await jetstreamManager(nc);
     const { state } = await jsm.streams.info(stream);
@@ -90,7 +76,7 @@ describe.skipIf(natsServer.skip)(natsServer.title('jetStreamWrite'), { timeout: 
     expect(await metricValue(registry, 'logs_write_jetstream_published_entries_total')).toBe(3);
     expect(await metricValue(registry, 'logs_write_jetstream_published_messages_total')).toBe(2);
     expect(await metricValue(registry, 'logs_write_jetstream_in_flight_messages')).toBe(0);
-    expect(sink.health().message).toBe(`publishing to stream ${stream} (1 partitions) on ${server.url}`);
+    expect(sink.health().message).toBe(`publishing to stream ${stream} (1 partitions) on ${nats.server.url}`);
   });
 
   it('takes a source’s batches, answering each send once stored, and stops when the source completes', async () => {
@@ -112,7 +98,7 @@ describe.skipIf(natsServer.skip)(natsServer.title('jetStreamWrite'), { timeout: 
     ]);
     await source.stop();
     await expect(sink.send([entryOf('late')])).rejects.toThrow(/^logs\.write\.jetstream is stopped$/);
-    expect(sink.health().message).toBe(`connection to NATS at ${server.url} is closed`);
+    expect(sink.health().message).toBe(`connection to NATS at ${nats.server.url} is closed`);
   });
 
   it('refuses a batch whose publish fails for good, counting its entries', async () => {

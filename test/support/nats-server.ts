@@ -9,7 +9,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { has, requireBinary } from './system-binaries.js';
+import { afterEach, beforeAll } from 'vitest';
+import { has, needs, requireBinary } from './system-binaries.js';
 
 /** Whether a `nats-server` executable is installed (see system-binaries.ts). */
 export function natsServerInstalled(): boolean {
@@ -90,5 +91,46 @@ export async function startNatsServer(extraArgs: readonly string[] = []): Promis
       rmSync(storeDir, { recursive: true, force: true });
     },
     output: () => output,
+  };
+}
+
+/** What `natsServerForTests` gives a test file. */
+export interface NatsTestServer {
+  /** Whether the program is here (`skip` outside CI when it is not), and titles saying so. */
+  readonly program: ReturnType<typeof needs>;
+  /** Run after each test, newest first: stop what the test started. */
+  readonly cleanups: Array<() => Promise<void>>;
+  /** The running server (after the file's `beforeAll`). */
+  readonly server: NatsServer;
+  /** A stream name not used before in this file: `prefix` and a counter. */
+  nextStream(): string;
+}
+
+/**
+ * One nats-server for a test file: started before its tests (unless the program is missing
+ * outside CI) and stopped after them, with cleanups run after each test and fresh stream names.
+ */
+export function natsServerForTests(prefix: string): NatsTestServer {
+  const program = needs('nats-server');
+  const cleanups: Array<() => Promise<void>> = [];
+  let running: NatsServer | undefined;
+  let streams = 0;
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+  beforeAll(async () => {
+    if (program.skip) return;
+    const started = await startNatsServer();
+    running = started;
+    return () => started.close();
+  });
+  return {
+    program,
+    cleanups,
+    get server() {
+      if (!running) throw new Error('nats-server is not running');
+      return running;
+    },
+    nextStream: () => `${prefix}${++streams}`,
   };
 }
