@@ -28,7 +28,7 @@ export {
   type StagePartitioning,
   type StageState,
 } from './core/stage-partitioning.js';
-export { planPartitions, type PartitionPlan } from './core/partitioning.js';
+export { planPartitions, type PartitionPlan } from './core/threads/partitioning.js';
 export { assertReadable, type Sandbox } from './core/sandbox.js';
 export { pipeline, buildPipeline, type PipelineOptions } from './core/pipeline.js';
 export { loadStageList, startProcessRun } from './core/process.js';
@@ -54,7 +54,7 @@ export { fanOut, RetryLaterError, type LogsReceiver, type SendOptions } from './
 export type { RunOptions } from './core/runtime/standalone.js';
 export { sharedRegistry } from './core/pipeline.js';
 export { ComponentGraph } from './core/runtime/graph.js';
-export { t, type FieldSpec, type FieldType } from './core/schema.js';
+export { t, type FieldSpec, type FieldType } from './lib/config/schema.js';
 export {
   ensureLinearTimeFallback as enableLinearTimeRegex,
   linearTimeFallbackEnabled as linearTimeRegexEnabled,
@@ -62,4 +62,4 @@ export {
 export * from './operators/index.js';
 export * from './receivers/index.js';
 export * from './sinks/index.js';
-export { logsProcessComponent } from './core/components/logs_process.js';
+export { logsProcessComponent } from './core/components/logs-process.js';

@@ -12,7 +12,7 @@ import { Registry } from 'prom-client';
 import { systemClock } from '../core/clock.js';
 import type { ComponentContext } from '../core/runtime/component.js';
 import { ComponentGraph } from '../core/runtime/graph.js';
-import type { LogsSourceApi } from '../receivers/logs_source_api.js';
+import type { LogsSourceApi } from '../receivers/logs-source-api.js';
 import '../index.js';
 import { compared, peakRssMiB } from './harness.js';
 import { countingSink, pushWorkload, type CountingSink, type PushWorkload } from './pushes.js';

@@ -19,8 +19,8 @@ import type { Block } from '../lib/config/ast.js';
 import { parseConfig } from '../lib/config/parser.js';
 import { profilesReceiverCapsule, type ProfilesReceiver } from '../core/profiles.js';
 import { PushRequestSchema } from '../lib/pyroscope/gen/push/v1/push_pb.js';
-import { decodeBlock } from '../core/schema.js';
-import { profilesReceiveHttpComponent, type ProfilesReceiveHttp } from '../receivers/profiles_receive_http.js';
+import { decodeBlock } from '../lib/config/schema.js';
+import { profilesReceiveHttpComponent, type ProfilesReceiveHttp } from '../receivers/profiles-receive-http.js';
 import { compared } from './harness.js';
 import type { BenchRow } from './types.js';
 

@@ -11,7 +11,7 @@ import { buildPipeline, ingress } from '../core/pipeline.js';
 import { compileRegex } from '../lib/regex/index.js';
 import { compileWith } from '../lib/regex/compile.js';
 import { nodeRe2Engine } from '../lib/regex/node-re2-engine.js';
-import { t } from '../core/schema.js';
+import { t } from '../lib/config/schema.js';
 import { defineStage, unregisterStage, type StageOperator } from '../core/stage.js';
 import { labels, output, regex } from '../operators/index.js';
 import { compared, rate } from './harness.js';

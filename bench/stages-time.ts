@@ -14,7 +14,7 @@ import type { Entry } from '../core/entry.js';
 import { processMetrics } from '../core/metrics.js';
 import { buildPipeline, ingress } from '../core/pipeline.js';
 import type { BuildContext, StageSpec } from '../core/stage.js';
-import { holdUntilTokens, limit, MAX_HELD_ENTRIES, TokenBucket, type WaitingLimitImpl } from '../operators/limit.js';
+import { holdUntilTokens, limit, MAX_HELD_ENTRIES, TokenBucket, type WaitingLimitImpl } from '../operators/limit/index.js';
 import { multiline } from '../operators/multiline.js';
 import { calibrate, compared, peakRssMiB, rate } from './harness.js';
 import type { BenchRow } from './types.js';

@@ -4,7 +4,7 @@ import { ManualClock } from '../core/clock.js';
 import { labelsKey, type Entry } from '../core/entry.js';
 import { entryToJson } from '../core/entry-json.js';
 import { loadStageList, standaloneScope, startProcessRun } from '../core/process.js';
-import { blockTitle } from '../core/schema.js';
+import { blockTitle } from '../lib/config/schema.js';
 import { decodeStageBlocks, type StageSpec } from '../core/stage.js';
 import { loadConfigStageModules } from '../core/stage-modules.js';
 import type { Attribute, Block, Statement } from '../lib/config/ast.js';

@@ -4,8 +4,8 @@ import { streamLog } from '../lib/log.js';
 import { configErrorsOf } from '../lib/config/errors.js';
 import { processRegistry } from '../core/metrics.js';
 import { ComponentGraph } from '../core/runtime/graph.js';
-import { startRunServer } from '../core/runtime/server.js';
-import { TapHub } from '../core/runtime/tap.js';
+import { startRunServer } from './run-server.js';
+import { TapHub } from '../core/inspect/tap.js';
 import { loadConfigStageModules } from '../core/stage-modules.js';
 import { parseArgs, UsageError } from './args.js';
 import { coreCount, pipelineWorkerUrl, workerCount } from './pipeline-workers.js';
@@ -27,7 +27,7 @@ export function parseListenAddr(value: string): { host: string; port: number } {
  * `rivulet run CONFIG [--server.http.listen-addr HOST:PORT] [--server.http.allowed-hosts NAME,...]
  * [--workers N] [--stages PATH]...`: runs each logs.process on N worker threads split by stream
  * (default: one per core), loads custom stage modules, builds every component, serves the run
- * server (answering only the Host names allowed_hosts.ts allows), reloads on SIGHUP and POST
+ * server (answering only the Host names allowed-hosts.ts allows), reloads on SIGHUP and POST
  * /-/reload (loading modules newly named in `stages.import` blocks), and on SIGINT/SIGTERM stops
  * components so stateful stages flush and pending output drains, then resolves 0.
  */

@@ -12,7 +12,7 @@
  *
  * A column with no series for a component reads `-`.
  */
-import { RECEIVED_ENTRIES, SENT_ENTRIES } from '../core/runtime/flow-counters.js';
+import { RECEIVED_ENTRIES, SENT_ENTRIES } from '../core/inspect/flow-counters.js';
 
 /** A component's totals; undefined where it has no series for the column. */
 export interface ComponentFlow {

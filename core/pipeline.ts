@@ -2,7 +2,7 @@ import { Observable, type OperatorFunction } from 'rxjs';
 import { systemClock, type Clock } from './clock.js';
 import { cloneEntry, seedLabels, type Entry } from './entry.js';
 import { ConfigError } from '../lib/config/errors.js';
-import { placeError } from './schema.js';
+import { placeError } from '../lib/config/schema.js';
 import { processMetrics, type ProcessMetrics } from './metrics.js';
 import { Registry } from 'prom-client';
 import { setDefaultBuilder, type BuildContext, type BuiltPipeline, type StageImpl, type StageOperator, type StageSpec } from './stage.js';

@@ -9,7 +9,7 @@ import { seedLabels, type Entry } from './entry.js';
 import { ConfigError, ConfigErrors } from '../lib/config/errors.js';
 import { buildPipeline, ingress } from './pipeline.js';
 import { componentId } from './runtime/graph.js';
-import { blockTitle } from './schema.js';
+import { blockTitle } from '../lib/config/schema.js';
 import { decodeStageBlocks, type StageSpec } from './stage.js';
 import { STAGE_IMPORT_BLOCK } from './stage-modules.js';
 import type { Sandbox } from './sandbox.js';

@@ -12,7 +12,7 @@ import type { EvalScope } from '../lib/config/evaluate.js';
 import { parseConfig } from '../lib/config/parser.js';
 import { ConfigError, ConfigErrors, type Position } from '../lib/config/errors.js';
 import { aliasPackagesToBundle } from './package-aliases.js';
-import { blockTitle, decodeBlock, t, type BlockSpec } from './schema.js';
+import { blockTitle, decodeBlock, t, type BlockSpec } from '../lib/config/schema.js';
 import { defineStage, stageDefinition, type StageDefinition } from './stage.js';
 
 /**

@@ -5,7 +5,15 @@ import type { Clock } from './clock.js';
 import type { Entry } from './entry.js';
 import { ConfigError, ConfigErrors, type Position } from '../lib/config/errors.js';
 import type { ProcessMetrics } from './metrics.js';
-import { applyDefaults, blockTitle, decodeBlock, placeError, type BlockSpec, type DecodedBlock, type StageBlock } from './schema.js';
+import {
+  applyDefaults,
+  blockTitle,
+  decodeBlock,
+  placeError,
+  type BlockSpec,
+  type DecodedBlock,
+  type StageBlock,
+} from '../lib/config/schema.js';
 import type { Sandbox } from './sandbox.js';
 import type { PipelineTracer, StageEffects } from './trace.js';
 import { didYouMean } from '../lib/suggest.js';

@@ -23,7 +23,7 @@ import { FieldError } from '../lib/config/errors.js';
 import { labelsKey, type Entry } from '../core/entry.js';
 import { defineStage, type BuildContext, type StageImpl } from '../core/stage.js';
 import { names } from '../core/stage-partitioning.js';
-import { t } from '../core/schema.js';
+import { t } from '../lib/config/schema.js';
 import { parseRFC3339Strict } from '../lib/time/rfc3339-strict.js';
 
 export interface CriConfig {

@@ -16,7 +16,7 @@ import type { Regex } from '../lib/regex/index.js';
 import { compileFieldRegex } from '../core/field-regex.js';
 import { defineStage, type BuildContext, type StageImpl } from '../core/stage.js';
 import { PER_ENTRY } from '../core/stage-partitioning.js';
-import { t } from '../core/schema.js';
+import { t } from '../lib/config/schema.js';
 import { stringify } from '../lib/go/values.js';
 
 export interface DropConfig {

@@ -11,7 +11,7 @@ import { FieldError } from '../lib/config/errors.js';
 import { eventMessageStep, parseEventLogMessage } from '../lib/hostevent.js';
 import { defineStage, type StageImpl } from '../core/stage.js';
 import { PER_ENTRY } from '../core/stage-partitioning.js';
-import { t } from '../core/schema.js';
+import { t } from '../lib/config/schema.js';
 import { isLegacyLabelName } from '../lib/go/values.js';
 
 export interface EventLogMessageConfig {

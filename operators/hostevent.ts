@@ -11,7 +11,7 @@
 import { eventMessageStep, parseHostEvent } from '../lib/hostevent.js';
 import { defineStage, type StageImpl } from '../core/stage.js';
 import { PER_ENTRY } from '../core/stage-partitioning.js';
-import { t } from '../core/schema.js';
+import { t } from '../lib/config/schema.js';
 import { checkFieldLabelName } from '../core/field-label-name.js';
 
 export interface HostEventConfig {

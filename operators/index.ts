@@ -2,12 +2,12 @@
  * Every built-in stage. Importing this module registers them all with the stage registry; each
  * export is the stage's programmatic factory (an RxJS operator builder).
  */
-export { staticLabels } from './static_labels.js';
-export { labelDrop } from './label_drop.js';
-export { labelKeep } from './label_keep.js';
+export { staticLabels } from './static-labels.js';
+export { labelDrop } from './label-drop.js';
+export { labelKeep } from './label-keep.js';
 export { labels } from './labels.js';
-export { structuredMetadata } from './structured_metadata.js';
-export { structuredMetadataDrop } from './structured_metadata_drop.js';
+export { structuredMetadata } from './structured-metadata.js';
+export { structuredMetadataDrop } from './structured-metadata-drop.js';
 export { output } from './output.js';
 export { tenant } from './tenant.js';
 export { regex } from './regex.js';
@@ -27,7 +27,7 @@ export { logfmt } from './logfmt.js';
 export { decolorize } from './decolorize.js';
 export { pack } from './pack.js';
 export { luhn } from './luhn.js';
-export { limit } from './limit.js';
+export { limit } from './limit/index.js';
 export { multiline } from './multiline.js';
 export { timestamp } from './timestamp.js';
 export { template } from './template.js';

@@ -28,7 +28,7 @@ import { compileJmesPath, type JmesPath } from '../lib/jmespath.js';
 import { marshalJsoniter, parseJsonObject } from '../lib/go/jsoniter.js';
 import { defineStage, type BuildContext, type StageImpl } from '../core/stage.js';
 import { PER_ENTRY } from '../core/stage-partitioning.js';
-import { t } from '../core/schema.js';
+import { t } from '../lib/config/schema.js';
 
 export interface JsonConfig {
   /** Extracted name → JMESPath expression; `""` means the name itself. */

@@ -8,7 +8,7 @@ import { own, setOwn } from '../core/entry.js';
 import { FieldError } from '../lib/config/errors.js';
 import { defineStage, type StageImpl } from '../core/stage.js';
 import { names } from '../core/stage-partitioning.js';
-import { t } from '../core/schema.js';
+import { t } from '../lib/config/schema.js';
 import { stringify } from '../lib/go/values.js';
 import { checkFieldLabelName } from '../core/field-label-name.js';
 

@@ -21,7 +21,7 @@ import { compileFieldRegex } from '../core/field-regex.js';
 import { setOwn } from '../core/entry.js';
 import { defineStage, type BuildContext, type StageImpl } from '../core/stage.js';
 import { PER_ENTRY } from '../core/stage-partitioning.js';
-import { t } from '../core/schema.js';
+import { t } from '../lib/config/schema.js';
 import { stringify } from '../lib/go/values.js';
 
 export interface LogfmtConfig {

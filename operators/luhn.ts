@@ -20,7 +20,7 @@ import { compileFieldRegex } from '../core/field-regex.js';
 import type { Regex } from '../lib/regex/index.js';
 import { defineStage, type StageImpl } from '../core/stage.js';
 import { PER_ENTRY } from '../core/stage-partitioning.js';
-import { t } from '../core/schema.js';
+import { t } from '../lib/config/schema.js';
 
 export interface LuhnConfig {
   readonly replacement: string;

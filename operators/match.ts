@@ -19,7 +19,7 @@ import { ConfigError, ConfigErrors, FieldError } from '../lib/config/errors.js';
 import { compileSelector, parseSelector, SelectorError } from '../lib/logql/selector.js';
 import { defineStage, type BuildContext, type BuiltPipeline, type StageImpl, type StageSpec } from '../core/stage.js';
 import { NO_NAMES } from '../core/stage-partitioning.js';
-import { t } from '../core/schema.js';
+import { t } from '../lib/config/schema.js';
 
 export interface MatchConfig {
   readonly selector: string;

@@ -33,7 +33,7 @@ import type { Regex } from '../lib/regex/index.js';
 import { compileFieldRegex } from '../core/field-regex.js';
 import { defineStage, type BuildContext, type StageImpl } from '../core/stage.js';
 import { NO_NAMES } from '../core/stage-partitioning.js';
-import { t } from '../core/schema.js';
+import { t } from '../lib/config/schema.js';
 
 export interface MultilineConfig {
   /** RE2 expression that identifies the first line of a block. */

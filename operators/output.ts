@@ -6,7 +6,7 @@ import { own } from '../core/entry.js';
 import { FieldError } from '../lib/config/errors.js';
 import { defineStage, type StageImpl } from '../core/stage.js';
 import { PER_ENTRY } from '../core/stage-partitioning.js';
-import { t } from '../core/schema.js';
+import { t } from '../lib/config/schema.js';
 import { stringify } from '../lib/go/values.js';
 
 export interface OutputConfig {

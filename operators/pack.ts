@@ -17,7 +17,7 @@ import { goJsonQuote } from '../lib/go/gojson.js';
 import { compareUtf8 } from '../lib/go/gostring.js';
 import { defineStage, type BuildContext, type StageImpl } from '../core/stage.js';
 import { names } from '../core/stage-partitioning.js';
-import { t } from '../core/schema.js';
+import { t } from '../lib/config/schema.js';
 import { stringify } from '../lib/go/values.js';
 
 export interface PackConfig {

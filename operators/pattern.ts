@@ -11,7 +11,7 @@ import { FieldError } from '../lib/config/errors.js';
 import { parsePattern, type LogqlPattern } from '../lib/logql/pattern.js';
 import { defineStage, type StageImpl } from '../core/stage.js';
 import { ALL_NAMES, NO_NAMES } from '../core/stage-partitioning.js';
-import { t } from '../core/schema.js';
+import { t } from '../lib/config/schema.js';
 import { isValidUtf8String } from '../lib/go/values.js';
 import { sourceText } from '../core/entry.js';
 

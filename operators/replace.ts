@@ -29,7 +29,7 @@ import { defineStage, type BuildContext, type StageImpl } from '../core/stage.js
 import { PER_ENTRY } from '../core/stage-partitioning.js';
 import { rateLimitedDebug } from '../core/rate-limited-log.js';
 import { templateFailureCounter } from '../core/template-failures.js';
-import { t } from '../core/schema.js';
+import { t } from '../lib/config/schema.js';
 import { hostlessReferenceFuncs, parseTemplate, referenceFuncs, type FuncMap, type Template } from '../lib/template/index.js';
 import { mapOf, T_STRING, tagType } from '../lib/template/values.js';
 import { stringify } from '../lib/go/values.js';

@@ -9,7 +9,7 @@
 import { FieldError } from '../lib/config/errors.js';
 import { defineStage, type BuildContext, type StageImpl } from '../core/stage.js';
 import { PER_ENTRY } from '../core/stage-partitioning.js';
-import { t } from '../core/schema.js';
+import { t } from '../lib/config/schema.js';
 import { formatFloat } from '../lib/go/strconv.js';
 
 export interface SamplingConfig {

@@ -6,7 +6,7 @@ import { ConfigError } from '../lib/config/errors.js';
 import { own, TENANT_LABEL } from '../core/entry.js';
 import { defineStage, type StageImpl } from '../core/stage.js';
 import { names } from '../core/stage-partitioning.js';
-import { t } from '../core/schema.js';
+import { t } from '../lib/config/schema.js';
 import { stringify } from '../lib/go/values.js';
 
 export interface TenantConfig {

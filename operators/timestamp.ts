@@ -20,7 +20,7 @@ import { labelsKey, own } from '../core/entry.js';
 import { FieldError } from '../lib/config/errors.js';
 import { defineStage, type BuildContext, type StageImpl } from '../core/stage.js';
 import { NO_NAMES } from '../core/stage-partitioning.js';
-import { t } from '../core/schema.js';
+import { t } from '../lib/config/schema.js';
 import { compileTimestampFormat, validateLocation, type TimestampParser } from '../lib/time/index.js';
 import { stringify } from '../lib/go/values.js';
 

@@ -20,7 +20,7 @@ import type { Entry } from '../core/entry.js';
 import { ConfigError, FieldError } from '../lib/config/errors.js';
 import { defineStage, type BuildContext, type StageImpl } from '../core/stage.js';
 import { names, ALL_NAMES, NO_NAMES, type NameSet } from '../core/stage-partitioning.js';
-import { t } from '../core/schema.js';
+import { t } from '../lib/config/schema.js';
 
 export type TruncateSourceType = 'line' | 'label' | 'structured_metadata' | 'extracted';
 

@@ -9,7 +9,7 @@ import type { StageSpec } from '../core/stage.js';
 import { formatRFC3339Nano, parseRFC3339 } from '../lib/time/rfc3339.js';
 import type { ConfigProblem, EntryJson, InputProblem, RunRequest, RunResult } from './api.js';
 import { stageList } from '../core/stage-list.js';
-import { toJson, TraceRecorder } from '../core/trace-recorder.js';
+import { toJson, TraceRecorder } from '../core/inspect/trace-recorder.js';
 
 /** The file name config errors are reported against. */
 export const CONFIG_FILE = 'playground.alloy';

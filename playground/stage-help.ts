@@ -1,5 +1,5 @@
 import { formatGoDuration } from '../lib/go/duration.js';
-import { typeName, type BlockSpec, type FieldSpec } from '../core/schema.js';
+import { typeName, type BlockSpec, type FieldSpec } from '../lib/config/schema.js';
 import { stageDefinitions } from '../core/stage.js';
 import { formatGoFloat } from '../lib/go/values.js';
 import type { BlockHelp, FieldHelp } from './api.js';

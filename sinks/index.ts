@@ -1,9 +1,9 @@
 /** Every built-in sink component; importing this module registers them. */
-export { logsEchoComponent } from './logs_echo.js';
-export { profilesEchoComponent } from './profiles_echo.js';
-export { profilesWriteComponent } from './profiles_write.js';
-export { logsWriteComponent } from './logs_write.js';
-export { logsWriteJetStreamComponent } from './logs_write_jetstream.js';
+export { logsEchoComponent } from './logs-echo.js';
+export { profilesEchoComponent } from './profiles-echo.js';
+export { profilesWriteComponent } from './profiles-write.js';
+export { logsWriteComponent } from './logs-write.js';
+export { logsWriteJetStreamComponent } from './logs-write-jetstream.js';
 export {
   lokiWrite,
   type LokiWriteOptions,
@@ -11,14 +11,14 @@ export {
   type LokiWalOptions,
   type LokiWriteSink,
   type LogsWriteTestHooks,
-} from './logs_write.js';
-export { echo, type EchoOptions } from './logs_echo.js';
-export { jetStreamWrite, type JetStreamWrite, type JetStreamWriteOptions } from './logs_write_jetstream.js';
+} from './logs-write.js';
+export { echo, type EchoOptions } from './logs-echo.js';
+export { jetStreamWrite, type JetStreamWrite, type JetStreamWriteOptions } from './logs-write-jetstream.js';
 export {
   profilesWrite,
   type ProfilesWriteOptions,
   type ProfilesWriteEndpoint,
   type ProfilesWriteSink,
-} from './profiles_write.js';
-export { profilesEcho, type ProfilesEchoOptions } from './profiles_echo.js';
+} from './profiles-write.js';
+export { profilesEcho, type ProfilesEchoOptions } from './profiles-echo.js';
 export type { ProfilesSink } from '../core/profile-delivery.js';

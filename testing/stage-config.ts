@@ -7,7 +7,7 @@
  */
 import fc from 'fast-check';
 import { quoteGoString } from '../lib/go/gostring.js';
-import type { BlockSpec, FieldSpec, FieldType, NestedBlockSpec } from '../core/schema.js';
+import type { BlockSpec, FieldSpec, FieldType, NestedBlockSpec } from '../lib/config/schema.js';
 import type { StageDefinition, StageFactory } from '../core/stage.js';
 import { anyCharacter } from './arbitraries.js';
 import { definitionOf } from './run-stage.js';

@@ -2,7 +2,7 @@ import type { Attribute, Block, Statement } from '../../lib/config/ast.js';
 import { tokenize } from '../../lib/config/lexer.js';
 import { parseConfig } from '../../lib/config/parser.js';
 import { componentDefinition } from '../../core/runtime/component.js';
-import type { BlockSpec } from '../../core/schema.js';
+import type { BlockSpec } from '../../lib/config/schema.js';
 import { stageDefinition } from '../../core/stage.js';
 import { STAGE_IMPORT_BLOCK } from '../../core/stage-modules.js';
 import type { Conversion, ConvertOptions, ConvertWarning } from './conversion.js';

@@ -3,7 +3,7 @@ import type { Block } from '../../lib/config/ast.js';
 import type { ConfigValue, EvalScope } from '../../lib/config/evaluate.js';
 import type { Log } from '../../lib/log.js';
 import type { Clock } from '../clock.js';
-import type { DecodedBlock, BlockSpec } from '../schema.js';
+import type { DecodedBlock, BlockSpec } from '../../lib/config/schema.js';
 
 /** A component's health as `/api/v0/components` reports it. */
 export interface Health {

@@ -4,7 +4,7 @@ import { dottedPath, type ConfigValue, type EvalScope } from '../../lib/config/e
 import { parseConfig } from '../../lib/config/parser.js';
 import { ConfigError, ConfigErrors, configErrorsOf } from '../../lib/config/errors.js';
 import { componentRegistry } from '../metrics.js';
-import { blockTitle, decodeBlock } from '../schema.js';
+import { blockTitle, decodeBlock } from '../../lib/config/schema.js';
 import { decodeStageBlocks } from '../stage.js';
 import { STAGE_IMPORT_BLOCK } from '../stage-modules.js';
 import {

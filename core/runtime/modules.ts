@@ -24,7 +24,7 @@ import { dottedPath, evaluate } from '../../lib/config/evaluate.js';
 import { parseConfig } from '../../lib/config/parser.js';
 import { ConfigError, configErrorsOf, type Position } from '../../lib/config/errors.js';
 import { isStdlibName } from '../../lib/config/stdlib.js';
-import { blockTitle } from '../schema.js';
+import { blockTitle } from '../../lib/config/schema.js';
 import { componentDefinition } from './component.js';
 
 const DECLARE = 'declare';

@@ -15,7 +15,7 @@ import { GeoipDatabase, geoipFields, parseGoIP, type GeoipDbType } from './looku
 import { assertReadable } from '../../core/sandbox.js';
 import { defineStage, type BuildContext, type StageImpl } from '../../core/stage.js';
 import { PER_ENTRY } from '../../core/stage-partitioning.js';
-import { t } from '../../core/schema.js';
+import { t } from '../../lib/config/schema.js';
 import { stringify } from '../../lib/go/values.js';
 
 export interface GeoipConfig {

@@ -27,7 +27,7 @@ import type { Entry } from '../../core/entry.js';
 import { FieldError } from '../../lib/config/errors.js';
 import { defineStage, type BuildContext, type StageImpl } from '../../core/stage.js';
 import { NO_NAMES } from '../../core/stage-partitioning.js';
-import { t, type FieldSpec } from '../../core/schema.js';
+import { t, type FieldSpec } from '../../lib/config/schema.js';
 import { stringify, toFloat } from '../../lib/go/values.js';
 
 interface MetricCommonConfig {

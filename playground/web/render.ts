@@ -1,5 +1,5 @@
 import type { EntryJson, EntryTrace, Fate, RunResult, StageInfo, TraceStep, Trigger } from '../api.js';
-import { entryChanges, type EntryChange } from '../../core/entry-diff.js';
+import { entryChanges, type EntryChange } from '../../core/inspect/entry-diff.js';
 import { formatOffset, showValue } from './diff.js';
 import { h } from './dom.js';
 import { joinedInputs, lineList, type JoinedInput } from './joins.js';

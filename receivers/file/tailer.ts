@@ -20,8 +20,8 @@ import { open, stat, type FileHandle } from 'node:fs/promises';
 import type { Clock } from '../../core/clock.js';
 import type { Entry, Labels } from '../../core/entry.js';
 import type { Log } from '../../lib/log.js';
-import { BatchSize } from './batch_size.js';
-import { FileLines, type FileLine } from './file_lines.js';
+import { BatchSize } from './batch-size.js';
+import { FileLines, type FileLine } from './file-lines.js';
 import type { Positions } from './positions.js';
 
 const CHUNK_BYTES = 256 * 1024;

@@ -10,7 +10,7 @@
  * each response closing its connection, until they go; none is reset.
  */
 import { healthy, unhealthy, type ComponentContext, type Health } from '../../core/runtime/component.js';
-import type { ConnectionGauges } from './connection_gauges.js';
+import type { ConnectionGauges } from './connection-gauges.js';
 import { sameHttpConfig, type HttpServerConfig } from './schema.js';
 import { startHttpServer, type HttpHandler, type RunningHttpServer } from './server.js';
 

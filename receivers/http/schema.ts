@@ -9,7 +9,7 @@
  */
 import type { Block, Statement } from '../../lib/config/ast.js';
 import { ConfigError, ConfigErrors, type Position } from '../../lib/config/errors.js';
-import { t, type NestedBlockSpec } from '../../core/schema.js';
+import { t, type NestedBlockSpec } from '../../lib/config/schema.js';
 import { resolveTls, tlsBlockSpec, type TlsServerConfig } from './tls.js';
 
 /** Cleartext HTTP/2 (h2c) settings, from the undocumented `http2` block. */

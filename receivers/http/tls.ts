@@ -10,7 +10,7 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import { createSecureContext, type SecureContextOptions } from 'node:tls';
-import { t, type NestedBlockSpec } from '../../core/schema.js';
+import { t, type NestedBlockSpec } from '../../lib/config/schema.js';
 
 /** How the server treats client certificates (the reference's names). */
 export type ClientAuthType =

@@ -23,7 +23,7 @@ import { cleanGoPath, escapeGoPath, unescapeGoPath } from '../../lib/go/url-path
 import type { HttpHandler, HttpRequest, HttpResponse } from '../http/server.js';
 import { INGEST_PATH, serveIngest } from './ingest.js';
 import { forwardPush } from './push.js';
-import { createPushHandler } from './push_service.js';
+import { createPushHandler } from './push-service.js';
 
 export const PUSH_PATH = '/push.v1.PusherService/Push';
 

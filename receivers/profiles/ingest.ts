@@ -37,7 +37,7 @@ import { headerValues } from '../http/headers.js';
 import type { HttpRequest, HttpResponse } from '../http/server.js';
 import { ensureServiceName } from './labels.js';
 import { parseLabelSet } from '../../lib/pyroscope/labelset.js';
-import { requestAborted } from './request_signal.js';
+import { requestAborted } from './request-signal.js';
 
 export const INGEST_PATH = '/ingest';
 

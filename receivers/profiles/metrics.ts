@@ -4,7 +4,7 @@
  * `protocol` label is the reference's too (only its `http` side exists here).
  */
 import { Gauge, type Registry } from 'prom-client';
-import { ConnectionGauges } from '../http/connection_gauges.js';
+import { ConnectionGauges } from '../http/connection-gauges.js';
 
 interface Families {
   readonly connections: Gauge<string>;

@@ -26,7 +26,7 @@ import { ReceiverFailures } from '../../core/profile-delivery.js';
 import type { PushRequest } from '../../lib/pyroscope/gen/push/v1/push_pb.js';
 import { runSteps } from '../../lib/slices.js';
 import { ensureServiceName, formatLabels } from './labels.js';
-import { PUSH_SLICE_OBJECTS } from './push_objects.js';
+import { PUSH_SLICE_OBJECTS } from './push-objects.js';
 
 export function forwardPush(request: PushRequest, receivers: readonly ProfilesReceiver[], signal: AbortSignal): Promise<void> {
   // The label rules run once per series; each receiver then gets its own copy.

@@ -21,7 +21,7 @@ import { BodyBudget, type BodyLimits } from '../http/body.js';
 import type { HttpHandler } from '../http/server.js';
 import { createProfilesRoutes } from './app.js';
 
-/** What the source's behaviour depends on, decoded from its options (see profiles_receive_http.ts). */
+/** What the source's behaviour depends on, decoded from its options (see profiles-receive-http.ts). */
 export interface SourceSettings {
   /** How long `stop()` waits for the requests being served. */
   readonly graceMs: number;

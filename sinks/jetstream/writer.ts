@@ -1,17 +1,17 @@
 /**
  * What logs.write.jetstream and `jetStreamWrite` run: a writer that publishes entries to a
  * JetStream stream, partitioned by stream (label set), and resolves a send only once JetStream
- * stored every message of it. See logs_write_jetstream.ts for the message layout, the retries and
+ * stored every message of it. See logs-write-jetstream.ts for the message layout, the retries and
  * the stream it creates. The writer connects as soon as it is made.
  */
 import { randomBytes } from 'node:crypto';
 import { jetstreamManager, JetStreamApiCodes, JetStreamApiError, type StreamConfig } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { Backoff, backoffClockOn } from '../../lib/backoff.js';
-import { encodedEntrySize, encodedLabelsSize, encodeEntryBatch } from '../../lib/jetstream/entry_codec.js';
+import { encodedEntrySize, encodedLabelsSize, encodeEntryBatch } from '../../lib/jetstream/entry-codec.js';
 import { errorText, NatsLink, type NatsConnectionSettings } from '../../lib/jetstream/connection.js';
 import { parseLayoutDescription, partitionOf, partitionSubject } from '../../lib/jetstream/partition.js';
-import type { FixedSettings } from '../../lib/jetstream/settings_change.js';
+import type { FixedSettings } from '../../lib/jetstream/settings-change.js';
 import { labelsKey, type Entry } from '../../core/entry.js';
 import { healthy, unhealthy, type ComponentContext, type Health } from '../../core/runtime/component.js';
 import { jetStreamWriteMetrics, type JetStreamWriteMetrics } from './metrics.js';

@@ -8,7 +8,7 @@ import type { Buffer } from 'node:buffer';
 import { TENANT_LABEL, type Entry, type Labels } from '../../core/entry.js';
 import { Fifo } from '../../lib/fifo.js';
 import { snappyEncode } from '../../lib/loki/compression.js';
-import { formatLabelText } from '../../lib/loki/label_text.js';
+import { formatLabelText } from '../../lib/loki/label-text.js';
 import { encodePushRequest, utf8Length, type WireEntry } from '../../lib/loki/wire.js';
 
 /** An entry waiting in an endpoint's queue. */

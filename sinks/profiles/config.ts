@@ -7,7 +7,7 @@
 import type { Block } from '../../lib/config/ast.js';
 import { ConfigError, ConfigErrors } from '../../lib/config/errors.js';
 import { MAX_TIMER_MS } from '../../core/clock.js';
-import { t, type NestedBlockSpec } from '../../core/schema.js';
+import { t, type NestedBlockSpec } from '../../lib/config/schema.js';
 import { redactUrl, secretHeaderValues, splitUserinfo } from '../../lib/redact.js';
 
 export type EndpointAuth =

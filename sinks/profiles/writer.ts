@@ -34,9 +34,9 @@ import type { Log } from '../../lib/log.js';
 import { Backoff, realBackoffClock, type BackoffClock } from '../../lib/backoff.js';
 import { PushRequestSchema, type PushRequest } from '../../lib/pyroscope/gen/push/v1/push_pb.js';
 import type { EndpointConfig, WriteConfig } from './config.js';
-import { IngestClient } from './ingest_client.js';
+import { IngestClient } from './ingest-client.js';
 import type { WriteMetrics } from './metrics.js';
-import { PushClient } from './push_client.js';
+import { PushClient } from './push-client.js';
 import { pushFailure, shouldRetry } from './retry.js';
 import { validateLabels } from './validate.js';
 

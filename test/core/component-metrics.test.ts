@@ -10,7 +10,7 @@ import { componentRegistry, exposeMetrics, type MetricFamilies, withComponentLab
 import type { LogsReceiver } from '../../core/receiver.js';
 import { defineComponent, healthy } from '../../core/runtime/component.js';
 import { ComponentGraph } from '../../core/runtime/graph.js';
-import { t } from '../../core/schema.js';
+import { t } from '../../lib/config/schema.js';
 import '../../index.js';
 import { appEntry, defineDiscardSink, meteredProcess } from '../support/metered-process.js';
 

@@ -5,7 +5,7 @@ import { ManualClock } from '../../core/clock.js';
 import type { Entry } from '../../core/entry.js';
 import { buildPipeline, pipeline } from '../../core/pipeline.js';
 import { defineStage, unregisterStage } from '../../core/stage.js';
-import { t } from '../../core/schema.js';
+import { t } from '../../lib/config/schema.js';
 import { labelDrop, output, staticLabels } from '../../operators/index.js';
 import { map } from 'rxjs';
 

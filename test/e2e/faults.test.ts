@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { metricValue } from '../receivers/loki/harness.js';
-import { startFakeLoki, type FakeLoki } from '../sinks/loki/fake_loki.js';
+import { startFakeLoki, type FakeLoki } from '../sinks/loki/fake-loki.js';
 import { forwarderConfig } from './configs.js';
 import { criStream, pushWithRetry, spawnRun, startInProcess, type ChildRun } from './support.js';
 

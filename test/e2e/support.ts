@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { Registry } from 'prom-client';
 import { systemClock } from '../../core/clock.js';
 import { ComponentGraph } from '../../core/runtime/graph.js';
-import type { LogsSourceApi } from '../../receivers/logs_source_api.js';
+import type { LogsSourceApi } from '../../receivers/logs-source-api.js';
 import { protoBody } from '../receivers/loki/harness.js';
 import type { WireStream } from '../../lib/loki/wire.js';
 import '../../index.js';

@@ -3,7 +3,7 @@ import { appendFileSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSyn
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeLoki, type FakeLoki } from '../sinks/loki/fake_loki.js';
+import { startFakeLoki, type FakeLoki } from '../sinks/loki/fake-loki.js';
 import { installPackedConsumer, ROOT, run, TSC, type Consumer } from '../support/packed-consumer.js';
 
 /**

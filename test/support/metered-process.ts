@@ -5,7 +5,7 @@
 import type { Entry } from '../../core/entry.js';
 import type { LogsReceiver } from '../../core/receiver.js';
 import { defineComponent, healthy } from '../../core/runtime/component.js';
-import { t } from '../../core/schema.js';
+import { t } from '../../lib/config/schema.js';
 import { makeCapsule } from '../../lib/config/evaluate.js';
 
 /**

@@ -11,8 +11,8 @@ import { Registry } from 'prom-client';
 import { runCommand } from '../../cli/run.js';
 import { systemClock } from '../../core/clock.js';
 import { ComponentGraph } from '../../core/runtime/graph.js';
-import { startRunServer } from '../../core/runtime/server.js';
-import { TapHub, type TapHubOptions } from '../../core/runtime/tap.js';
+import { startRunServer } from '../../cli/run-server.js';
+import { TapHub, type TapHubOptions } from '../../core/inspect/tap.js';
 import '../../index.js';
 
 /** A writable stream that keeps everything written to it; `isTTY` makes it look like a terminal. */

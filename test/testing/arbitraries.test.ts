@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { decodeLogfmt } from '../../lib/logfmt.js';
-import { t } from '../../core/schema.js';
+import { t } from '../../lib/config/schema.js';
 import { defineStage, unregisterStage } from '../../core/stage.js';
 import {
   ansiLine,

@@ -1,7 +1,7 @@
 import { delay, Observable } from 'rxjs';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Entry } from '../../core/entry.js';
-import { t } from '../../core/schema.js';
+import { t } from '../../lib/config/schema.js';
 import { defineStage, unregisterStage, type StageImpl } from '../../core/stage.js';
 import { checkStageCompliance, stageCompliance } from '../../testing/index.js';
 

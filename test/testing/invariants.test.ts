@@ -3,7 +3,7 @@ import { Observable } from 'rxjs';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Entry } from '../../core/entry.js';
 import { ConfigError } from '../../lib/config/errors.js';
-import { t } from '../../core/schema.js';
+import { t } from '../../lib/config/schema.js';
 import { defineStage, unregisterStage } from '../../core/stage.js';
 import {
   configErrorsArePositioned,

@@ -5,8 +5,8 @@ import { systemClock } from '../../../core/clock.js';
 import type { Entry } from '../../../core/entry.js';
 import type { LogsReceiver } from '../../../core/receiver.js';
 import { ComponentGraph } from '../../../core/runtime/graph.js';
-import { startRunServer } from '../../../core/runtime/server.js';
-import { TapHub } from '../../../core/runtime/tap.js';
+import { startRunServer } from '../../../cli/run-server.js';
+import { TapHub } from '../../../core/inspect/tap.js';
 import '../../../index.js';
 
 const stops: Array<() => Promise<void>> = [];

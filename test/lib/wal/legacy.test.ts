@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { SegmentLog } from '../../../lib/wal/segment_log.js';
+import { SegmentLog } from '../../../lib/wal/segment-log.js';
 
 /** Records as the first format wrote them: length and CRC-32, then the payload. */
 function legacyRecords(texts: readonly string[]): Buffer {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Registry } from 'prom-client';
 import { afterAll, describe, expect, it } from 'vitest';
-import { LogsSourceFile, logsSourceFileComponent } from '../../../receivers/logs_source_file.js';
+import { LogsSourceFile, logsSourceFileComponent } from '../../../receivers/logs-source-file.js';
 import { componentArgs, eventually, recordingReceiver, testContext } from '../loki/harness.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'rivulet-file-metrics-'));

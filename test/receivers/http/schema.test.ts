@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigErrors } from '../../../lib/config/errors.js';
 import { resolveHttpConfig, sameHttpConfig } from '../../../receivers/http/schema.js';
-import { profilesReceiveHttpComponent } from '../../../receivers/profiles_receive_http.js';
+import { profilesReceiveHttpComponent } from '../../../receivers/profiles-receive-http.js';
 import { componentArgs, testContext } from '../profiles/harness.js';
 
 const defaults = { listenPort: 8080, connLimit: 16384 };

@@ -14,8 +14,8 @@ import { parseConfig } from '../../../lib/config/parser.js';
 import type { Entry } from '../../../core/entry.js';
 import { logsReceiverCapsule, type LogsReceiver } from '../../../core/receiver.js';
 import type { ComponentArgs, ComponentContext, ComponentDefinition } from '../../../core/runtime/component.js';
-import { decodeBlock } from '../../../core/schema.js';
-import { logsSourceApiComponent, type LogsSourceApi } from '../../../receivers/logs_source_api.js';
+import { decodeBlock } from '../../../lib/config/schema.js';
+import { logsSourceApiComponent, type LogsSourceApi } from '../../../receivers/logs-source-api.js';
 import { snappyEncode } from '../../../lib/loki/compression.js';
 import { encodePushRequest, type WireStream } from '../../../lib/loki/wire.js';
 

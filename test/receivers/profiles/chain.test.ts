@@ -12,7 +12,7 @@ import { createConnectTransport } from '@connectrpc/connect-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PusherService } from '../../../lib/pyroscope/gen/push/v1/push_pb.js';
 import { ComponentGraph } from '../../../core/runtime/graph.js';
-import type { ProfilesReceiveHttp } from '../../../receivers/profiles_receive_http.js';
+import type { ProfilesReceiveHttp } from '../../../receivers/profiles-receive-http.js';
 import '../../../index.js';
 import { freePort, pprofBytes, rawRequest, testContext } from './harness.js';
 

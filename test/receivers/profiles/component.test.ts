@@ -8,7 +8,7 @@ import { PassThrough, Readable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCommand } from '../../../cli/run.js';
 import { ComponentGraph } from '../../../core/runtime/graph.js';
-import type { ProfilesReceiveHttp } from '../../../receivers/profiles_receive_http.js';
+import type { ProfilesReceiveHttp } from '../../../receivers/profiles-receive-http.js';
 import '../../../index.js';
 import { freePort, rawRequest, testContext } from './harness.js';
 

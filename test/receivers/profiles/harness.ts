@@ -22,8 +22,8 @@ import {
   type PushSeries,
 } from '../../../core/profiles.js';
 import type { ComponentContext } from '../../../core/runtime/component.js';
-import { decodeBlock } from '../../../core/schema.js';
-import { profilesReceiveHttpComponent, type ProfilesReceiveHttp } from '../../../receivers/profiles_receive_http.js';
+import { decodeBlock } from '../../../lib/config/schema.js';
+import { profilesReceiveHttpComponent, type ProfilesReceiveHttp } from '../../../receivers/profiles-receive-http.js';
 
 export interface RecordedAppend {
   readonly labels: Record<string, string>;

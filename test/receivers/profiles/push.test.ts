@@ -3,7 +3,7 @@ import { create, toBinary } from '@bufbuild/protobuf';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PushRequestSchema } from '../../../lib/pyroscope/gen/push/v1/push_pb.js';
 import { forwardPush } from '../../../receivers/profiles/push.js';
-import { PUSH_SLICE_OBJECTS } from '../../../receivers/profiles/push_objects.js';
+import { PUSH_SLICE_OBJECTS } from '../../../receivers/profiles/push-objects.js';
 import { grpcFrame, rawRequest, recordingReceiver, startReceiveHttp, type RecordingReceiver, type StartedReceiver } from './harness.js';
 
 let running: StartedReceiver[] = [];

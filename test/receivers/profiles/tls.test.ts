@@ -8,7 +8,7 @@ import { createGrpcTransport } from '@connectrpc/connect-node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigErrors } from '../../../lib/config/errors.js';
 import { PusherService } from '../../../lib/pyroscope/gen/push/v1/push_pb.js';
-import { profilesReceiveHttpComponent } from '../../../receivers/profiles_receive_http.js';
+import { profilesReceiveHttpComponent } from '../../../receivers/profiles-receive-http.js';
 import { componentArgs, recordingReceiver, startReceiveHttp, testContext, type StartedReceiver } from './harness.js';
 
 let dir: string;

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Entry } from '../../../core/entry.js';
 import { snappyDecode } from '../../../lib/loki/compression.js';
-import { parseLabelText } from '../../../lib/loki/label_text.js';
+import { parseLabelText } from '../../../lib/loki/label-text.js';
 import { decodePushRequest } from '../../../lib/loki/wire.js';
 import { encodeBatch, entryBytes, TenantQueue, tenantOf, type QueuedEntry } from '../../../sinks/loki/batch.js';
 

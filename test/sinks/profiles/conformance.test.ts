@@ -13,7 +13,7 @@ import { labelsFromObject, RemoteStatusError, sortLabels, type IngestProfile, ty
 import { ConfigErrors } from '../../../lib/config/errors.js';
 import { resolveWriteConfig } from '../../../sinks/profiles/config.js';
 import { shouldRetry } from '../../../sinks/profiles/retry.js';
-import { profilesWriteComponent } from '../../../sinks/profiles_write.js';
+import { profilesWriteComponent } from '../../../sinks/profiles-write.js';
 import { testContext } from '../../receivers/profiles/harness.js';
 import {
   decodeWrite,

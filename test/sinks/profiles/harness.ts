@@ -12,12 +12,12 @@ import { Registry } from 'prom-client';
 import { parseConfig } from '../../../lib/config/parser.js';
 import type { Block } from '../../../lib/config/ast.js';
 import { PusherService, type PushRequest } from '../../../lib/pyroscope/gen/push/v1/push_pb.js';
-import { decodeBlock } from '../../../core/schema.js';
+import { decodeBlock } from '../../../lib/config/schema.js';
 import type { BackoffClock } from '../../../lib/backoff.js';
 import { resolveWriteConfig } from '../../../sinks/profiles/config.js';
 import { WriteMetrics } from '../../../sinks/profiles/metrics.js';
 import { ProfilesWriter } from '../../../sinks/profiles/writer.js';
-import { profilesWriteComponent, USER_AGENT } from '../../../sinks/profiles_write.js';
+import { profilesWriteComponent, USER_AGENT } from '../../../sinks/profiles-write.js';
 
 export { USER_AGENT };
 

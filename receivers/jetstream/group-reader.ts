@@ -1,0 +1,330 @@
+/**
+ * What logs.source.jetstream and `jetStreamSource` run: one member of a group reading a stream's
+ * partitions. It joins the group (the lease bucket, see leases.ts), reads every partition it holds
+ * through a PartitionReader, and sends what it reads to the one receiver `start` is given — the
+ * source's subscriber — acknowledging a message only once that receiver took its entries over.
+ * A receiver's refusal makes the partition's reader start again from the acknowledgement floor
+ * (the messages not acknowledged are delivered again, in order); see logs-source-jetstream.ts for
+ * the delivery promise as a whole.
+ *
+ * A group reader runs once: `start` after `stop` (or a second `start`) is refused. It connects as
+ * soon as it is made, so its health says how the server is reached before anything is read.
+ */
+import { setTimeout as delay } from 'node:timers/promises';
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+import { Kvm, type KV } from '@nats-io/kv';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { errorText, NatsLink, takesTermReasons, type NatsConnectionSettings } from '../../lib/jetstream/connection.js';
+import { parseLayoutDescription, partitionSubject } from '../../lib/jetstream/partition.js';
+import type { FixedSettings } from '../../lib/jetstream/settings-change.js';
+import type { Entry } from '../../core/entry.js';
+import type { LogsReceiver } from '../../core/receiver.js';
+import { healthy, unhealthy, type ComponentContext, type Health } from '../../core/runtime/component.js';
+import { LeaseKeeper } from './leases.js';
+import { jetStreamSourceMetrics, type JetStreamSourceMetrics } from './metrics.js';
+import { PartitionReader } from './partition-reader.js';
+
+/** Delay before a failed setup step or a failed partition reader is tried again. */
+const RETRY_MS = 1000;
+/** Longest a partition read again waits for the previous reading's batches to be handed on. */
+const LEFTOVERS_WAIT_MS = 30_000;
+/** NATS's default max_payload, for a connection that has not said yet. */
+const DEFAULT_MAX_PAYLOAD_BYTES = 1024 * 1024;
+
+/** A group member's validated settings (logs.source.jetstream's attributes but `forward_to`). */
+export interface JetStreamSourceSettings {
+  readonly connection: NatsConnectionSettings;
+  readonly stream: string;
+  readonly group: string;
+  readonly partitions: number;
+  readonly prefix: string;
+  readonly leaseTtlMs: number;
+  readonly maxInFlight: number;
+  readonly ackDelayMs: number;
+  readonly ackWaitMs: number;
+  readonly maxEntriesPerMessage: number;
+}
+
+/** What a running member cannot change: only max_in_flight, ack_delay, ack_wait and max_entries_per_message may. */
+export const FIXED_SOURCE_SETTINGS: FixedSettings<JetStreamSourceSettings> = {
+  of: (s) => [s.connection.fingerprint, s.stream, s.group, s.partitions, s.prefix, s.leaseTtlMs],
+  refusal: 'the connection, stream, group, partitions, subject_prefix and lease_ttl cannot change while the component runs',
+};
+
+/** Thrown by a second `start`, or a `start` after `stop`. */
+export class GroupReaderUsedError extends Error {
+  constructor() {
+    super('a JetStream source runs once: make a new one to read again');
+    this.name = 'GroupReaderUsedError';
+  }
+}
+
+/** What the stream and the bucket turned out to be, once set up. */
+interface Layout {
+  readonly partitions: number;
+  readonly prefix: string;
+  readonly js: JetStreamClient;
+  readonly jsm: JetStreamManager;
+}
+
+/** One member of a group: the leases it holds and a PartitionReader for each. */
+export class JetStreamGroupReader {
+  private settings: JetStreamSourceSettings;
+  /** Where what is read goes; set by start(). */
+  private receiver: LogsReceiver | undefined;
+  private readonly link: NatsLink;
+  private readonly metrics: JetStreamSourceMetrics;
+  private readonly labels: { component_id: string };
+  /** This instance's id in the group, also the value of the lease keys it holds. */
+  readonly memberId: string;
+  private layout: Layout | undefined;
+  private keeper: LeaseKeeper | undefined;
+  private readonly readers = new Map<number, PartitionReader>();
+  /**
+   * Per partition, until it settles: the batches of a session that ended without handing
+   * everything on (lost lease, refused batch, drain given up) are still in the pipeline.
+   */
+  private readonly leftovers = new Map<number, Promise<void>>();
+  private setupProblem: string | undefined = 'setting up';
+  private readerProblem: string | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = false;
+  /** Aborted by stop(): wakes a set-up still waiting for its first connection. */
+  private readonly stopping = new AbortController();
+  /** The one stop, for every caller of stop(). */
+  private stopDone: Promise<void> | undefined;
+
+  constructor(
+    settings: JetStreamSourceSettings,
+    private readonly ctx: ComponentContext,
+  ) {
+    this.settings = settings;
+    this.metrics = jetStreamSourceMetrics(ctx.registry);
+    this.labels = { component_id: ctx.id };
+    this.metrics.ownedPartitions.set(this.labels, 0);
+    const base = `${hostname()}-${process.pid}`.replace(/[^A-Za-z0-9_-]/g, '_');
+    this.memberId = `${base}-${randomBytes(4).toString('hex')}`;
+    this.link = new NatsLink({ settings: this.settings.connection, log: ctx.log });
+  }
+
+  health(): Health {
+    const link = this.link.describe();
+    if (!link.up) return unhealthy(link.message);
+    if (this.setupProblem !== undefined) return unhealthy(this.setupProblem);
+    const leaseProblem = this.keeper?.problem();
+    if (leaseProblem) return unhealthy(leaseProblem);
+    if (this.readerProblem !== undefined) return unhealthy(this.readerProblem);
+    const owned = this.keeper?.ownedPartitions() ?? [];
+    const { stream, group } = this.settings;
+    return healthy(
+      `group ${group} member ${this.memberId} owns ${owned.length === 0 ? 'no partitions' : `partitions ${owned.join(', ')}`} of ${this.layout?.partitions} of stream ${stream}`,
+    );
+  }
+
+  /** The settings it runs with. */
+  current(): JetStreamSourceSettings {
+    return this.settings;
+  }
+
+  /** Joins the group and starts reading, sending what it reads to `receiver`. */
+  start(receiver: LogsReceiver): void {
+    if (this.receiver !== undefined || this.stopped) throw new GroupReaderUsedError();
+    this.receiver = receiver;
+    // Setting up waits for the server; whoever starts it must not wait with it.
+    this.running = this.setUp();
+  }
+
+  /** Takes settings `acceptedSettings(FIXED_SOURCE_SETTINGS, …)` accepted; they apply to partitions acquired afterwards. */
+  update(next: JetStreamSourceSettings): void {
+    this.settings = next;
+  }
+
+  /** Releases every partition after acknowledging what is in flight, then disconnects; once. */
+  stop(): Promise<void> {
+    this.stopDone ??= this.stopOnce();
+    return this.stopDone;
+  }
+
+  private async stopOnce(): Promise<void> {
+    this.stopped = true;
+    this.stopping.abort();
+    await this.running;
+    await this.keeper?.stop();
+    for (const reader of this.readers.values()) reader.abandon();
+    this.readers.clear();
+    await this.link.close();
+    this.metrics.ownedPartitions.remove(this.labels);
+  }
+
+  /** The partitions held now (for tests and the health message). */
+  ownedPartitions(): number[] {
+    return this.keeper?.ownedPartitions() ?? [];
+  }
+
+  private async setUp(): Promise<void> {
+    while (!this.stopped) {
+      const nc = await this.link.ready(this.stopping.signal);
+      if (!nc) return;
+      try {
+        this.layout = await this.readLayout(nc);
+        const kv = await this.openBucket(nc);
+        const ttlMs = (await kv.status()).ttl || this.settings.leaseTtlMs;
+        if (ttlMs !== this.settings.leaseTtlMs)
+          this.ctx.log('warn', 'the lease bucket exists with another TTL; using it', { bucket: this.bucketName(), ttl_ms: ttlMs });
+        if (this.stopped) return;
+        this.keeper = new LeaseKeeper({
+          kv,
+          memberId: this.memberId,
+          partitions: this.layout.partitions,
+          ttlMs,
+          log: this.ctx.log,
+          acquire: (p) => this.startReader(p),
+          release: (p) => this.drainReader(p),
+          lost: (p) => this.abandonReader(p),
+          renewed: (p) => this.readers.get(p)?.resume(),
+          changed: (change) => {
+            this.metrics.partitionChanges.inc({ ...this.labels, change });
+            this.metrics.ownedPartitions.set(this.labels, this.keeper?.ownedPartitions().length ?? 0);
+          },
+        });
+        this.keeper.start();
+        this.setupProblem = undefined;
+        this.ctx.log('info', 'joined group', { group: this.settings.group, member: this.memberId, partitions: this.layout.partitions });
+        return;
+      } catch (err) {
+        const problem = errorText(err);
+        if (problem !== this.setupProblem)
+          this.ctx.log('error', 'setting up failed, retrying', { stream: this.settings.stream, error: problem });
+        this.setupProblem = problem;
+        await delay(RETRY_MS, undefined, { signal: this.stopping.signal }).catch(() => {});
+      }
+    }
+  }
+
+  private async readLayout(nc: NatsConnection): Promise<Layout> {
+    const { stream, partitions, prefix } = this.settings;
+    const jsm = await jetstreamManager(nc);
+    const info = await jsm.streams.info(stream);
+    const recorded = parseLayoutDescription(info.config.description);
+    const count = partitions || recorded?.partitions;
+    if (!count) throw new Error(`stream ${stream} does not record its partition count; set partitions`);
+    if (recorded && partitions && recorded.partitions !== partitions)
+      throw new Error(`stream ${stream} was created for ${recorded.partitions} partitions, not ${partitions}`);
+    return { partitions: count, prefix: prefix || recorded?.prefix || stream, js: jetstream(nc), jsm };
+  }
+
+  private bucketName(): string {
+    return `rivulet_leases_${this.settings.stream}_${this.settings.group}`;
+  }
+
+  private async openBucket(nc: NatsConnection): Promise<KV> {
+    const kvm = new Kvm(nc);
+    try {
+      return await kvm.create(this.bucketName(), { ttl: this.settings.leaseTtlMs, history: 1 });
+    } catch {
+      // The bucket exists with other settings (another TTL): use it as it is.
+      return await kvm.open(this.bucketName());
+    }
+  }
+
+  private startReader(partition: number): void {
+    const layout = this.layout!;
+    const { stream, group, maxInFlight, ackDelayMs, ackWaitMs, maxEntriesPerMessage } = this.settings;
+    const reader = new PartitionReader({
+      js: layout.js,
+      jsm: layout.jsm,
+      stream,
+      subject: partitionSubject(layout.prefix, partition),
+      durable: `${group}-${partition}`,
+      partition,
+      maxInFlight,
+      ackDelayMs,
+      ackWaitMs,
+      maxEntriesPerMessage,
+      termReasons: takesTermReasons(this.link.connection()?.info?.version),
+      maxPayloadBytes: this.link.connection()?.info?.max_payload ?? DEFAULT_MAX_PAYLOAD_BYTES,
+      forward: (entries) => this.forward(entries),
+      ...(this.leftovers.has(partition) ? { after: this.afterLeftovers(partition) } : {}),
+      holds: () => this.keeper?.holds(partition) === true,
+      failed: (error) => this.restartReader(partition, reader, error),
+      metrics: this.metrics,
+      labels: this.labels,
+      log: this.ctx.log,
+    });
+    this.readers.set(partition, reader);
+    reader.start().catch((err) => this.restartReader(partition, reader, `reading partition ${partition} failed: ${errorText(err)}`));
+  }
+
+  /** A reader that stopped on its own starts again from the acknowledgement floor, if the lease is still held. */
+  private restartReader(partition: number, reader: PartitionReader, error: string): void {
+    if (this.readers.get(partition) !== reader) return;
+    reader.abandon();
+    this.keepLeftovers(partition, reader);
+    this.readerProblem = error;
+    this.ctx.log('error', 'partition reader stopped, restarting', { partition, error });
+    setTimeout(() => {
+      if (this.stopped || this.readers.get(partition) !== reader || !this.keeper?.holds(partition)) return;
+      this.readerProblem = undefined;
+      this.startReader(partition);
+    }, RETRY_MS);
+  }
+
+  private async drainReader(partition: number): Promise<void> {
+    const reader = this.readers.get(partition);
+    if (!reader) return;
+    await reader.drain();
+    // Drained batches are all handed on; one given up on (or abandoned meanwhile) may not be.
+    this.keepLeftovers(partition, reader);
+    if (this.readers.get(partition) === reader) this.readers.delete(partition);
+    // The acknowledgements must reach the server before the lease is given up.
+    await this.link
+      .connection()
+      ?.flush()
+      .catch(() => {});
+  }
+
+  private abandonReader(partition: number): void {
+    const reader = this.readers.get(partition);
+    if (!reader) return;
+    reader.abandon();
+    this.keepLeftovers(partition, reader);
+    this.readers.delete(partition);
+  }
+
+  /** Remembers until when the ended session's batches may still be in the pipeline. */
+  private keepLeftovers(partition: number, reader: PartitionReader): void {
+    const earlier = this.leftovers.get(partition);
+    const settled = Promise.all([earlier, reader.settled()]).then(() => undefined);
+    this.leftovers.set(partition, settled);
+    void settled.then(() => {
+      if (this.leftovers.get(partition) === settled) this.leftovers.delete(partition);
+    });
+  }
+
+  /**
+   * What a new session of the partition waits for: the leftovers settled, or LEFTOVERS_WAIT_MS
+   * (a receiver that never settles must not keep a held partition unread for ever).
+   */
+  private afterLeftovers(partition: number): Promise<void> {
+    const leftovers = this.leftovers.get(partition);
+    if (!leftovers) return Promise.resolve();
+    this.ctx.log('info', 'waiting for what the previous reading of the partition still has in the pipeline', { partition });
+    let timer: NodeJS.Timeout | undefined;
+    const gaveUp = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), LEFTOVERS_WAIT_MS)));
+    return Promise.race([leftovers.then(() => false), gaveUp]).then((timedOut) => {
+      clearTimeout(timer);
+      if (timedOut)
+        this.ctx.log('warn', 'reading the partition again while the previous reading still has entries in the pipeline', { partition });
+    });
+  }
+
+  private forward(entries: Entry[]): Promise<void> {
+    // Acknowledged upstream once this resolves: wait for lines a stage still holds (an open
+    // multiline block), or a lost instance would lose them with their messages acknowledged.
+    return this.receiver!.send(entries, UNTIL_SENT_ON);
+  }
+}
+
+const UNTIL_SENT_ON = { untilSentOn: true } as const;

@@ -1,0 +1,150 @@
+/**
+ * logs.source.api — an HTTP server speaking the Loki push API: `POST /loki/api/v1/push` with JSON
+ * (plain, gzip or deflate) or snappy-compressed protobuf bodies, `POST /loki/api/v1/raw` with one
+ * entry per line, and `GET /ready`. Pushed entries go to every receiver in `forward_to`. Exports
+ * nothing.
+ *
+ * Reference behaviour kept: the `http` block (listen_address, listen_port 8080, conn_limit with
+ * extra connections held unaccepted, timeouts, TLS); `labels` are added to every stream and win
+ * over pushed labels; labels starting with `__` are dropped; entries get the receive time unless
+ * `use_incoming_timestamp` is set; a new `forward_to` or `labels` applies to the next request, and
+ * the listener is replaced only when the `http` block changes (gracefully: the old one stops
+ * accepting and answers what it has accepted, each response closing its connection).
+ *
+ * Added here: the tenant from `X-Scope-OrgID` is kept as the `__tenant_id__` label (raw pushes
+ * included); a push is answered only once its entries are taken over downstream, and what the
+ * source holds meanwhile (bodies and decoded entries at an estimated size) is bounded by
+ * `max_pending_size` for every push, the first included (a push that does not fit beside the
+ * others is answered 429 with `Retry-After`, one that cannot fit even alone 413); bodies over
+ * `max_body_size` (before or after decompression) and pushes of more than `max_entries_per_push`
+ * entries are answered 413; Loki's ingest limits on label names, label lengths and line size can
+ * be turned on, and are answered with Loki's 400 messages.
+ *
+ * Built on the programmatic `lokiPushReceiver` (loki/push-receiver.ts): the same settings, routes
+ * and bounds, behind a listener of its own, with every batch forwarded to `forward_to`.
+ */
+import type { Block } from '../lib/config/ast.js';
+import { forwardBatches } from '../core/delivery.js';
+import { LOGS_RECEIVER, type LogsReceiver } from '../core/receiver.js';
+import { defineComponent, type ComponentArgs, type ComponentContext, type Health } from '../core/runtime/component.js';
+import { t } from '../lib/config/schema.js';
+import { ConnectionGauges } from './http/connection-gauges.js';
+import { ManagedListener } from './http/listener.js';
+import { httpBlockSpec, resolveHttpConfig, type HttpBlockDefaults, type HttpServerConfig } from './http/schema.js';
+import { sourceApiMetrics } from './loki/metrics.js';
+import { pushReceiver, type PushReceiver } from './loki/push-receiver.js';
+import { collectingConfigErrors, PUSH_FIELDS, pushSettingsOf, type PushSettings } from './loki/push-settings.js';
+
+/** The generic server default: no connection limit. */
+const HTTP_DEFAULTS: HttpBlockDefaults = { listenPort: 8080, connLimit: 0 };
+
+export const logsSourceApiComponent = defineComponent({
+  name: 'logs.source.api',
+  doc: 'Receives log entries over the Loki push API (JSON, protobuf and raw lines) and forwards them to other components.',
+  example: `logs.source.api "push" {
+  http {
+    listen_address = "127.0.0.1"
+    listen_port    = 3500
+  }
+  labels     = { source = "push" }
+  forward_to = [logs.echo.out.receiver]
+}
+
+logs.echo "out" { }`,
+  exportNames: [],
+  fields: {
+    forward_to: { kind: t.list(t.capsule(LOGS_RECEIVER)), required: true, doc: 'Receivers the entries go to.' },
+    ...PUSH_FIELDS,
+  },
+  blocks: { http: httpBlockSpec(HTTP_DEFAULTS) },
+  build(args, ctx) {
+    return new LogsSourceApi(args, ctx);
+  },
+});
+
+interface Settings {
+  readonly forwardTo: readonly LogsReceiver[];
+  readonly http: HttpServerConfig;
+  readonly push: PushSettings;
+}
+
+function settingsOf(args: ComponentArgs): Settings {
+  const block = args.block as Block;
+  const v = args.values;
+  return collectingConfigErrors(block, args.path, (attempt) => {
+    const http = attempt(
+      () => resolveHttpConfig(v.http as Record<string, unknown> | undefined, HTTP_DEFAULTS, block, args.path),
+      undefined,
+    );
+    const push = pushSettingsOf(v, block, args.path, attempt);
+    return { forwardTo: v.forward_to as LogsReceiver[], http: http!, push };
+  });
+}
+
+/**
+ * The component: a `lokiPushReceiver` on these settings, its routes served by a listener of its
+ * own, and every batch forwarded to `forward_to` (read per batch, so a reload's list applies to
+ * the next push).
+ */
+export class LogsSourceApi {
+  readonly exports = {};
+  private settings: Settings;
+  private readonly receiver: PushReceiver;
+  private readonly unsubscribe: () => void;
+  private readonly listener: ManagedListener;
+
+  constructor(args: ComponentArgs, ctx: ComponentContext) {
+    this.settings = settingsOf(args);
+    const metrics = sourceApiMetrics(ctx.registry);
+    this.receiver = pushReceiver(this.settings.push, ctx);
+    this.unsubscribe = forwardBatches(this.receiver.source, () => this.settings.forwardTo);
+    this.listener = new ManagedListener(this.settings.http, {
+      handler: this.receiver.routes.serverApp().callback(),
+      log: ctx.log,
+      graceMs: () => this.settings.push.graceMs,
+      gauges: new ConnectionGauges(metrics.connections, metrics.connectionsLimit, { component_id: ctx.id, protocol: 'http' }),
+    });
+  }
+
+  health(): Health {
+    return this.listener.health();
+  }
+
+  async start(): Promise<void> {
+    await this.listener.start();
+  }
+
+  update(args: ComponentArgs): void {
+    const next = settingsOf(args);
+    this.settings = next;
+    this.receiver.reconfigure(next.push);
+    this.listener.reconfigure(next.http);
+  }
+
+  /** Resolves once every listener change asked for so far has happened (or failed). */
+  settled(): Promise<void> {
+    return this.listener.settled();
+  }
+
+  /** The running listener's base URL, e.g. `http://127.0.0.1:8080`. */
+  url(): string | undefined {
+    return this.listener.url();
+  }
+
+  /**
+   * Stops accepting pushes, then waits (up to graceful_shutdown_timeout) for the requests in
+   * flight: each is answered once its entries are taken over, so no push is answered 204 before
+   * the receivers have its entries. What happens to them after that is the receivers' promise:
+   * logs.write keeps them in memory, where a crash or an undelivered drain loses them, unless its
+   * `wal` block keeps them on disk.
+   */
+  async stop(): Promise<void> {
+    // The source refuses new pushes at once. The listener's close bounds the wait (on the real
+    // clock, as its connections live): once it is closed no client is left to answer.
+    const stopped = this.receiver.source.stop();
+    await this.listener.stop();
+    this.receiver.stopWaiting();
+    await stopped;
+    this.unsubscribe();
+  }
+}

@@ -1,0 +1,332 @@
+/**
+ * The Koa routes of a Loki push receiver: `POST /loki/api/v1/push` (JSON or snappy protobuf),
+ * `POST /loki/api/v1/raw` (one entry per line), the same two without the `/loki` prefix as the
+ * reference also mounts them, and `GET /ready`. The same routes serve a user's own Koa app
+ * (`lokiPushReceiver`) and logs.source.api's own server.
+ *
+ * Delivery: a push is answered 204 only once its entries are taken over (the subscriber's ack).
+ * What the source holds meanwhile (bodies, decompressed bodies, decoded entries at an estimated
+ * size) is bounded by `PendingBytes` for every request, the first included: a push that does not fit
+ * beside the others is answered 429 with `Retry-After`, one that would not fit even alone 413,
+ * and either way none of its entries is forwarded. Bodies are decompressed off the event loop and
+ * decoded in slices with a turn of the event loop between them, so one huge push does not stall
+ * the process's other servers; a push is refused as soon as it outgrows its bound or
+ * `max_entries_per_push`, before the rest of it is built.
+ *
+ * Reference behaviour kept: streams whose labels do not parse are skipped while the others are
+ * forwarded, and the answer is then 400 with the last label error; labels starting with `__` are
+ * dropped after the configured `labels` are added; the tenant from `X-Scope-OrgID` is kept as the
+ * `__tenant_id__` label. Loki's ingest limits, when configured, skip streams and entries the same
+ * way (see `ingest-limits.ts`).
+ */
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import Koa, { type Context, type Middleware } from 'koa';
+import { Router } from '@koa/router';
+import type { Entry, Labels, MetadataPair } from '../../core/entry.js';
+import { copyMap, TENANT_LABEL } from '../../core/entry.js';
+import { RetryLaterError } from '../../core/receiver.js';
+import type { Log } from '../../lib/log.js';
+import { formatLabelText } from '../../lib/loki/label-text.js';
+import type { WireEntry } from '../../lib/loki/wire.js';
+import { goErrorResponses, httpError } from '../http/errors.js';
+import { PushError, type DecodedPush, type RejectReason } from './decoded-push.js';
+import { checksLabels, labelViolation, lineViolation, type IngestLimits } from './ingest-limits.js';
+import type { SourceApiMetrics } from './metrics.js';
+import { PendingClaim, type Admission, type PendingBytes } from './pending.js';
+import { bodyFormat, decodeContentEncodingAsync, pushBodySteps, rawBodySteps } from './push-body.js';
+import { readBodyCapped } from './read-body.js';
+
+/** Seconds a client is asked to wait after a 429. */
+export const RETRY_AFTER_SECONDS = 1;
+
+/** What the app reads from its component on every request, so updates apply at once. */
+export interface PushAppSettings {
+  readonly labels: Labels;
+  readonly useIncomingTimestamp: boolean;
+  readonly maxBodyBytes: number;
+  /** Most entries in one push; past it the push is answered 413. */
+  readonly maxEntriesPerPush: number;
+  readonly limits: IngestLimits;
+}
+
+/** Entries turned into forwarded entries between two turns of the event loop. */
+const ENTRY_SLICE = 1024;
+
+/** Why part of a push was skipped; the push is answered 400 with the last one. */
+interface Skipped {
+  readonly reason: RejectReason;
+  readonly message: string;
+}
+
+export interface PushAppOptions {
+  readonly componentId: string;
+  readonly settings: () => PushAppSettings;
+  readonly pending: PendingBytes;
+  /** Hands entries on; resolves once they are taken over, rejects with the reason they were not. */
+  readonly forward: (entries: Entry[]) => Promise<void>;
+  /** Receive time in nanoseconds, used unless `use_incoming_timestamp` is set. */
+  readonly nowNs: () => bigint;
+  /** True while pushes are refused with 503 (not started yet, or stopping). */
+  readonly stopping: () => boolean;
+  /** Runs one push's whole handling, so its owner can wait for the pushes in flight. */
+  readonly inFlight: <T>(push: () => Promise<T>) => Promise<T>;
+  readonly metrics: SourceApiMetrics;
+  readonly log: Log;
+}
+
+/** The push routes, to mount in any Koa app, and the stand-alone server's app built on them. */
+export interface PushRoutes {
+  /**
+   * The routes. Each answers its own errors as the reference's Go server does and counts itself
+   * in `logs_source_api_requests_total`, so the router also works nested under a prefix.
+   */
+  readonly router: Router;
+  /**
+   * The routes plus answers to the other methods on their paths (405, or the `Allow` list for
+   * OPTIONS); requests to any other path go on to the next middleware.
+   */
+  middleware(): Middleware;
+  /** The stand-alone server's whole app: the routes, and Go's 404 for every other path. */
+  serverApp(): Koa;
+}
+
+const ROUTES = ['/loki/api/v1/push', '/api/v1/push', '/loki/api/v1/raw', '/api/v1/raw', '/ready'];
+
+/**
+ * Builds the routes on `options`. A request is counted once, under the route it reached, or under
+ * `other` by the stand-alone server for the paths it does not serve.
+ */
+export function createPushRoutes(options: PushAppOptions): PushRoutes {
+  const { metrics, componentId } = options;
+  const logUnexpected = (err: unknown) => options.log('error', 'request failed', { error: (err as Error).message });
+  const goErrors = goErrorResponses(logUnexpected);
+  /** Requests already counted under their route, so an enclosing app does not count them again. */
+  const counted = new WeakSet<Context>();
+  const countRequest = (ctx: Context, route: string) =>
+    metrics.requests.inc({ component_id: componentId, route, status_code: String(ctx.status) });
+
+  /** Answers a request to `route` (errors included) and counts it once answered. */
+  const answered =
+    (route: string): Middleware =>
+    async (ctx, next) => {
+      counted.add(ctx);
+      try {
+        await goErrors(ctx, next);
+      } finally {
+        countRequest(ctx, route);
+      }
+    };
+
+  const reject = (ctx: Context, err: PushError): never => {
+    metrics.rejected.inc({ component_id: componentId, reason: err.reason });
+    if (err.status === 429) ctx.set('Retry-After', String(RETRY_AFTER_SECONDS));
+    // Leave the rest of a refused upload unread: the connection closes instead of draining it.
+    if ((err.status === 413 || err.status === 415 || err.status === 429 || err.status === 503) && ctx.req.httpVersionMajor < 2)
+      ctx.set('Connection', 'close');
+    throw httpError(err.status, err.message);
+  };
+
+  const router = new Router({ strict: true, sensitive: true });
+  router.get('/ready', answered('/ready'), (ctx) => {
+    ctx.status = options.stopping() ? 503 : 200;
+    ctx.type = 'text/plain; charset=utf-8';
+    ctx.body = options.stopping() ? 'not ready' : 'ready';
+  });
+  for (const [kind, paths] of [
+    ['push', ['/loki/api/v1/push', '/api/v1/push']],
+    ['raw', ['/loki/api/v1/raw', '/api/v1/raw']],
+  ] as const) {
+    for (const path of paths) {
+      router.post(path, answered(path), (ctx) =>
+        options.inFlight(() => handle(ctx, kind)).catch((err) => (err instanceof PushError ? reject(ctx, err) : Promise.reject(err))),
+      );
+    }
+  }
+  // Typed for a plain Koa app: the router adds its own context fields as it runs.
+  const allowedMethods = router.allowedMethods({
+    throw: true,
+    methodNotAllowed: () => httpError(405, ''),
+    notImplemented: () => httpError(405, ''),
+  }) as unknown as Middleware;
+  const dispatch = router.routes() as unknown as Middleware;
+  const nothingMore = async () => {};
+
+  return {
+    router,
+    middleware: () => async (ctx, next) => {
+      const match = router.match(ctx.path, ctx.method);
+      if (match.route) return dispatch(ctx, next);
+      if (match.path.length === 0) return next();
+      // One of the routes' paths with another method: answered here, as the server answers it.
+      await answered(ctx.path)(ctx, () => allowedMethods(ctx, () => dispatch(ctx, nothingMore)));
+    },
+    serverApp: () => {
+      const app = new Koa();
+      app.silent = true;
+      app.use(async (ctx, next) => {
+        try {
+          await next();
+        } finally {
+          if (!counted.has(ctx)) countRequest(ctx, ROUTES.includes(ctx.path) ? ctx.path : 'other');
+        }
+      });
+      app.use(goErrors);
+      app.use(async (ctx, next) => {
+        await next();
+        if (ctx.status === 404 && ctx.body == null) ctx.throw(404);
+      });
+      app.use(dispatch);
+      app.use(allowedMethods);
+      return app;
+    },
+  };
+
+  async function handle(ctx: Context, kind: 'push' | 'raw'): Promise<void> {
+    if (options.stopping()) throw new PushError(503, 'shutting_down', 'the server is shutting down');
+    const settings = options.settings();
+    const tenant = ctx.get('X-Scope-OrgID').trim();
+    if (kind === 'push') bodyFormat(ctx.get('Content-Type') || undefined);
+    const pending = options.pending;
+    if (!pending.hasRoom()) throw queueFull();
+
+    const claim = new PendingClaim(pending);
+    try {
+      const decoded = await readAndDecode(ctx, kind, settings, claim);
+      // The bodies are garbage now; what stays alive is the decoded streams.
+      claim.shrinkTo(decoded.bytes);
+      showPending();
+
+      const { entries, violation } = await toEntries(decoded, kind === 'raw' ? undefined : settings, settings.limits, tenant);
+      if (entries.length > 0) {
+        try {
+          await options.forward(entries);
+        } catch (err) {
+          if (err instanceof RetryLaterError)
+            throw new PushError(429, 'receiver_full', `${err.message}, retry after ${RETRY_AFTER_SECONDS}s`);
+          options.log('error', 'forwarding pushed entries failed', { error: (err as Error).message });
+          throw new PushError(500, 'forward_failed', `forwarding entries failed: ${(err as Error).message}`);
+        }
+        metrics.entries.inc({ component_id: componentId }, entries.length);
+      }
+      if (violation !== undefined) throw new PushError(400, violation.reason, violation.message);
+      ctx.status = 204;
+    } finally {
+      claim.release();
+      showPending();
+    }
+  }
+
+  /**
+   * Reads, decompresses and decodes the body, admitting every byte it grows by into `claim`
+   * before it is kept. The bodies live only in this call, so they are garbage once it returns.
+   */
+  async function readAndDecode(ctx: Context, kind: 'push' | 'raw', settings: PushAppSettings, claim: PendingClaim): Promise<DecodedPush> {
+    const maxBody = settings.maxBodyBytes;
+    const admit = (bytes: number): void => {
+      const refused = refusal(claim.take(bytes));
+      if (refused) throw refused;
+    };
+    // A body that cannot fit the pending bound even alone is refused like one over the body limit.
+    const raw = await readBodyCapped(ctx.req, Math.min(maxBody, options.pending.limit), (bytes) => refusal(claim.take(bytes)));
+    showPending();
+    const body = await decodeContentEncodingAsync(raw, ctx.get('Content-Encoding') || undefined, maxBody, admit);
+    showPending();
+    const limits = { maxBytes: maxBody, maxEntries: settings.maxEntriesPerPush };
+    const steps =
+      kind === 'push'
+        ? pushBodySteps(body, bodyFormat(ctx.get('Content-Type') || undefined), limits)
+        : rawBodySteps(body, settings.labels, limits);
+    // Each step reports what the decode holds so far, the last one what its result holds; only
+    // the growth is admitted, while the bodies are still held beside it.
+    let admitted = 0;
+    for (;;) {
+      const step = steps.next();
+      const holds = step.done ? step.value.bytes : step.value;
+      if (holds > admitted) {
+        admit(holds - admitted);
+        admitted = holds;
+      }
+      showPending();
+      if (step.done) return step.value;
+      await nextTurn();
+    }
+  }
+
+  async function toEntries(
+    decoded: DecodedPush,
+    settings: PushAppSettings | undefined,
+    limits: IngestLimits,
+    tenant: string,
+  ): Promise<{ entries: Entry[]; violation?: Skipped }> {
+    const entries: Entry[] = [];
+    let violation: Skipped | undefined;
+    const useIncoming = settings?.useIncomingTimestamp ?? false;
+    for (const stream of decoded.streams) {
+      if (stream.labels === undefined) {
+        violation = { reason: 'invalid_labels', message: stream.labelError ?? 'invalid labels' };
+        continue;
+      }
+      const pushedLabels = stream.labels;
+      // Loki quotes the label set in its canonical form (as clients send it).
+      const quoted = () => formatLabelText(pushedLabels);
+      if (settings && checksLabels(limits)) {
+        const broken = labelViolation(pushedLabels, quoted, limits);
+        if (broken) {
+          violation = broken;
+          continue;
+        }
+      }
+      const labels = settings ? streamLabels(pushedLabels, settings.labels) : { ...pushedLabels };
+      if (tenant !== '') labels[TENANT_LABEL] = tenant;
+      for (const entry of stream.entries) {
+        if (limits.maxLineSize > 0) {
+          const broken = lineViolation(entry.line, quoted, limits);
+          if (broken) {
+            violation = broken;
+            continue;
+          }
+        }
+        entries.push(toEntry(entry, labels, useIncoming));
+        if (entries.length % ENTRY_SLICE === 0) await nextTurn();
+      }
+    }
+    return violation === undefined ? { entries } : { entries, violation };
+  }
+
+  function toEntry(entry: WireEntry, labels: Labels, useIncoming: boolean): Entry {
+    return {
+      labels: copyMap(labels),
+      line: entry.line,
+      timestamp: useIncoming ? entry.timestampNs : options.nowNs(),
+      // Decoding built these pairs for this entry alone, so the entry may own them.
+      structuredMetadata: entry.structuredMetadata as MetadataPair[],
+      extracted: {},
+    };
+  }
+
+  function showPending(): void {
+    metrics.pendingBytes.set({ component_id: componentId }, options.pending.bytes);
+  }
+
+  function refusal(admission: Admission): PushError | undefined {
+    if (admission === 'admitted') return undefined;
+    if (admission === 'busy') return queueFull();
+    return new PushError(
+      413,
+      'push_too_large',
+      `push is too large to decode within max_pending_size (${options.pending.limit} bytes), even with nothing else pending`,
+    );
+  }
+
+  function queueFull(): PushError {
+    return new PushError(429, 'queue_full', `too many entries waiting to be forwarded, retry after ${RETRY_AFTER_SECONDS}s`);
+  }
+}
+
+/** The stream's labels with the configured ones added (they win), minus reserved `__` labels. */
+function streamLabels(stream: Labels, added: Labels): Labels {
+  const merged: Labels = { ...stream, ...added };
+  const out: Labels = {};
+  for (const name of Object.keys(merged)) if (!name.startsWith('__')) out[name] = merged[name]!;
+  return out;
+}

@@ -1,0 +1,70 @@
+/**
+ * The `wal` block of logs.write: a write-ahead log on disk per endpoint, so an acknowledged entry
+ * survives the process being killed and is sent after the next start. Named after the reference
+ * family's WAL (`enabled`) and Vector's disk buffers (`max_size`).
+ */
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import type { Block } from '../../lib/config/ast.js';
+import { ConfigError } from '../../lib/config/errors.js';
+import { attributePos, byteSize } from '../../lib/loki/config.js';
+import { t, type NestedBlockSpec } from '../../lib/config/schema.js';
+
+export interface WalConfig {
+  readonly dir: string;
+  readonly maxBytes: number;
+  /** Flush each accepted batch to the device before acknowledging it. */
+  readonly fsync: boolean;
+}
+
+export const walBlockSpec: NestedBlockSpec = {
+  doc: 'A write-ahead log on disk: entries are acknowledged once written there and sent from there, so they survive a crash or a restart.',
+  fields: {
+    enabled: { kind: t.bool, default: false, doc: 'Keep accepted entries on disk until they are delivered.' },
+    dir: {
+      kind: t.string,
+      default: '',
+      doc: 'Directory of the log, required when enabled. Each endpoint keeps its own subdirectory, named after the endpoint’s `name`, or a hash of its `url` without one.',
+    },
+    max_size: {
+      kind: t.string,
+      default: '1GiB',
+      doc: 'Most bytes of log files per endpoint. When reached, senders wait (a push source answers 429) until delivered segments are deleted.',
+    },
+    fsync: {
+      kind: t.string,
+      default: 'always',
+      oneOf: ['always', 'never'],
+      doc: '`always`: each accepted batch is flushed to the device before it is acknowledged, so it survives a power loss. `never`: acknowledged once the operating system has it, which survives the process being killed but not the machine stopping.',
+    },
+  },
+};
+
+/** The decoded `wal` block, or undefined when absent or not enabled. */
+export function resolveWal(
+  values: Record<string, unknown> | undefined,
+  block: Block | undefined,
+  path: readonly string[],
+): WalConfig | undefined {
+  if (values?.enabled !== true) return undefined;
+  const at = [...path, 'wal'];
+  const dir = values.dir as string;
+  if (dir === '') throw new ConfigError('dir must be set when the wal is enabled', attributePos(block, 'enabled'), at);
+  // A config's decoding has checked this already; options given from code have not been.
+  const fsyncModes = walBlockSpec.fields.fsync!.oneOf!;
+  if (!fsyncModes.includes(values.fsync as string))
+    throw new ConfigError(
+      `attribute "fsync": invalid value ${JSON.stringify(values.fsync)}, expected one of ${fsyncModes.map((v) => JSON.stringify(v)).join(', ')}`,
+      attributePos(block, 'fsync'),
+      at,
+    );
+  return { dir, maxBytes: byteSize(values.max_size as string, 'max_size', block, at, 1), fsync: values.fsync === 'always' };
+}
+
+/** The directory of one endpoint's log: its name, made safe for a file name, else a hash of its url. */
+export function endpointWalDir(wal: WalConfig, endpoint: { readonly name: string; readonly url: string }): string {
+  const name = endpoint.name.replace(/[^A-Za-z0-9._-]/g, '_');
+  const key =
+    name !== '' && name !== '.' && name !== '..' ? name : `url-${createHash('sha256').update(endpoint.url).digest('hex').slice(0, 16)}`;
+  return join(wal.dir, key);
+}

@@ -1,0 +1,174 @@
+/**
+ * jetStreamWrite used from code against a real nats-server: a batch is acknowledged once
+ * JetStream stored its messages, refused when a publish fails for good, and the sink stops with
+ * the source it is subscribed to.
+ */
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+import { Registry } from 'prom-client';
+import { describe, expect, it } from 'vitest';
+import { logSource, type LogBatch } from '../../core/delivery.js';
+import type { Entry } from '../../core/entry.js';
+import type { LogsReceiver } from '../../core/receiver.js';
+import { decodeEntryBatch } from '../../lib/jetstream/entry-codec.js';
+import type { Log } from '../../lib/log.js';
+import {
+  jetStreamWrite,
+  LogsWriteJetStream,
+  logsWriteJetStreamComponent,
+  type JetStreamWrite,
+  type JetStreamWriteOptions,
+} from '../../sinks/logs-write-jetstream.js';
+import { natsServerForTests } from '../support/nats-server.js';
+import { componentArgs, entryOf, metricValue, testContext } from '../receivers/loki/harness.js';
+
+const nats = natsServerForTests('PW');
+const { program: natsServer, cleanups, nextStream } = nats;
+const quiet: Log = () => {};
+
+function writer(options: Omit<JetStreamWriteOptions, 'url'>, registry = new Registry()): JetStreamWrite {
+  const sink = jetStreamWrite({ url: nats.server.url, ...options }, { log: quiet, registry });
+  cleanups.push(() => sink.stop());
+  return sink;
+}
+
+/** A batch whose answer the test reads: 'acked' or the nack's error message. */
+function batchOf(entries: Entry[]): { batch: LogBatch; answer: Promise<string> } {
+  let batch!: LogBatch;
+  const answer = new Promise<string>((resolve) => {
+    batch = { entries, ack: () => resolve('acked'), nack: (err) => resolve((err as Error).message) };
+  });
+  return { batch, answer };
+}
+
+/** Every message of the stream, decoded: [subject, labels, lines]. */
+async function storedMessages(stream: string): Promise<unknown[]> {
+  const nc = await connect({ servers: nats.server.url });
+  try {
+    const jsm = await jetstreamManager(nc);
+    const { state } = await jsm.streams.info(stream);
+    const out: unknown[] = [];
+    for (let seq = state.first_seq; seq <= state.last_seq && state.messages > 0; seq++) {
+      const msg = await jsm.streams.getMessage(stream, { seq });
+      if (!msg) continue;
+      const decoded = decodeEntryBatch(msg.data);
+      out.push([msg.subject, decoded.labels, decoded.entries.map((e) => e.line)]);
+    }
+    return out;
+  } finally {
+    await nc.close();
+  }
+}
+
+describe.skipIf(natsServer.skip)(natsServer.title('jetStreamWrite'), { timeout: 30_000 }, () => {
+  it('acknowledges a batch once JetStream stored every message of it', async () => {
+    const stream = nextStream();
+    const registry = new Registry();
+    const sink = writer({ stream, partitions: 1 }, registry);
+    const { batch, answer } = batchOf([entryOf('one', { app: 'a' }), entryOf('two', { app: 'b' }), entryOf('three', { app: 'a' })]);
+    sink.next(batch);
+    expect(await answer).toBe('acked');
+    // One message per stream, in first-seen order, on the one partition's subject.
+    expect(await storedMessages(stream)).toEqual([
+      [`${stream}.0`, { app: 'a' }, ['one', 'three']],
+      [`${stream}.0`, { app: 'b' }, ['two']],
+    ]);
+    expect(await metricValue(registry, 'logs_write_jetstream_published_entries_total')).toBe(3);
+    expect(await metricValue(registry, 'logs_write_jetstream_published_messages_total')).toBe(2);
+    expect(await metricValue(registry, 'logs_write_jetstream_in_flight_messages')).toBe(0);
+    expect(sink.health().message).toBe(`publishing to stream ${stream} (1 partitions) on ${nats.server.url}`);
+  });
+
+  it('takes a source’s batches, answering each send once stored, and stops when the source completes', async () => {
+    const stream = nextStream();
+    const sink = writer({ stream, partitions: 1 });
+    const answered: string[] = [];
+    let sender: LogsReceiver | undefined;
+    const source = logSource((receiver) => {
+      sender = receiver;
+      return { stop: async () => {} };
+    });
+    source.subscribe(sink);
+    await sender!.send([entryOf('first')]).then(() => answered.push('first'));
+    await sender!.send([entryOf('second')]).then(() => answered.push('second'));
+    expect(answered).toEqual(['first', 'second']);
+    expect(await storedMessages(stream)).toEqual([
+      [`${stream}.0`, {}, ['first']],
+      [`${stream}.0`, {}, ['second']],
+    ]);
+    await source.stop();
+    await expect(sink.send([entryOf('late')])).rejects.toThrow(/^logs\.write\.jetstream is stopped$/);
+    expect(sink.health().message).toBe(`connection to NATS at ${nats.server.url} is closed`);
+  });
+
+  it('refuses a batch whose publish fails for good, counting its entries', async () => {
+    const stream = nextStream();
+    const registry = new Registry();
+    const sink = writer({ stream, partitions: 1, max_backoff_retries: 1, min_backoff_period: '10ms' }, registry);
+    // Larger than the server's max_payload (1 MiB): the client refuses to publish it.
+    const { batch, answer } = batchOf([entryOf('x'.repeat(1_100_000))]);
+    sink.next(batch);
+    expect(await answer).toBe(`publishing to ${stream}.0 failed: 'payload' max_payload size exceeded`);
+    expect(await metricValue(registry, 'logs_write_jetstream_failed_entries_total', { reason: 'rejected' })).toBe(1);
+    expect(await metricValue(registry, 'logs_write_jetstream_published_entries_total')).toBe(0);
+  });
+});
+
+/** The message of what `fn` throws. */
+function messageOf(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (err) {
+    return (err as Error).message;
+  }
+  throw new Error('nothing was thrown');
+}
+
+describe('jetStreamWrite options', () => {
+  const base = { url: 'nats://127.0.0.1:1', stream: 'S' };
+
+  it('refuses invalid options with the component’s errors', () => {
+    expect(messageOf(() => jetStreamWrite({ ...base, stream: 'a.b', max_message_size: '1000B', partitions: 0 }))).toBe(
+      [
+        'logs.write.jetstream: stream must be letters, digits, "_" or "-", got "a.b"',
+        'logs.write.jetstream: partitions must be between 1 and 4096, got 0',
+        'logs.write.jetstream: attribute "max_message_size": must be at least 1024 bytes, got "1000B"',
+      ].join('\n'),
+    );
+    expect(messageOf(() => jetStreamWrite({ ...base, storage: 'disk' } as never))).toBe(
+      'logs.write.jetstream: attribute "storage": invalid value "disk", expected one of "file", "memory"',
+    );
+  });
+
+  it('takes an update of max_in_flight and refuses one of the partitions', async () => {
+    const sink = jetStreamWrite(base, { log: quiet, registry: new Registry() });
+    try {
+      sink.update({ ...base, max_in_flight: 5 });
+      expect(messageOf(() => sink.update({ ...base, partitions: 4 }))).toBe(
+        'logs.write.jetstream: the connection, stream, subject_prefix, partitions and stream settings cannot change while the component runs',
+      );
+    } finally {
+      await sink.stop();
+    }
+  });
+
+  it('is what the component exports as its receiver, reloaded through the same check', async () => {
+    const config = (partitions: number) =>
+      `logs.write.jetstream "out" {\n url = "${base.url}"\n stream = "S"\n partitions = ${partitions}\n}`;
+    const component = new LogsWriteJetStream(
+      componentArgs(logsWriteJetStreamComponent, config(2), []),
+      testContext('logs.write.jetstream.out'),
+    );
+    try {
+      const receiver = (component.exports.receiver as unknown as { value: JetStreamWrite }).value;
+      expect(typeof receiver.next).toBe('function');
+      component.update(componentArgs(logsWriteJetStreamComponent, config(2), []));
+      expect(messageOf(() => component.update(componentArgs(logsWriteJetStreamComponent, config(3), [])))).toBe(
+        'test.alloy:1:1: logs.write.jetstream "out": the connection, stream, subject_prefix, partitions and stream settings cannot change while the component runs',
+      );
+    } finally {
+      await component.stop();
+    }
+    expect(component.health().message).toBe('connection to NATS at nats://127.0.0.1:1 is closed');
+  });
+});
