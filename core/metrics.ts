@@ -21,53 +21,69 @@ export interface CriMetrics {
   readonly linesTruncated: Counter<string>;
 }
 
-const metricsByRegistry = new WeakMap<Registry, ProcessMetrics>();
+/**
+ * Makes `create` run once per prom-client registry: the function returned hands back what
+ * `create` made for a registry the first time it was asked. prom-client refuses a second family
+ * of one name in a registry, so every component registers its families through this and all its
+ * instances sharing a registry add to the same families. A registry that goes takes its entry
+ * with it.
+ *
+ * @example
+ *   const echoMetrics = perRegistry((registry) => ({
+ *     entries: new Counter({ name: 'logs_echo_entries_total', help: 'Entries written.', registers: [registry] }),
+ *   }));
+ *   echoMetrics(registry).entries.inc(); // the same counter on every call with this registry
+ */
+export function perRegistry<T>(create: (registry: Registry) => T): (registry: Registry) => T {
+  const made = new WeakMap<Registry, T>();
+  return (registry) => {
+    if (made.has(registry)) return made.get(registry) as T;
+    const value = create(registry);
+    made.set(registry, value);
+    return value;
+  };
+}
 
 /** The shared pipeline counters on `registry`, created on first use. */
-export function processMetrics(registry: Registry): ProcessMetrics {
-  let metrics = metricsByRegistry.get(registry);
-  if (!metrics) {
-    let cri: CriMetrics | undefined;
-    metrics = {
-      registry,
-      droppedLines: new Counter({
-        name: 'logs_process_dropped_lines_total',
-        help: 'A count of all log lines dropped as a result of a pipeline stage',
-        labelNames: ['reason'],
-        registers: [registry],
-      }),
-      droppedLinesByLabel: new Counter({
-        name: 'logs_process_dropped_lines_by_label_total',
-        help: 'A count of all log lines dropped as a result of a pipeline stage',
-        labelNames: ['label_name', 'label_value'],
-        registers: [registry],
-      }),
-      truncatedFields: new Counter({
-        name: 'logs_process_truncated_fields_total',
-        help: 'A count of all log lines, labels, extracted values, or structured_metadata truncated as a result of a pipeline stage',
-        labelNames: ['field'],
-        registers: [registry],
-      }),
-      cri: () => {
-        cri ??= {
-          partialLinesFlushed: new Counter({
-            name: 'logs_process_cri_partial_lines_flushed_total',
-            help: 'A count of partial lines that were flushed prematurely due to the max_partial_lines limit being exceeded',
-            registers: [registry],
-          }),
-          linesTruncated: new Counter({
-            name: 'logs_process_cri_lines_truncated_total',
-            help: 'A count of lines that were truncated due to the max_partial_line_size limit',
-            registers: [registry],
-          }),
-        };
-        return cri;
-      },
-    };
-    metricsByRegistry.set(registry, metrics);
-  }
-  return metrics;
-}
+export const processMetrics: (registry: Registry) => ProcessMetrics = perRegistry((registry) => {
+  let cri: CriMetrics | undefined;
+  return {
+    registry,
+    droppedLines: new Counter({
+      name: 'logs_process_dropped_lines_total',
+      help: 'A count of all log lines dropped as a result of a pipeline stage',
+      labelNames: ['reason'],
+      registers: [registry],
+    }),
+    droppedLinesByLabel: new Counter({
+      name: 'logs_process_dropped_lines_by_label_total',
+      help: 'A count of all log lines dropped as a result of a pipeline stage',
+      labelNames: ['label_name', 'label_value'],
+      registers: [registry],
+    }),
+    truncatedFields: new Counter({
+      name: 'logs_process_truncated_fields_total',
+      help: 'A count of all log lines, labels, extracted values, or structured_metadata truncated as a result of a pipeline stage',
+      labelNames: ['field'],
+      registers: [registry],
+    }),
+    cri: () => {
+      cri ??= {
+        partialLinesFlushed: new Counter({
+          name: 'logs_process_cri_partial_lines_flushed_total',
+          help: 'A count of partial lines that were flushed prematurely due to the max_partial_lines limit being exceeded',
+          registers: [registry],
+        }),
+        linesTruncated: new Counter({
+          name: 'logs_process_cri_lines_truncated_total',
+          help: 'A count of lines that were truncated due to the max_partial_line_size limit',
+          registers: [registry],
+        }),
+      };
+      return cri;
+    },
+  };
+});
 
 /** A registry for a whole process: process metrics plus every component's. */
 export function processRegistry(): Registry {
@@ -80,15 +96,15 @@ export function processRegistry(): Registry {
 export type MetricFamilies = MetricObjectWithValues<MetricValue<string>>[];
 type MetricsSource = () => Promise<MetricFamilies[]>;
 
-const sourcesByRegistry = new WeakMap<Registry, Set<MetricsSource>>();
+/** The sources added to each registry (an empty set for a registry with none). */
+const metricsSources = perRegistry((): Set<MetricsSource> => new Set());
 
 /**
  * Adds families kept outside `registry` (pipelines on worker threads) to what `exposeMetrics`
  * serves for it; returns the function that takes them away again.
  */
 export function addMetricsSource(registry: Registry, source: MetricsSource): () => void {
-  let sources = sourcesByRegistry.get(registry);
-  if (!sources) sourcesByRegistry.set(registry, (sources = new Set()));
+  const sources = metricsSources(registry);
   sources.add(source);
   return () => sources.delete(source);
 }
@@ -104,8 +120,8 @@ export async function exposeMetrics(registry: Registry): Promise<string> {
 }
 
 async function gatheredMetrics(registry: Registry): Promise<string> {
-  const sources = sourcesByRegistry.get(registry);
-  if (!sources || sources.size === 0) return registry.metrics();
+  const sources = metricsSources(registry);
+  if (sources.size === 0) return registry.metrics();
   return (await aggregated(registry, sources)).metrics();
 }
 
@@ -114,8 +130,8 @@ async function gatheredMetrics(registry: Registry): Promise<string> {
  * `exposeMetrics` serves them: what to read a component's series from in a graph's registry.
  */
 export async function gatheredFamilies(registry: Registry): Promise<MetricFamilies> {
-  const sources = sourcesByRegistry.get(registry);
-  if (!sources || sources.size === 0) return registry.getMetricsAsJSON();
+  const sources = metricsSources(registry);
+  if (sources.size === 0) return registry.getMetricsAsJSON();
   return (await aggregated(registry, sources)).getMetricsAsJSON();
 }
 

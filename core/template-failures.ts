@@ -6,22 +6,17 @@
  */
 import { Counter, type Registry } from 'prom-client';
 import { type BudgetLimit, TemplateBudgetError } from '../lib/template/index.js';
+import { perRegistry } from './metrics.js';
 
-const countersByRegistry = new WeakMap<Registry, Counter<'stage' | 'reason'>>();
-
-function failureCounter(registry: Registry): Counter<'stage' | 'reason'> {
-  let counter = countersByRegistry.get(registry);
-  if (counter === undefined) {
-    counter = new Counter({
+const failureCounter = perRegistry(
+  (registry) =>
+    new Counter({
       name: 'logs_process_template_failures_total',
       help: 'Template renders that failed, by stage and reason (error, step_budget, size_budget, time_budget).',
       labelNames: ['stage', 'reason'],
       registers: [registry],
-    });
-    countersByRegistry.set(registry, counter);
-  }
-  return counter;
-}
+    }),
+);
 
 const BUDGET_REASONS: Readonly<Record<BudgetLimit, string>> = { steps: 'step_budget', size: 'size_budget', time: 'time_budget' };
 

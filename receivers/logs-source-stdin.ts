@@ -9,9 +9,10 @@
  * `run.stdin`): the component is that source with its batches forwarded to `forward_to`.
  */
 import type { Readable } from 'node:stream';
-import { Counter, type Registry } from 'prom-client';
+import { Counter } from 'prom-client';
 import { forwardBatches, logSource, type LogSource } from '../core/delivery.js';
 import type { Labels } from '../core/entry.js';
+import { perRegistry } from '../core/metrics.js';
 import { LOGS_RECEIVER, type LogsReceiver } from '../core/receiver.js';
 import { defineComponent, healthy, unhealthy, type ComponentContext, type Health } from '../core/runtime/component.js';
 import { standaloneContext, type RunOptions } from '../core/runtime/standalone.js';
@@ -20,29 +21,20 @@ import { pumpLines } from './line-source.js';
 
 const NAME = 'logs.source.stdin';
 
-const metricsByRegistry = new WeakMap<Registry, { lines: Counter<'component_id'>; bytes: Counter<'component_id'> }>();
-
-function stdinMetrics(registry: Registry) {
-  let metrics = metricsByRegistry.get(registry);
-  if (!metrics) {
-    metrics = {
-      lines: new Counter({
-        name: 'logs_source_stdin_read_lines_total',
-        help: 'Lines read from standard input and taken over by the receivers.',
-        labelNames: ['component_id'],
-        registers: [registry],
-      }),
-      bytes: new Counter({
-        name: 'logs_source_stdin_read_bytes_total',
-        help: 'Bytes of the lines read from standard input and taken over by the receivers.',
-        labelNames: ['component_id'],
-        registers: [registry],
-      }),
-    };
-    metricsByRegistry.set(registry, metrics);
-  }
-  return metrics;
-}
+const stdinMetrics = perRegistry((registry) => ({
+  lines: new Counter({
+    name: 'logs_source_stdin_read_lines_total',
+    help: 'Lines read from standard input and taken over by the receivers.',
+    labelNames: ['component_id'],
+    registers: [registry],
+  }),
+  bytes: new Counter({
+    name: 'logs_source_stdin_read_bytes_total',
+    help: 'Bytes of the lines read from standard input and taken over by the receivers.',
+    labelNames: ['component_id'],
+    registers: [registry],
+  }),
+}));
 
 /** The component's attributes but `forward_to`: the options of `stdinLines` too. */
 const stdinFields: Readonly<Record<string, FieldSpec>> = {

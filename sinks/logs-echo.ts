@@ -7,10 +7,11 @@
  * From code, `echo(options)` is the same sink; the component is that sink made from its block.
  */
 import { createWriteStream, type WriteStream } from 'node:fs';
-import { Counter, type Registry } from 'prom-client';
+import { Counter } from 'prom-client';
 import { logSink, type LogSink } from '../core/delivery.js';
 import type { Entry } from '../core/entry.js';
 import { entryToJson } from '../core/entry-json.js';
+import { perRegistry } from '../core/metrics.js';
 import { logsReceiverCapsule } from '../core/receiver.js';
 import { defineComponent, healthy, type ComponentContext } from '../core/runtime/component.js';
 import { standaloneContext, type RunOptions } from '../core/runtime/standalone.js';
@@ -23,21 +24,14 @@ interface EchoMetrics {
   readonly errors: Counter<'component_id'>;
 }
 
-const metricsByRegistry = new WeakMap<Registry, EchoMetrics>();
-
-function echoMetrics(registry: Registry): EchoMetrics {
-  let metrics = metricsByRegistry.get(registry);
-  if (!metrics) {
-    const counter = (name: string, help: string) => new Counter({ name, help, labelNames: ['component_id'], registers: [registry] });
-    metrics = {
-      entries: counter('logs_echo_entries_total', 'Entries written.'),
-      bytes: counter('logs_echo_bytes_total', 'Bytes of JSON lines written.'),
-      errors: counter('logs_echo_write_errors_total', 'Writes that failed.'),
-    };
-    metricsByRegistry.set(registry, metrics);
-  }
-  return metrics;
-}
+const echoMetrics = perRegistry((registry): EchoMetrics => {
+  const counter = (name: string, help: string) => new Counter({ name, help, labelNames: ['component_id'], registers: [registry] });
+  return {
+    entries: counter('logs_echo_entries_total', 'Entries written.'),
+    bytes: counter('logs_echo_bytes_total', 'Bytes of JSON lines written.'),
+    errors: counter('logs_echo_write_errors_total', 'Writes that failed.'),
+  };
+});
 
 export const logsEchoComponent = defineComponent({
   name: 'logs.echo',

@@ -8,6 +8,7 @@
  * (a "retry later" included) counts nowhere: nothing was taken over.
  */
 import { Counter, type Registry } from 'prom-client';
+import { perRegistry } from '../metrics.js';
 
 /** One component's running total, added to by the graph's receiver wrappers. */
 export interface FlowTally {
@@ -32,20 +33,11 @@ export const RECEIVED_ENTRIES = 'rivulet_component_received_entries_total';
 /** The name of the series counting what a component handed to other components. */
 export const SENT_ENTRIES = 'rivulet_component_sent_entries_total';
 
-const byRegistry = new WeakMap<Registry, FlowCounters>();
-
 /** The flow counters on `registry`, created on first use. */
-export function flowCounters(registry: Registry): FlowCounters {
-  let counters = byRegistry.get(registry);
-  if (!counters) {
-    counters = {
-      received: flowCounter(registry, RECEIVED_ENTRIES, "Log entries a component's receivers took over from other components."),
-      sent: flowCounter(registry, SENT_ENTRIES, "Log entries a component handed to other components' receivers, once per receiver."),
-    };
-    byRegistry.set(registry, counters);
-  }
-  return counters;
-}
+export const flowCounters: (registry: Registry) => FlowCounters = perRegistry((registry) => ({
+  received: flowCounter(registry, RECEIVED_ENTRIES, "Log entries a component's receivers took over from other components."),
+  sent: flowCounter(registry, SENT_ENTRIES, "Log entries a component handed to other components' receivers, once per receiver."),
+}));
 
 function flowCounter(registry: Registry, name: string, help: string): FlowCounter {
   // A send adds to a plain number; the counter takes the totals over when /metrics is read. That

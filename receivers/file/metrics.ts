@@ -5,6 +5,7 @@
  * client keeps for lines over it (`dropped_*` and `mutated_*`, reason `line_too_long`).
  */
 import { Counter, Gauge, type Registry } from 'prom-client';
+import { perRegistry } from '../../core/metrics.js';
 
 export interface SourceFileMetrics {
   /** Lines read and taken over by the receivers, by file. */
@@ -23,13 +24,9 @@ export interface SourceFileMetrics {
   readonly mutatedBytes: Counter<'component_id' | 'path' | 'reason'>;
 }
 
-const byRegistry = new WeakMap<Registry, SourceFileMetrics>();
-
-export function sourceFileMetrics(registry: Registry): SourceFileMetrics {
-  let metrics = byRegistry.get(registry);
-  if (metrics) return metrics;
+export const sourceFileMetrics: (registry: Registry) => SourceFileMetrics = perRegistry((registry) => {
   const registers = [registry];
-  metrics = {
+  const metrics: SourceFileMetrics = {
     readLines: new Counter({
       name: 'logs_source_file_read_lines_total',
       help: 'Number of lines read.',
@@ -79,6 +76,5 @@ export function sourceFileMetrics(registry: Registry): SourceFileMetrics {
       registers,
     }),
   };
-  byRegistry.set(registry, metrics);
   return metrics;
-}
+});

@@ -1,5 +1,6 @@
 /** The metric families of logs.source.jetstream, registered once per registry. */
 import { Counter, Gauge, type Registry } from 'prom-client';
+import { perRegistry } from '../../core/metrics.js';
 
 export interface JetStreamSourceMetrics {
   readonly receivedMessages: Counter<'component_id'>;
@@ -13,11 +14,7 @@ export interface JetStreamSourceMetrics {
   readonly partitionChanges: Counter<'component_id' | 'change'>;
 }
 
-const byRegistry = new WeakMap<Registry, JetStreamSourceMetrics>();
-
-export function jetStreamSourceMetrics(registry: Registry): JetStreamSourceMetrics {
-  const known = byRegistry.get(registry);
-  if (known) return known;
+export const jetStreamSourceMetrics: (registry: Registry) => JetStreamSourceMetrics = perRegistry((registry) => {
   const registers = [registry];
   const counter = <L extends string>(name: string, help: string, labelNames: L[]) => new Counter<L>({ name, help, labelNames, registers });
   const metrics: JetStreamSourceMetrics = {
@@ -64,6 +61,5 @@ export function jetStreamSourceMetrics(registry: Registry): JetStreamSourceMetri
       ['component_id', 'change'],
     ),
   };
-  byRegistry.set(registry, metrics);
   return metrics;
-}
+});

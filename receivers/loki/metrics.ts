@@ -4,6 +4,7 @@
  * component metric.
  */
 import { Counter, Gauge, type Registry } from 'prom-client';
+import { perRegistry } from '../../core/metrics.js';
 
 export interface SourceApiMetrics {
   /** Requests answered, by route and status code. */
@@ -19,13 +20,9 @@ export interface SourceApiMetrics {
   readonly connectionsLimit: Gauge<'component_id' | 'protocol'>;
 }
 
-const byRegistry = new WeakMap<Registry, SourceApiMetrics>();
-
-export function sourceApiMetrics(registry: Registry): SourceApiMetrics {
-  let metrics = byRegistry.get(registry);
-  if (metrics) return metrics;
+export const sourceApiMetrics: (registry: Registry) => SourceApiMetrics = perRegistry((registry) => {
   const registers = [registry];
-  metrics = {
+  const metrics: SourceApiMetrics = {
     requests: new Counter({
       name: 'logs_source_api_requests_total',
       help: 'Requests answered by the log push API, by route and status code.',
@@ -63,6 +60,5 @@ export function sourceApiMetrics(registry: Registry): SourceApiMetrics {
       registers,
     }),
   };
-  byRegistry.set(registry, metrics);
   return metrics;
-}
+});

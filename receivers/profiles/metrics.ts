@@ -4,6 +4,7 @@
  * `protocol` label is the reference's too (only its `http` side exists here).
  */
 import { Gauge, type Registry } from 'prom-client';
+import { perRegistry } from '../../core/metrics.js';
 import { ConnectionGauges } from '../http/connection-gauges.js';
 
 interface Families {
@@ -12,29 +13,23 @@ interface Families {
 }
 
 const LABELS = ['component_path', 'component_id', 'protocol'];
-const families = new WeakMap<Registry, Families>();
 
-function familiesOf(registry: Registry): Families {
-  let found = families.get(registry);
-  if (!found) {
-    found = {
-      connections: new Gauge({
-        name: 'profiles_receive_http_tcp_connections',
-        help: 'Current number of accepted TCP connections.',
-        labelNames: LABELS,
-        registers: [registry],
-      }),
-      limit: new Gauge({
-        name: 'profiles_receive_http_tcp_connections_limit',
-        help: 'The max number of TCP connections that can be accepted (0 means no limit).',
-        labelNames: LABELS,
-        registers: [registry],
-      }),
-    };
-    families.set(registry, found);
-  }
-  return found;
-}
+const familiesOf = perRegistry(
+  (registry): Families => ({
+    connections: new Gauge({
+      name: 'profiles_receive_http_tcp_connections',
+      help: 'Current number of accepted TCP connections.',
+      labelNames: LABELS,
+      registers: [registry],
+    }),
+    limit: new Gauge({
+      name: 'profiles_receive_http_tcp_connections_limit',
+      help: 'The max number of TCP connections that can be accepted (0 means no limit).',
+      labelNames: LABELS,
+      registers: [registry],
+    }),
+  }),
+);
 
 /** The connection gauges of one receiver instance. */
 export function connectionGauges(registry: Registry, componentId: string): ConnectionGauges {

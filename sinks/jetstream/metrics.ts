@@ -1,5 +1,6 @@
 /** The metric families of logs.write.jetstream, registered once per registry. */
 import { Counter, Gauge, type Registry } from 'prom-client';
+import { perRegistry } from '../../core/metrics.js';
 
 export interface JetStreamWriteMetrics {
   readonly publishedEntries: Counter<'component_id'>;
@@ -11,11 +12,7 @@ export interface JetStreamWriteMetrics {
   readonly inFlightMessages: Gauge<'component_id'>;
 }
 
-const byRegistry = new WeakMap<Registry, JetStreamWriteMetrics>();
-
-export function jetStreamWriteMetrics(registry: Registry): JetStreamWriteMetrics {
-  const known = byRegistry.get(registry);
-  if (known) return known;
+export const jetStreamWriteMetrics: (registry: Registry) => JetStreamWriteMetrics = perRegistry((registry) => {
   const registers = [registry];
   const metrics: JetStreamWriteMetrics = {
     publishedEntries: new Counter({
@@ -61,6 +58,5 @@ export function jetStreamWriteMetrics(registry: Registry): JetStreamWriteMetrics
       registers,
     }),
   };
-  byRegistry.set(registry, metrics);
   return metrics;
-}
+});

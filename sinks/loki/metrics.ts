@@ -5,6 +5,7 @@
  * the label the reference's runtime adds to every component metric.
  */
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { perRegistry } from '../../core/metrics.js';
 
 /** Why entries were given up; the `reason` label of the dropped counters. */
 export type DropReason = 'ingester_error' | 'rate_limited' | 'shutdown';
@@ -25,13 +26,9 @@ export interface WriteMetrics {
   readonly walLostEntries: Counter<'component_id' | 'host' | 'reason'>;
 }
 
-const byRegistry = new WeakMap<Registry, WriteMetrics>();
-
-export function writeMetrics(registry: Registry): WriteMetrics {
-  let metrics = byRegistry.get(registry);
-  if (metrics) return metrics;
+export const writeMetrics: (registry: Registry) => WriteMetrics = perRegistry((registry) => {
   const registers = [registry];
-  metrics = {
+  const metrics: WriteMetrics = {
     encodedBytes: new Counter({
       name: 'logs_write_encoded_bytes_total',
       help: 'Bytes of encoded push bodies (protobuf, before compression) prepared for sending.',
@@ -93,6 +90,5 @@ export function writeMetrics(registry: Registry): WriteMetrics {
       registers,
     }),
   };
-  byRegistry.set(registry, metrics);
   return metrics;
-}
+});

@@ -5,6 +5,7 @@
  * component's id and path, as the reference's runtime labels every component metric.
  */
 import { Counter, Histogram, type Registry } from 'prom-client';
+import { perRegistry } from '../../core/metrics.js';
 
 interface Families {
   readonly sentBytes: Counter<string>;
@@ -16,29 +17,23 @@ interface Families {
 }
 
 const ENDPOINT_LABELS = ['component_path', 'component_id', 'endpoint'];
-const families = new WeakMap<Registry, Families>();
 
-function familiesOf(registry: Registry): Families {
-  let found = families.get(registry);
-  if (!found) {
-    const counter = (name: string, help: string) => new Counter({ name, help, labelNames: ENDPOINT_LABELS, registers: [registry] });
-    found = {
-      sentBytes: counter('profiles_write_sent_bytes_total', 'Total number of compressed bytes sent to Pyroscope.'),
-      droppedBytes: counter('profiles_write_dropped_bytes_total', 'Total number of compressed bytes dropped by Pyroscope.'),
-      sentProfiles: counter('profiles_write_sent_profiles_total', 'Total number of profiles sent to Pyroscope.'),
-      droppedProfiles: counter('profiles_write_dropped_profiles_total', 'Total number of profiles dropped by Pyroscope.'),
-      retries: counter('profiles_write_retries_total', 'Total number of retries to Pyroscope.'),
-      latency: new Histogram({
-        name: 'profiles_write_latency',
-        help: 'Write latency for sending profiles to pyroscope',
-        labelNames: [...ENDPOINT_LABELS, 'type'],
-        registers: [registry],
-      }),
-    };
-    families.set(registry, found);
-  }
-  return found;
-}
+const familiesOf = perRegistry((registry): Families => {
+  const counter = (name: string, help: string) => new Counter({ name, help, labelNames: ENDPOINT_LABELS, registers: [registry] });
+  return {
+    sentBytes: counter('profiles_write_sent_bytes_total', 'Total number of compressed bytes sent to Pyroscope.'),
+    droppedBytes: counter('profiles_write_dropped_bytes_total', 'Total number of compressed bytes dropped by Pyroscope.'),
+    sentProfiles: counter('profiles_write_sent_profiles_total', 'Total number of profiles sent to Pyroscope.'),
+    droppedProfiles: counter('profiles_write_dropped_profiles_total', 'Total number of profiles dropped by Pyroscope.'),
+    retries: counter('profiles_write_retries_total', 'Total number of retries to Pyroscope.'),
+    latency: new Histogram({
+      name: 'profiles_write_latency',
+      help: 'Write latency for sending profiles to pyroscope',
+      labelNames: [...ENDPOINT_LABELS, 'type'],
+      registers: [registry],
+    }),
+  };
+});
 
 export type LatencyType = 'push_total' | 'push_endpoint' | 'push_downstream' | 'ingest_total' | 'ingest_endpoint' | 'ingest_downstream';
 
