@@ -48,7 +48,8 @@ export {
 } from './core/delivery.js';
 export { processLogs, LogsProcessor } from './core/logs-processor.js';
 export { forwardProfiles, profileSource, profilesSink, type ProfileSource } from './core/profile-delivery.js';
-export type { ProfilesReceiver, PushSeries, IngestProfile, Label as ProfileLabel } from './core/profiles.js';
+export type { ProfilesReceiver, PushSeries, IngestProfile } from './core/profiles.js';
+export type { Label as ProfileLabel } from './lib/pyroscope/labels.js';
 export type { Health } from './core/runtime/component.js';
 export { fanOut, RetryLaterError, type LogsReceiver, type SendOptions } from './core/receiver.js';
 export type { RunOptions } from './core/runtime/standalone.js';

@@ -1,6 +1,7 @@
 import type { Observer } from 'rxjs';
 import { ackedSource, type AckedSource, type SourceRun } from './delivery.js';
-import { copyLabel, type IngestProfile, type ProfilesReceiver, type PushSeries } from './profiles.js';
+import { copyLabel } from '../lib/pyroscope/labels.js';
+import type { IngestProfile, ProfilesReceiver, PushSeries } from './profiles.js';
 
 /**
  * Delivery with acknowledgement for profiles, the analogue of `LogBatch` and its helpers in

@@ -11,14 +11,9 @@ import { createHash } from 'node:crypto';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import {
-  deadlineOf,
-  labelsToObject,
-  profilesReceiverCapsule,
-  type IngestProfile,
-  type ProfilesReceiver,
-  type PushSeries,
-} from '../core/profiles.js';
+import { deadlineOf } from '../core/deadline.js';
+import { labelsToObject } from '../lib/pyroscope/labels.js';
+import { profilesReceiverCapsule, type IngestProfile, type ProfilesReceiver, type PushSeries } from '../core/profiles.js';
 import { checkedOutputPath, outputPath } from './output-path.js';
 import { Counter, type Registry } from 'prom-client';
 import { defineComponent, healthy, type ComponentContext } from '../core/runtime/component.js';

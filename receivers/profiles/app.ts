@@ -16,7 +16,8 @@
 import Koa from 'koa';
 import { Router } from '@koa/router';
 import type { Log } from '../../lib/log.js';
-import { scopedDeadline, type ProfilesReceiver } from '../../core/profiles.js';
+import { scopedDeadline } from '../../core/deadline.js';
+import type { ProfilesReceiver } from '../../core/profiles.js';
 import type { BodyLimits } from '../http/body.js';
 import { goErrorResponses, httpError, writeGoError, writeGoRedirect, writeGoUnparsableRequest } from '../http/errors.js';
 import { cleanGoPath, escapeGoPath, unescapeGoPath } from '../../lib/go/url-path.js';

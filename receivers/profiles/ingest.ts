@@ -16,18 +16,11 @@
  * This is the receiver's busiest path, so it works on the Node request and response directly
  * (the Koa route and the server's direct lane both call it) and allocates little per request.
  */
-import {
-  copyLabel,
-  findError,
-  joinErrors,
-  firstQueryValue,
-  RemoteStatusError,
-  sortLabels,
-  WrappedError,
-  type IngestProfile,
-  type ProfileLabels,
-  type ProfilesReceiver,
-} from '../../core/profiles.js';
+import { copyLabel, sortLabels, type ProfileLabels } from '../../lib/pyroscope/labels.js';
+import { findError, joinErrors, WrappedError } from '../../lib/go/error-chain.js';
+import { firstQueryValue } from '../../lib/go/url-query.js';
+import { RemoteStatusError } from '../../lib/pyroscope/remote-status-error.js';
+import type { IngestProfile, ProfilesReceiver } from '../../core/profiles.js';
 import { SourceNotSubscribedError } from '../../core/delivery.js';
 import { ReceiverFailures } from '../../core/profile-delivery.js';
 import type { Log } from '../../lib/log.js';

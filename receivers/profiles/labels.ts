@@ -2,7 +2,7 @@
  * Label rules the receiver applies on both endpoints before forwarding, and the text form its
  * error messages print label sets in.
  */
-import { buildLabels, copyLabel, isBuiltLabelSet, type Label, type ProfileLabels } from '../../core/profiles.js';
+import { buildLabels, copyLabel, isBuiltLabelSet, type Label, type ProfileLabels } from '../../lib/pyroscope/labels.js';
 import { quoteGoString } from '../../lib/go/gostring.js';
 import { isLegacyLabelName } from '../../lib/go/values.js';
 

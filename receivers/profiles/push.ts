@@ -12,15 +12,9 @@
  * accepting (`SourceNotSubscribedError`) makes the call `unavailable`.
  */
 import { Code, ConnectError } from '@connectrpc/connect';
-import {
-  buildLabels,
-  copyLabel,
-  isBuiltLabelSet,
-  messageOf,
-  type Label,
-  type ProfilesReceiver,
-  type RawSample,
-} from '../../core/profiles.js';
+import { buildLabels, copyLabel, isBuiltLabelSet, type Label } from '../../lib/pyroscope/labels.js';
+import { messageOf } from '../../lib/go/error-chain.js';
+import type { ProfilesReceiver, RawSample } from '../../core/profiles.js';
 import { SourceNotSubscribedError } from '../../core/delivery.js';
 import { ReceiverFailures } from '../../core/profile-delivery.js';
 import type { PushRequest } from '../../lib/pyroscope/gen/push/v1/push_pb.js';

@@ -1,6 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import type { Socket } from 'node:net';
-import { CanceledError } from '../../core/profiles.js';
+import { CanceledError } from '../../lib/go/context-errors.js';
 import type { HttpRequest, HttpResponse } from '../http/server.js';
 
 const byConnection = new WeakMap<Socket, AbortSignal>();

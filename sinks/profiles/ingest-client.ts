@@ -9,7 +9,8 @@
  */
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { RemoteStatusError, WrappedError } from '../../core/profiles.js';
+import { RemoteStatusError } from '../../lib/pyroscope/remote-status-error.js';
+import { WrappedError } from '../../lib/go/error-chain.js';
 import { redactText } from '../../lib/redact.js';
 import { authorizationHeader } from './auth.js';
 import { AGENT_ID_HEADER, type EndpointConfig } from './config.js';

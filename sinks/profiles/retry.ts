@@ -8,7 +8,9 @@
  */
 import { Code, ConnectError } from '@connectrpc/connect';
 import { codeToString } from '@connectrpc/connect/protocol-connect';
-import { CanceledError, DeadlineExceededError, findError, RemoteStatusError } from '../../core/profiles.js';
+import { CanceledError, DeadlineExceededError } from '../../lib/go/context-errors.js';
+import { findError } from '../../lib/go/error-chain.js';
+import { RemoteStatusError } from '../../lib/pyroscope/remote-status-error.js';
 
 const RETRIED_CODES = new Set<Code>([Code.DeadlineExceeded, Code.Unknown, Code.Internal, Code.Unavailable, Code.DataLoss, Code.Aborted]);
 

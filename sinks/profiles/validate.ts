@@ -5,7 +5,7 @@
  * `duplicate label name: ` (sic).
  */
 import { validateLabelName } from '../../lib/pyroscope/labelset.js';
-import { sortLabels, type ProfileLabels } from '../../core/profiles.js';
+import { sortLabels, type ProfileLabels } from '../../lib/pyroscope/labels.js';
 import { isValidUtf8String } from '../../lib/go/values.js';
 
 export class InvalidLabelsError extends Error {

@@ -14,22 +14,12 @@
 import { posix } from 'node:path';
 import { create } from '@bufbuild/protobuf';
 import { formatLabelSet } from '../../lib/pyroscope/labelset.js';
-import {
-  buildLabels,
-  deadlineOf,
-  scopedDeadline,
-  DeadlineExceededError,
-  encodeQuery,
-  joinErrors,
-  labelValue,
-  parseQuery,
-  WrappedError,
-  type IngestProfile,
-  type Label,
-  type ProfileLabels,
-  type ProfilesReceiver,
-  type PushSeries,
-} from '../../core/profiles.js';
+import { buildLabels, labelValue, type Label, type ProfileLabels } from '../../lib/pyroscope/labels.js';
+import { deadlineOf, scopedDeadline } from '../../core/deadline.js';
+import { DeadlineExceededError } from '../../lib/go/context-errors.js';
+import { encodeQuery, parseQuery } from '../../lib/go/url-query.js';
+import { joinErrors, WrappedError } from '../../lib/go/error-chain.js';
+import type { IngestProfile, ProfilesReceiver, PushSeries } from '../../core/profiles.js';
 import type { Log } from '../../lib/log.js';
 import { Backoff, realBackoffClock, type BackoffClock } from '../../lib/backoff.js';
 import { PushRequestSchema, type PushRequest } from '../../lib/pyroscope/gen/push/v1/push_pb.js';

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { SourceNotSubscribedError } from '../../core/delivery.js';
 import { fanOutProfile, forwardProfiles, profileSource, ReceiverFailures, type ProfileDelivery } from '../../core/profile-delivery.js';
-import { labelsFromObject, type ProfilesReceiver, type PushSeries } from '../../core/profiles.js';
+import { labelsFromObject } from '../../lib/pyroscope/labels.js';
+import type { ProfilesReceiver, PushSeries } from '../../core/profiles.js';
 
 const never = new AbortController().signal;
 const series = (): PushSeries => ({

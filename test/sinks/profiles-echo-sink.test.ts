@@ -3,7 +3,7 @@ import { Registry } from 'prom-client';
 import { Subject } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import type { ProfileDelivery } from '../../core/profile-delivery.js';
-import { labelsFromObject } from '../../core/profiles.js';
+import { labelsFromObject } from '../../lib/pyroscope/labels.js';
 import { profilesEcho } from '../../sinks/index.js';
 
 const never = new AbortController().signal;

@@ -5,7 +5,9 @@
  */
 import { create, toBinary } from '@bufbuild/protobuf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RemoteStatusError, labelsToObject, type ProfilesReceiver } from '../../../core/profiles.js';
+import { RemoteStatusError } from '../../../lib/pyroscope/remote-status-error.js';
+import { labelsToObject } from '../../../lib/pyroscope/labels.js';
+import type { ProfilesReceiver } from '../../../core/profiles.js';
 import { PushRequestSchema } from '../../../lib/pyroscope/gen/push/v1/push_pb.js';
 import { resolveHttpConfig } from '../../../receivers/http/schema.js';
 import { startHttpServer, type RunningHttpServer } from '../../../receivers/http/server.js';

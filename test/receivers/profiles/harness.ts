@@ -13,14 +13,9 @@ import { systemClock } from '../../../core/clock.js';
 import { parseConfig } from '../../../lib/config/parser.js';
 import type { Block } from '../../../lib/config/ast.js';
 import type { EvalScope } from '../../../lib/config/evaluate.js';
-import {
-  deadlineOf,
-  labelsToObject,
-  profilesReceiverCapsule,
-  type IngestProfile,
-  type ProfilesReceiver,
-  type PushSeries,
-} from '../../../core/profiles.js';
+import { deadlineOf } from '../../../core/deadline.js';
+import { labelsToObject } from '../../../lib/pyroscope/labels.js';
+import { profilesReceiverCapsule, type IngestProfile, type ProfilesReceiver, type PushSeries } from '../../../core/profiles.js';
 import type { ComponentContext } from '../../../core/runtime/component.js';
 import { decodeBlock } from '../../../lib/config/schema.js';
 import { profilesReceiveHttpComponent, type ProfilesReceiveHttp } from '../../../receivers/profiles-receive-http.js';

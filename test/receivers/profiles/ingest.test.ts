@@ -2,7 +2,8 @@ import { gzipSync } from 'node:zlib';
 import { request } from 'node:http';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { RemoteStatusError, WrappedError } from '../../../core/profiles.js';
+import { RemoteStatusError } from '../../../lib/pyroscope/remote-status-error.js';
+import { WrappedError } from '../../../lib/go/error-chain.js';
 import {
   randomBytes,
   rawRequest,

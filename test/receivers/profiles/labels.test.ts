@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Label } from '../../../core/profiles.js';
+import type { Label } from '../../../lib/pyroscope/labels.js';
 import { ensureServiceName, formatLabels } from '../../../receivers/profiles/labels.js';
 
 const numRuns = Number(process.env.FC_NUM_RUNS ?? 100);

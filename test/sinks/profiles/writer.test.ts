@@ -3,7 +3,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { CanceledError, labelsFromObject, scopedDeadline, type IngestProfile } from '../../../core/profiles.js';
+import { CanceledError } from '../../../lib/go/context-errors.js';
+import { labelsFromObject } from '../../../lib/pyroscope/labels.js';
+import { scopedDeadline } from '../../../core/deadline.js';
+import type { IngestProfile } from '../../../core/profiles.js';
 import { freePort } from '../../receivers/profiles/harness.js';
 import { instantClock, noSignal, startIngestServer, startPushServer, writerFor, type DownstreamServer } from './harness.js';
 
