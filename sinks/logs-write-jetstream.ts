@@ -12,9 +12,9 @@
  * Publishes are pipelined (up to `max_in_flight` messages awaiting acknowledgement; a `send`
  * beyond that waits) and retried with backoff; every message carries a `Nats-Msg-Id`, so a retry
  * after a lost acknowledgement is stored once. While the server is unreachable (or the stream is
- * missing) the component is unhealthy and `send` waits without spending retries, which fills the
- * push API's pending bound and makes it answer 429; it carries on by itself once the server is
- * back. A publish refused for good (too large, no stream after the last retry) rejects the send.
+ * missing) the component is unhealthy and `send` is refused at once with a `RetryLaterError`, so
+ * a push API in front answers 429 with `Retry-After` promptly; it carries on by itself once the
+ * server is back. A publish refused for good (too large, no stream after the last retry) rejects the send.
  *
  * With `create_stream` the stream is created when missing, with subjects `<subject_prefix>.*`,
  * the storage/retention/replica settings here, and a description naming the subject prefix and
@@ -158,9 +158,8 @@ export interface JetStreamWrite extends LogSink {
 /**
  * Publishes log entries to a JetStream stream for `jetStreamSource` (or logs.source.jetstream)
  * readers. A batch (or a `send`) is acknowledged once JetStream stored every message of it; it is
- * refused only when a publish fails for good (too large, retries spent, stopped). While the
- * server is unreachable it waits, spending no retries: a push source in front then fills its
- * pending bound and answers 429 by itself. `stop()` (or the source completing) refuses new
+ * refused only when a publish fails for good (too large, retries spent, stopped), or with a
+ * `RetryLaterError` at once while the server is unreachable: a push source in front answers 429. `stop()` (or the source completing) refuses new
  * batches, lets the connection drain what is published, and closes it. Invalid options throw the
  * component's ConfigErrors.
  *

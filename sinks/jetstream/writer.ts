@@ -3,6 +3,13 @@
  * JetStream stream, partitioned by stream (label set), and resolves a send only once JetStream
  * stored every message of it. See logs-write-jetstream.ts for the message layout, the retries and
  * the stream it creates. The writer connects as soon as it is made.
+ *
+ * Once the stream has been checked, a send is refused at once with a `RetryLaterError` while the
+ * connection is down or the stream cannot be written to, and so is a send whose publish failed
+ * because the connection dropped: a push source answers its client 429 with `Retry-After` in
+ * milliseconds, instead of holding the request until the client gives up. (A refused send may
+ * have been stored in part: the client's retry stores it again, at least once.) Before the first
+ * check a send waits for it, so a writer just started does not refuse its first batches.
  */
 import { randomBytes } from 'node:crypto';
 import { jetstreamManager, JetStreamApiCodes, JetStreamApiError, type StreamConfig } from '@nats-io/jetstream';
@@ -13,6 +20,7 @@ import { errorText, NatsLink, type NatsConnectionSettings } from '../../lib/jets
 import { parseLayoutDescription, partitionOf, partitionSubject } from '../../lib/jetstream/partition.js';
 import type { FixedSettings } from '../../lib/jetstream/settings-change.js';
 import { labelsKey, type Entry } from '../../core/entry.js';
+import { RetryLaterError } from '../../core/receiver.js';
 import { healthy, unhealthy, type ComponentContext, type Health } from '../../core/runtime/component.js';
 import { jetStreamWriteMetrics, type JetStreamWriteMetrics } from './metrics.js';
 import { AsyncPublisher, PublishError, type PublishFailure } from './publisher.js';
@@ -58,6 +66,8 @@ export class JetStreamWriter {
   /** Why the stream cannot be written to, while it cannot. */
   private streamProblem: string | undefined = 'checking the stream';
   private streamReady: Promise<void>;
+  /** Set once the stream was checked (successfully or not): from then on an outage refuses sends. */
+  private checked = false;
   private lastFailure: string | undefined;
   private readonly window: InFlightWindow;
   private readonly metrics: JetStreamWriteMetrics;
@@ -116,6 +126,8 @@ export class JetStreamWriter {
   async send(entries: readonly Entry[]): Promise<void> {
     if (this.stopped) throw new Error('logs.write.jetstream is stopped');
     if (entries.length === 0) return;
+    const refusal = this.unreachable() ?? (this.checked ? this.streamProblem : undefined);
+    if (refusal !== undefined) throw new RetryLaterError(`stream ${this.settings.stream} cannot be written to now: ${refusal}`);
     const outgoing = this.encode(entries);
     await this.window.acquire(outgoing.length);
     this.metrics.inFlightMessages.inc(this.labels, outgoing.length);
@@ -186,8 +198,9 @@ export class JetStreamWriter {
           this.streamProblem = text;
           this.streamReady = this.prepare();
         }
-        // A publish lost to a dropped connection is not the message's fault: wait for the link.
-        if (!this.link.describe().up) continue;
+        // A publish lost to a dropped connection is not the message's fault: the client retries.
+        const down = this.unreachable();
+        if (down !== undefined) throw new RetryLaterError(`stream ${this.settings.stream} cannot be written to now: ${down}`);
         const delay = backoff.nextDelay();
         if (!backoff.ongoing()) {
           this.metrics.failedEntries.inc({ ...this.labels, reason }, message.entries);
@@ -202,10 +215,22 @@ export class JetStreamWriter {
     }
   }
 
-  /** The publisher, once connected and the stream is usable; waits (not spending retries) until then. */
+  /** Why the connection cannot carry a publish now, once the stream was checked; undefined while it can. */
+  private unreachable(): string | undefined {
+    if (!this.checked) return undefined;
+    const link = this.link.describe();
+    return link.up ? undefined : link.message;
+  }
+
+  /**
+   * The publisher, once connected and the stream is usable. Before the first check it waits (not
+   * spending retries); after it, a connection that is down refuses the send.
+   */
   private async ready(): Promise<AsyncPublisher> {
     for (;;) {
       if (this.stopped) throw new Error('logs.write.jetstream stopped before the entries were stored');
+      const down = this.unreachable();
+      if (down !== undefined) throw new RetryLaterError(`stream ${this.settings.stream} cannot be written to now: ${down}`);
       const nc = await this.link.ready();
       if (!nc) throw new Error('logs.write.jetstream stopped before the entries were stored');
       await this.streamReady;
@@ -220,6 +245,7 @@ export class JetStreamWriter {
       if (!nc) return;
       try {
         await this.checkStream(nc);
+        this.checked = true;
         this.streamProblem = undefined;
         this.publisher ??= new AsyncPublisher(nc, this.settings.publishTimeoutMs);
         return;
@@ -228,6 +254,7 @@ export class JetStreamWriter {
         if (problem !== this.streamProblem)
           this.ctx.log('error', 'the stream cannot be written to', { stream: this.settings.stream, error: problem });
         this.streamProblem = problem;
+        this.checked = true;
       }
       await backoffClockOn(this.ctx.clock.scheduler).sleep(STREAM_RETRY_MS, this.stopSignal.signal);
       if (this.stopped) return;
