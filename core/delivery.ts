@@ -1,6 +1,7 @@
 import { Observable, type Observer, type OperatorFunction, type Subscriber } from 'rxjs';
 import type { Entry } from './entry.js';
 import { fanOut, type LogsReceiver, type SendOptions } from './receiver.js';
+import type { InputBacklog } from './input-time.js';
 
 /**
  * The programmatic face of delivery with acknowledgement. A source is an Observable of batches;
@@ -22,6 +23,8 @@ export interface LogBatch {
    * (see `SendOptions`).
    */
   readonly untilSentOn?: boolean;
+  /** The source's input received and not yet sent (see `SendOptions.backlog`). */
+  readonly backlog?: InputBacklog;
   /** The entries are taken over: the source may answer its client, save its position. */
   ack(): void;
   /**
@@ -53,8 +56,7 @@ export interface SourceRun {
  */
 export function logSource(start: (receiver: LogsReceiver) => SourceRun): LogSource {
   return ackedSource<LogBatch, { entries: readonly Entry[]; options: SendOptions | undefined }>(
-    ({ entries, options }, ack, nack) =>
-      options?.untilSentOn ? { entries: entries as Entry[], untilSentOn: true, ack, nack } : { entries: entries as Entry[], ack, nack },
+    ({ entries, options }, ack, nack) => ({ entries: entries as Entry[], ...options, ack, nack }),
     (send) => start({ send: (entries, options) => send({ entries, options }) }),
   ) as LogSource;
 }
@@ -215,6 +217,7 @@ export function forwardBatches(source: Observable<LogBatch>, receivers: () => re
 
 /** The send options a batch asks for. */
 export function sendOptionsOf(batch: LogBatch): SendOptions | undefined {
+  if (batch.backlog) return batch.untilSentOn ? { untilSentOn: true, backlog: batch.backlog } : { backlog: batch.backlog };
   return batch.untilSentOn ? UNTIL_SENT_ON : undefined;
 }
 

@@ -1,5 +1,6 @@
 import { Observable, type OperatorFunction } from 'rxjs';
 import { systemClock, type Clock } from './clock.js';
+import type { InputTime } from './input-time.js';
 import { cloneEntry, seedLabels, type Entry } from './entry.js';
 import { ConfigError } from '../lib/config/errors.js';
 import { placeError } from '../lib/config/schema.js';
@@ -12,6 +13,8 @@ import { StageEffects, type PipelineTracer } from './trace.js';
 /** What building a pipeline needs besides the stages. */
 export interface PipelineOptions {
   readonly clock?: Clock;
+  /** The time idle input is measured on (see core/input-time.ts); the clock's time when absent. */
+  readonly input?: InputTime;
   readonly registry?: Registry;
   readonly random?: () => number;
   readonly trace?: PipelineTracer;
@@ -26,6 +29,7 @@ function contextFor(options: PipelineOptions): BuildContext {
   const metrics: ProcessMetrics = processMetrics(options.registry ?? sharedRegistry());
   const ctx: BuildContext = {
     clock: options.clock ?? systemClock(),
+    input: options.input,
     metrics,
     random: options.random ?? Math.random,
     trace: options.trace,

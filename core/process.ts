@@ -2,6 +2,7 @@ import { didYouMean } from '../lib/suggest.js';
 import type { Registry } from 'prom-client';
 import { Inlet } from './inlet.js';
 import type { Clock } from './clock.js';
+import type { InputTime } from './input-time.js';
 import type { Block, ConfigFile } from '../lib/config/ast.js';
 import { parseConfig } from '../lib/config/parser.js';
 import type { EvalScope } from '../lib/config/evaluate.js';
@@ -94,6 +95,8 @@ export interface ProcessRun {
 
 export interface ProcessRunOptions {
   readonly clock: Clock;
+  /** The time idle input is measured on (see core/input-time.ts); the clock's time when absent. */
+  readonly input?: InputTime;
   readonly registry: Registry;
   readonly trace?: PipelineTracer;
   readonly random?: () => number;

@@ -1,5 +1,6 @@
 import { cloneEntry, type Entry } from './entry.js';
 import { makeCapsule, type Capsule } from '../lib/config/evaluate.js';
+import type { InputBacklog } from './input-time.js';
 
 /**
  * Where a component sends log entries. `send` resolves once the receiver has taken the entries
@@ -22,6 +23,12 @@ export interface SendOptions {
    * send may take as long as the longest hold (a block's `max_wait_time`).
    */
   readonly untilSentOn?: boolean;
+  /**
+   * The sender's input received and not yet sent: while it waits, a receiver's stages do not take
+   * their input for idle (a multiline block is not flushed by `max_wait_time`; see
+   * core/input-time.ts).
+   */
+  readonly backlog?: InputBacklog;
 }
 
 export const LOGS_RECEIVER = 'logs.receiver';

@@ -2,6 +2,7 @@ import { Observable, type OperatorFunction } from 'rxjs';
 import type { Block } from '../lib/config/ast.js';
 import type { EvalScope } from '../lib/config/evaluate.js';
 import type { Clock } from './clock.js';
+import type { InputTime } from './input-time.js';
 import type { Entry } from './entry.js';
 import { ConfigError, ConfigErrors, type Position } from '../lib/config/errors.js';
 import type { ProcessMetrics } from './metrics.js';
@@ -51,6 +52,11 @@ export type StageImpl =
 /** What a stage may use while it is built: its clock, the shared counters, randomness, nesting. */
 export interface BuildContext {
   readonly clock: Clock;
+  /**
+   * The time a stage measures idle input on: it stands still while input is queued upstream (see
+   * core/input-time.ts). Absent, the clock's scheduler time is meant.
+   */
+  readonly input?: InputTime;
   readonly metrics: ProcessMetrics;
   /** Uniform in [0, 1); injectable so sampling is deterministic in tests. */
   readonly random: () => number;

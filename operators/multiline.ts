@@ -21,16 +21,22 @@
  * - at end of input every pending block is flushed (least recently active stream first; the
  *   reference's order is unspecified).
  *
+ * Idle means no input waiting: `max_wait_time` is measured on the pipeline's input time
+ * (core/input-time.ts), which stands still while input is queued upstream — the rest of a batch
+ * being pushed, messages a source received and has not sent yet. A stall of the process while a
+ * block's next lines wait does not split it; input that is really idle flushes the block after
+ * `max_wait_time`, as the reference's wall-clock timer does.
+ *
  * Streams are forgotten once idle, so memory follows the streams active within `max_wait_time`,
  * not every stream ever seen. One timer serves the whole stage: streams are kept in order of last
  * activity, so the next to go idle is always the first one.
  */
-import { MAX_TIMER_MS } from '../core/clock.js';
 import { Observable, type OperatorFunction, type SchedulerLike, type Subscription } from 'rxjs';
 import { cloneEntry, labelsKey, type Entry, type Labels } from '../core/entry.js';
 import { FieldError } from '../lib/config/errors.js';
 import type { Regex } from '../lib/regex/index.js';
 import { compileFieldRegex } from '../core/field-regex.js';
+import { atInputTime, wallInputTime, type InputTime } from '../core/input-time.js';
 import { defineStage, type BuildContext, type StageImpl } from '../core/stage.js';
 import { NO_NAMES } from '../core/stage-partitioning.js';
 import { t } from '../lib/config/schema.js';
@@ -91,6 +97,7 @@ function buildMultiline(config: MultilineConfig, ctx: BuildContext): StageImpl {
       maxWaitMs: Number(config.max_wait_time) / 1e6,
       trimNewlines: config.trim_newlines,
       scheduler: ctx.clock.scheduler,
+      input: ctx.input,
     }),
   };
 }
@@ -102,8 +109,13 @@ export interface MultilineOptions {
   /** Idle time, in the scheduler's milliseconds, after which a stream's block is sent on. */
   readonly maxWaitMs: number;
   readonly trimNewlines: boolean;
-  /** Drives the idle timer and tells the time (`now()`). */
+  /** Drives the idle timer. */
   readonly scheduler: SchedulerLike;
+  /**
+   * The time idleness is measured on: it stands still while input is queued (see
+   * core/input-time.ts). The scheduler's own time when not given.
+   */
+  readonly input?: InputTime;
   /** Told of every line taken into a block and of every block sent on. */
   readonly held?: HeldLines;
 }
@@ -158,6 +170,7 @@ interface StreamBlock {
  */
 export function multilineBlocks(options: MultilineOptions): OperatorFunction<Entry, Entry> {
   const { isFirstLine, maxLines, maxWaitMs, trimNewlines, scheduler, held } = options;
+  const input = options.input ?? wallInputTime(scheduler);
   return (source) =>
     new Observable<Entry>((subscriber) => {
       // Insertion order is activity order: a stream is moved to the end on each of its lines.
@@ -200,13 +213,11 @@ export function multilineBlocks(options: MultilineOptions): OperatorFunction<Ent
       const armTimer = () => {
         if (timer !== undefined || streams.size === 0) return;
         const oldest = streams.values().next().value!;
-        const delayMs = Math.max(0, oldest.lastActivityMs + maxWaitMs - scheduler.now());
-        // A wait longer than a Node timer can hold is re-armed when the shorter one fires.
-        timer = scheduler.schedule(expireIdle, Math.min(delayMs, MAX_TIMER_MS));
+        timer = atInputTime(input, scheduler, oldest.lastActivityMs + maxWaitMs, expireIdle);
       };
       const expireIdle = () => {
         timer = undefined;
-        const nowMs = scheduler.now();
+        const nowMs = input.now();
         for (const [key, stream] of streams) {
           if (nowMs - stream.lastActivityMs < maxWaitMs) break;
           streams.delete(key);
@@ -229,7 +240,7 @@ export function multilineBlocks(options: MultilineOptions): OperatorFunction<Ent
       const subscription = source.subscribe({
         next(entry) {
           const key = streamKey(entry.labels);
-          const nowMs = scheduler.now();
+          const nowMs = input.now();
           let stream = streams.get(key);
           if (stream !== undefined && stream.text.length > 0 && nowMs - stream.lastActivityMs >= maxWaitMs) {
             flush(stream, false);
