@@ -48,15 +48,6 @@ export function systemClock(): Clock {
   };
 }
 
-/** The real scheduler, but a wall clock that starts at `startNs` (for replays with `--now`). */
-export function shiftedClock(startNs: bigint): Clock {
-  const startedAt = process.hrtime.bigint();
-  return {
-    scheduler: asyncScheduler,
-    nowNs: () => startNs + (process.hrtime.bigint() - startedAt),
-  };
-}
-
 /**
  * A manually advanced clock and scheduler: nothing happens until `advanceBy`/`advanceTo` runs the
  * timers that fall due, in time order. Used by conformance runs, `rivulet process` and the

@@ -4,17 +4,9 @@ import type { EvalScope } from '../lib/config/evaluate.js';
 import type { Clock } from './clock.js';
 import type { InputTime } from './input-time.js';
 import type { Entry } from './entry.js';
-import { ConfigError, ConfigErrors, type Position } from '../lib/config/errors.js';
+import { ConfigError, ConfigErrors } from '../lib/config/errors.js';
 import type { ProcessMetrics } from './metrics.js';
-import {
-  applyDefaults,
-  blockTitle,
-  decodeBlock,
-  placeError,
-  type BlockSpec,
-  type DecodedBlock,
-  type StageBlock,
-} from '../lib/config/schema.js';
+import { applyDefaults, decodeBlock, placeError, type BlockSpec, type DecodedBlock, type StageBlock } from '../lib/config/schema.js';
 import type { Sandbox } from './sandbox.js';
 import type { PipelineTracer, StageEffects } from './trace.js';
 import { didYouMean } from '../lib/suggest.js';
@@ -248,15 +240,6 @@ function validateSpec(
     if (err instanceof ConfigError) throw placeError(err, block, decoded, path);
     throw err;
   }
-}
-
-/** Where a built stage's errors should point. */
-export function specPosition(spec: StageSpec): Position | undefined {
-  return spec.block?.pos;
-}
-
-export function specTitle(spec: StageSpec): string {
-  return spec.block ? blockTitle(spec.block) : `stage.${spec.def.name}`;
 }
 
 // The pipeline builder registers itself here so `defineStage` factories can build on their own

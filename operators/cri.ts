@@ -54,7 +54,7 @@ export const cri = defineStage<CriConfig>({
   partitioning: () => ({ writes: names(['stream']), state: { by: 'stream' } }),
 });
 
-export function validateCri(config: CriConfig): void {
+function validateCri(config: CriConfig): void {
   if (!Number.isInteger(config.max_partial_lines) || config.max_partial_lines <= 0) {
     throw new FieldError('max_partial_lines', 'max_partial_lines must be greater than 0');
   }

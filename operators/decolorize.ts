@@ -22,7 +22,7 @@ export const decolorize = defineStage<DecolorizeConfig>({
 });
 
 /** Nothing to check: the stage takes no arguments. */
-export function validateDecolorize(_config: DecolorizeConfig): void {}
+function validateDecolorize(_config: DecolorizeConfig): void {}
 
 // Our own fixed pattern (never user input), equivalent to the reference's Go regexp on every
 // input: `\d` is ASCII-only in both. First alternative: OSC-like sequences ended by BEL; second:

@@ -27,7 +27,7 @@ export const docker = defineStage<DockerConfig>({
 });
 
 /** Nothing to check: the stage takes no arguments. */
-export function validateDocker(_config: DockerConfig): void {}
+function validateDocker(_config: DockerConfig): void {}
 
 /** The three fields of a Docker json-file record; missing fields are empty. */
 export interface DockerRecord {

@@ -62,7 +62,7 @@ stage.drop {
   partitioning: () => PER_ENTRY,
 });
 
-export function validateDrop(config: DropConfig): void {
+function validateDrop(config: DropConfig): void {
   const longerThan = parseLongerThan(config.longer_than);
   if (config.source === '' && config.expression === '' && config.older_than === 0n && longerThan === 0n) {
     throw new ConfigError('drop stage config must contain at least one of `source`, `expression`, `older_than` or `longer_than`');

@@ -42,7 +42,7 @@ export const eventLogMessage = defineStage<EventLogMessageConfig>({
   partitioning: () => PER_ENTRY,
 });
 
-export function validateEventLogMessage(config: EventLogMessageConfig): void {
+function validateEventLogMessage(config: EventLogMessageConfig): void {
   if (!isLegacyLabelName(config.source)) throw new FieldError('source', `invalid label name: ${config.source}`);
 }
 

@@ -41,7 +41,7 @@ export const hostEvent = defineStage<HostEventConfig>({
   partitioning: () => PER_ENTRY,
 });
 
-export function validateHostEvent(config: HostEventConfig): void {
+function validateHostEvent(config: HostEventConfig): void {
   checkFieldLabelName('source', config.source);
 }
 

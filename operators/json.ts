@@ -61,7 +61,7 @@ export const json = defineStage<JsonConfig>({
   partitioning: () => PER_ENTRY,
 });
 
-export function validateJson(config: JsonConfig): void {
+function validateJson(config: JsonConfig): void {
   if (Object.keys(config.expressions).length === 0 && config.regex === '') {
     throw new ConfigError('JMES expressions or regex is required');
   }

@@ -27,7 +27,7 @@ export const labelDrop = defineStage<LabelDropConfig>({
   partitioning: (config) => ({ writes: names(config.values), state: { by: 'none' } }),
 });
 
-export function validateLabelDrop(config: LabelDropConfig): void {
+function validateLabelDrop(config: LabelDropConfig): void {
   if (config.values.length === 0) throw new FieldError('values', 'labeldrop stage config cannot be empty');
 }
 

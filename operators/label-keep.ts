@@ -26,7 +26,7 @@ export const labelKeep = defineStage<LabelKeepConfig>({
   partitioning: (config) => ({ writes: { allBut: new Set(config.values) }, state: { by: 'none' } }),
 });
 
-export function validateLabelKeep(config: LabelKeepConfig): void {
+function validateLabelKeep(config: LabelKeepConfig): void {
   if (config.values.length === 0) throw new FieldError('values', 'labelallow stage config cannot be empty');
 }
 

@@ -42,7 +42,7 @@ stage.labels {
   partitioning: (config) => ({ writes: names(Object.keys(config.values)), state: { by: 'none' } }),
 });
 
-export function validateLabels(config: LabelsConfig): void {
+function validateLabels(config: LabelsConfig): void {
   for (const [name, source] of Object.entries(config.values)) {
     checkFieldLabelName('values', name);
     if (source !== null && typeof source !== 'string')

@@ -49,7 +49,7 @@ export const logfmt = defineStage<LogfmtConfig>({
   partitioning: () => PER_ENTRY,
 });
 
-export function validateLogfmt(config: LogfmtConfig): void {
+function validateLogfmt(config: LogfmtConfig): void {
   if (Object.keys(config.mapping).length === 0 && config.regex === '') {
     throw new ConfigError('logfmt mapping or regex is required');
   }

@@ -51,7 +51,7 @@ export const luhn = defineStage<LuhnConfig>({
   partitioning: () => PER_ENTRY,
 });
 
-export function validateLuhn(config: LuhnConfig): void {
+function validateLuhn(config: LuhnConfig): void {
   if (config.source === '') throw new FieldError('source', 'empty source');
   if (!Number.isInteger(config.min_length)) throw new FieldError('min_length', 'min_length must be an integer');
   if (config.skip_regex !== '') compileFieldRegex('skip_regex', config.skip_regex);

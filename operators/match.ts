@@ -67,7 +67,7 @@ stage.match {
   partitioning: (config) => ({ writes: NO_NAMES, state: { by: 'none' }, nested: config.stages ?? [] }),
 });
 
-export function validateMatch(config: MatchConfig): void {
+function validateMatch(config: MatchConfig): void {
   if (config.selector === '') throw new FieldError('selector', 'selector statement required for match stage');
   const action = actionOf(config);
   const nested = config.stages ?? [];

@@ -31,7 +31,7 @@ stage.output {
   partitioning: () => PER_ENTRY,
 });
 
-export function validateOutput(config: OutputConfig): void {
+function validateOutput(config: OutputConfig): void {
   if (config.source === '') throw new FieldError('source', 'output source value is required if output is specified');
 }
 

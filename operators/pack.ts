@@ -44,7 +44,7 @@ export const pack = defineStage<PackConfig>({
   partitioning: (config) => ({ writes: names(config.labels), state: { by: 'none' } }),
 });
 
-export function validatePack(config: PackConfig): void {
+function validatePack(config: PackConfig): void {
   if (!Array.isArray(config.labels)) throw new FieldError('labels', 'labels must be a list of strings');
   for (const name of config.labels) {
     if (typeof name !== 'string') throw new FieldError('labels', 'labels must be a list of strings');

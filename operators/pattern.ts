@@ -43,7 +43,7 @@ export const pattern = defineStage<PatternConfig>({
   partitioning: (config) => ({ writes: config.labels_from_groups ? ALL_NAMES : NO_NAMES, state: { by: 'none' } }),
 });
 
-export function validatePattern(config: PatternConfig): void {
+function validatePattern(config: PatternConfig): void {
   compilePattern(config);
 }
 

@@ -39,7 +39,7 @@ export const regex = defineStage<RegexConfig>({
   partitioning: (config) => ({ writes: config.labels_from_groups ? ALL_NAMES : NO_NAMES, state: { by: 'none' } }),
 });
 
-export function validateRegex(config: RegexConfig): void {
+function validateRegex(config: RegexConfig): void {
   compileExpression(config);
 }
 

@@ -60,7 +60,7 @@ export const replace = defineStage<ReplaceConfig>({
   partitioning: () => PER_ENTRY,
 });
 
-export function validateReplace(config: ReplaceConfig): void {
+function validateReplace(config: ReplaceConfig): void {
   compileExpression(config);
   compileReplacement(config);
 }

@@ -37,7 +37,7 @@ export const sampling = defineStage<SamplingConfig>({
   partitioning: () => PER_ENTRY,
 });
 
-export function validateSampling(config: SamplingConfig): void {
+function validateSampling(config: SamplingConfig): void {
   if (typeof config.rate !== 'number' || Number.isNaN(config.rate) || config.rate < 0 || config.rate > 1) {
     // The reference's text, comma and capital S included, prints the rate with Go's `%f`.
     throw new FieldError(

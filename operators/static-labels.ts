@@ -27,7 +27,7 @@ export const staticLabels = defineStage<StaticLabelsConfig>({
   partitioning: (config) => ({ writes: names(Object.keys(config.values)), state: { by: 'none' } }),
 });
 
-export function validateStaticLabels(config: StaticLabelsConfig): void {
+function validateStaticLabels(config: StaticLabelsConfig): void {
   for (const name of Object.keys(config.values)) {
     checkFieldLabelName('values', name);
   }

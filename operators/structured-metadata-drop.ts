@@ -25,7 +25,7 @@ export const structuredMetadataDrop = defineStage<StructuredMetadataDropConfig>(
   partitioning: () => PER_ENTRY,
 });
 
-export function validateStructuredMetadataDrop(config: StructuredMetadataDropConfig): void {
+function validateStructuredMetadataDrop(config: StructuredMetadataDropConfig): void {
   if (config.values.length === 0) throw new FieldError('values', 'structured_metadata_drop stage config cannot be empty');
 }
 

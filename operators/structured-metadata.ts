@@ -40,7 +40,7 @@ stage.structured_metadata {
   partitioning: (config) => ({ writes: config.regex ? ALL_NAMES : names(Object.keys(config.values)), state: { by: 'none' } }),
 });
 
-export function validateStructuredMetadata(config: StructuredMetadataConfig): void {
+function validateStructuredMetadata(config: StructuredMetadataConfig): void {
   for (const [name, source] of Object.entries(config.values)) {
     checkFieldLabelName('values', name);
     if (source !== null && typeof source !== 'string')

@@ -54,7 +54,7 @@ stage.template {
   partitioning: () => PER_ENTRY,
 });
 
-export function validateTemplate(config: TemplateConfig): void {
+function validateTemplate(config: TemplateConfig): void {
   compileStageTemplate(config);
 }
 

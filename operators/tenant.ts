@@ -35,7 +35,7 @@ stage.tenant {
   partitioning: () => ({ writes: names([TENANT_LABEL]), state: { by: 'none' } }),
 });
 
-export function validateTenant(config: TenantConfig): void {
+function validateTenant(config: TenantConfig): void {
   const set = [config.label, config.source, config.value].filter((v) => v !== '').length;
   if (set === 0) throw new ConfigError('label, source or value config are required');
   if (set > 1) throw new ConfigError('label, source and value are mutually exclusive: you should set source, value or label but not all');

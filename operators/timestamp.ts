@@ -87,7 +87,7 @@ stage.timestamp {
 const FAILURE_ACTIONS: readonly string[] = ['skip', 'fudge'];
 const DUPLICATE_ACTIONS: readonly string[] = ['keep', 'fudge'];
 
-export function validateTimestamp(config: TimestampConfig): void {
+function validateTimestamp(config: TimestampConfig): void {
   if (config.source === '') throw new FieldError('source', 'timestamp source value is required if timestamp is specified');
   if (config.format === '') throw new FieldError('format', 'timestamp format is required');
   if (config.location !== undefined) {

@@ -74,7 +74,7 @@ export const truncate = defineStage<TruncateConfig>({
   partitioning: (config) => ({ writes: truncatedLabels(config), state: { by: 'none' } }),
 });
 
-export function validateTruncate(config: TruncateConfig): void {
+function validateTruncate(config: TruncateConfig): void {
   if (config.rule.length === 0) throw new ConfigError('at least one truncate rule must be specified');
   config.rule.forEach(effectiveLimit);
 }

@@ -13,11 +13,6 @@ import { t } from '../../lib/config/schema.js';
 import type { StageSpec } from '../stage.js';
 import { defineComponent, healthy, unhealthy, type ComponentArgs, type ComponentContext, type Health } from '../runtime/component.js';
 
-export interface LogsProcessArgs {
-  readonly forward_to: readonly LogsReceiver[];
-  readonly stages: readonly StageSpec[];
-}
-
 /** Structural identity of a stage list: its canonical config text (also what worker threads read). */
 function stagesFingerprint(args: ComponentArgs): string {
   const stageBlocks = args.block.body.filter((s) => s.kind === 'block');

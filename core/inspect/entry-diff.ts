@@ -75,11 +75,6 @@ export function describeChange(change: EntryChange): string {
   }
 }
 
-/** What changed between two states of an entry, one line per change, as `--inspect` words it. */
-export function diffEntries(before: Entry, after: Entry): string[] {
-  return entryChanges(entryParts(before), entryParts(after)).map(describeChange);
-}
-
 /** JSON with bigints as numbers, as the entry's JSON form shows them. */
 function showJson(value: unknown): string | undefined {
   return JSON.stringify(value, (_key, v) => (typeof v === 'bigint' ? Number(v) : v));

@@ -27,9 +27,6 @@ import { flowCounters, type FlowCounters } from './flow-counters.js';
 /** `in`: what is sent to a component's receivers; `out`: what the component sends on. */
 export type TapDirection = 'in' | 'out';
 
-/** Both directions, in the order help and the page list them. */
-export const TAP_DIRECTIONS: readonly TapDirection[] = ['in', 'out'];
-
 /** Most tap clients at a time, over all components, unless the hub is given another bound. */
 export const DEFAULT_MAX_TAP_CLIENTS = 100;
 

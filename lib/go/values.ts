@@ -8,12 +8,6 @@ import { formatFloat, parseGoFloatOrUndefined } from './strconv.js';
 import { isWellFormed } from '../regex/well-formed.js';
 
 /**
- * A value stored in the extracted map: string, number (Go float64), bigint (Go integers),
- * boolean, null, or arrays/objects (which no conversion accepts).
- */
-export type ExtractedValue = unknown;
-
-/**
  * The text form of an extracted value, or `undefined` when the reference cannot convert it
  * (null, undefined, arrays, objects, functions…). Such keys count as unusable, never as "null".
  *

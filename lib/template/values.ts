@@ -56,13 +56,8 @@ export const T_BOOL = basic('bool', 'bool');
 export const T_STRING = basic('string', 'string');
 export const T_FLOAT64 = basic('float64', 'float64');
 export const T_INT = basic('int', 'int');
-export const T_INT8 = basic('int8', 'int8');
-export const T_INT16 = basic('int16', 'int16');
-export const T_INT32 = basic('int32', 'int32');
 export const T_INT64 = basic('int64', 'int64');
-export const T_UINT = basic('uint', 'uint');
 export const T_UINT8 = basic('uint8', 'uint8');
-export const T_UINT16 = basic('uint16', 'uint16');
 export const T_UINT32 = basic('uint32', 'uint32');
 export const T_UINT64 = basic('uint64', 'uint64');
 /** The empty interface, `interface {}`. */
@@ -120,10 +115,6 @@ export function goInt(type: GoType, value: bigint | number): GoInt {
 
 export const intOf = (n: number | bigint): GoInt => goInt(T_INT, n);
 export const int64Of = (n: number | bigint): GoInt => goInt(T_INT64, n);
-
-export function isIntKind(kind: Kind): boolean {
-  return INT_BITS[kind] !== undefined;
-}
 
 /**
  * Base class of Go values that are neither basic, slices nor maps: structs and pointers with

@@ -57,7 +57,7 @@ stage.geoip {
   partitioning: () => PER_ENTRY,
 });
 
-export function validateGeoip(config: GeoipConfig): void {
+function validateGeoip(config: GeoipConfig): void {
   compileLookups(config);
 }
 

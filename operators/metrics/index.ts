@@ -139,7 +139,7 @@ stage.metrics {
   partitioning: () => ({ writes: NO_NAMES, state: { by: 'stream' } }),
 });
 
-export function validateMetrics(config: MetricsConfig): void {
+function validateMetrics(config: MetricsConfig): void {
   config['metric.counter'].forEach(validateCounter);
   config['metric.gauge'].forEach(validateGauge);
   config['metric.histogram'].forEach(validateHistogram);

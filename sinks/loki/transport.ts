@@ -18,23 +18,3 @@ export interface PushResult {
 }
 
 export type PushTransport = (request: PushRequest, signal: AbortSignal) => Promise<PushResult>;
-
-const MESSAGE_BYTES = 1024;
-
-/** Pushes with the runtime's `fetch` (connection pooling and keep-alive included). */
-export const fetchTransport: PushTransport = async (request, signal) => {
-  try {
-    const response = await fetch(request.url, {
-      method: 'POST',
-      headers: request.headers,
-      body: request.body as Uint8Array<ArrayBuffer>,
-      signal,
-    });
-    const text = await response.text();
-    const retryAfter = response.headers.get('retry-after');
-    return { status: response.status, ...(retryAfter !== null ? { retryAfter } : {}), message: text.slice(0, MESSAGE_BYTES).trim() };
-  } catch (err) {
-    const e = err as Error & { cause?: Error };
-    return { status: -1, message: e.cause?.message ?? e.message };
-  }
-};

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { describeChange, diffEntries, entryChanges, entryParts, type EntryParts } from '../../../core/inspect/entry-diff.js';
-import { makeEntry } from '../../../core/entry.js';
+import { describeChange, entryChanges, entryParts, type EntryParts } from '../../../core/inspect/entry-diff.js';
+import { type Entry, makeEntry } from '../../../core/entry.js';
 
 const before = makeEntry({
   labels: { app: 'api', env: 'dev' },
@@ -51,7 +51,9 @@ describe('entryChanges', () => {
   });
 });
 
-describe('diffEntries', () => {
+describe('describeChange', () => {
+  const diffEntries = (a: Entry, b: Entry) => entryChanges(entryParts(a), entryParts(b)).map(describeChange);
+
   it('words each change as --inspect prints it', () => {
     expect(diffEntries(before, after)).toEqual([
       'labels ~env="dev"->"prod"',
