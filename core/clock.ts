@@ -48,6 +48,33 @@ export function systemClock(): Clock {
   };
 }
 
+/** `clock`'s wall time in whole epoch milliseconds, as `Date.now()` reads the real one. */
+export function epochMs(clock: Clock): number {
+  return Number(clock.nowNs() / NS_PER_MS);
+}
+
+/** Starts timing on `clock`: the function returned reads the seconds passed since. */
+export function stopwatch(clock: Clock): () => number {
+  const startNs = clock.nowNs();
+  return () => Number(clock.nowNs() - startNs) / 1e9;
+}
+
+/**
+ * Runs `work` once `clock` reaches `dueMs` (epoch milliseconds), on its scheduler; returns what
+ * cancels it. A wait longer than a timer can hold goes in steps of MAX_TIMER_MS, each re-reading
+ * the clock, so a due time days away is not cut down to the 1 ms Node would fire it after.
+ */
+export function scheduleAt(clock: Clock, dueMs: number, work: () => void): () => void {
+  let timer: { unsubscribe(): void } | undefined;
+  const arm = () => {
+    const left = dueMs - epochMs(clock);
+    if (left > MAX_TIMER_MS) timer = clock.scheduler.schedule(arm, MAX_TIMER_MS);
+    else timer = clock.scheduler.schedule(work, Math.max(0, left));
+  };
+  arm();
+  return () => timer?.unsubscribe();
+}
+
 /**
  * A manually advanced clock and scheduler: nothing happens until `advanceBy`/`advanceTo` runs the
  * timers that fall due, in time order. Used by conformance runs, `rivulet process` and the

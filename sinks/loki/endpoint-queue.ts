@@ -26,7 +26,7 @@
  * and its successor, sharing the log, sends what it had not delivered.
  */
 import type { SchedulerLike } from 'rxjs';
-import type { Clock } from '../../core/clock.js';
+import { stopwatch, type Clock } from '../../core/clock.js';
 import type { Entry, Labels } from '../../core/entry.js';
 import type { Log } from '../../lib/log.js';
 import { Backoff, backoffClockOn, retryAfterMs, type BackoffClock } from '../../lib/backoff.js';
@@ -291,9 +291,9 @@ export class EndpointQueue {
     let message = '';
     for (;;) {
       if (this.deadlineHit) return this.cutOff(batch, bytes);
-      const started = performance.now();
+      const elapsed = stopwatch(this.options.clock);
       const result = await this.attempt({ url: config.url, headers, body: encoded.body });
-      metrics.requestDuration.observe({ ...this.labels, status_code: String(result.status) }, (performance.now() - started) / 1000);
+      metrics.requestDuration.observe({ ...this.labels, status_code: String(result.status) }, elapsed());
       if (result.status >= 200 && result.status < 300) {
         metrics.sentBytes.inc(this.labels, bytes);
         metrics.sentEntries.inc(this.labels, batch.length);

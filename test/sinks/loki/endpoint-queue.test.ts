@@ -98,3 +98,41 @@ describe('EndpointQueue with many tenants', () => {
     ]);
   });
 });
+
+describe('EndpointQueue timing', () => {
+  it("observes each push's duration on the queue's clock: the virtual time the endpoint took to answer", async () => {
+    const clock = new ManualClock();
+    const registry = new Registry();
+    let requested: () => void = () => {};
+    const pushed = new Promise<void>((resolve) => {
+      requested = resolve;
+    });
+    const transport = (): Promise<PushResult> =>
+      new Promise((resolve) => {
+        clock.scheduler.schedule(() => resolve({ status: 204, message: '' }), 1_500);
+        requested();
+      });
+    const queue = new EndpointQueue({
+      config,
+      componentId: 'logs.write.test',
+      externalLabels: () => ({}),
+      clock,
+      metrics: writeMetrics(registry),
+      transport,
+      log: () => {},
+      userAgent: 'test',
+    });
+    await queue.enqueue([entry('a1', 'a')]);
+    const stopped = queue.stop();
+    await pushed;
+    clock.advanceBy(1_500);
+    await stopped;
+    const text = await registry.metrics();
+    expect(text).toContain(
+      'logs_write_request_duration_seconds_sum{component_id="logs.write.test",host="loki.invalid",status_code="204"} 1.5\n',
+    );
+    expect(text).toContain(
+      'logs_write_request_duration_seconds_count{component_id="logs.write.test",host="loki.invalid",status_code="204"} 1\n',
+    );
+  });
+});
