@@ -6,14 +6,12 @@
  * edits). A programmatic pipeline copies each entry at its ingress, as its source may reuse them.
  */
 import { stringify } from '../lib/go/values.js';
+import type { MetadataPair } from '../lib/loki/wire.js';
+
+// Structured metadata is Loki's: its wire format declares the pair, entries carry it as sent.
+export type { MetadataPair };
 
 export type Labels = Record<string, string>;
-
-/** One structured-metadata pair; the list keeps its order. */
-export interface MetadataPair {
-  name: string;
-  value: string;
-}
 
 /** The pipeline-private map of extracted values (string, number, boolean, null or JSON-like). */
 export type Extracted = Record<string, unknown>;

@@ -11,7 +11,7 @@
 import { isUtf8 } from 'node:buffer';
 import { finishSteps, ItemSlices } from '../slices.js';
 
-/** One structured-metadata name/value pair, in the order it was sent. */
+/** One structured-metadata name/value pair; a list of them keeps the order it was sent in. */
 export interface MetadataPair {
   name: string;
   value: string;

@@ -12,9 +12,8 @@
 import { open, readdir, rename, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
+import type { Log } from '../log.js';
 import { frameRecords } from './records.js';
-
-type Log = (level: 'debug' | 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>) => void;
 
 const LEGACY_NAME = /^(\d{20})\.seg$/;
 const LEGACY_HEADER_BYTES = 8;

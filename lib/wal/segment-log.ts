@@ -26,10 +26,9 @@
  */
 import { mkdir, open, readdir, stat, truncate, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { Log } from '../log.js';
 import { upgradeLegacySegments } from './legacy.js';
 import { findHeader, frameRecords, MAX_RECORD_BYTES, parseRecords, RECORD_HEADER_BYTES, type WalRecord } from './records.js';
-
-type Log = (level: 'debug' | 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>) => void;
 
 export interface SegmentLogOptions {
   readonly dir: string;
