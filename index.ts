@@ -46,7 +46,7 @@ export {
   type LogSource,
   type SourceRun,
 } from './core/delivery.js';
-export { processLogs, LogsProcessor } from './core/logs-processor.js';
+export { processLogs, LogsProcessor } from './core/components/logs-processor.js';
 export { forwardProfiles, profileSource, profilesSink, type ProfileSource } from './core/profile-delivery.js';
 export type { ProfilesReceiver, PushSeries, IngestProfile } from './core/profiles.js';
 export type { Label as ProfileLabel } from './lib/pyroscope/labels.js';

@@ -16,7 +16,6 @@ import type { BenchRow } from './types.js';
 
 const ROOT = new URL('../', import.meta.url);
 const BIN = fileURLToPath(new URL('dist/bin/rivulet.js', ROOT));
-const WORKER = new URL('dist/pipeline-worker.js', ROOT);
 const PROCESS_LINES = Number(process.env.BENCH_THREADS_LINES ?? 300_000);
 
 const K8S = `stage.cri { }
@@ -37,7 +36,7 @@ export async function benchThreads(): Promise<BenchRow[]> {
   const cores = availableParallelism();
   const load = workload();
   const sink = await countingSink();
-  const threads = { workers: 2, workerUrl: WORKER };
+  const threads = 2;
   // One unmeasured run of each, then the better of two turns each, taken alternately.
   await throughPipeline(load, sink);
   await throughPipeline(load, sink, threads);

@@ -5,10 +5,7 @@ import { addMetricsSource, exposeMetrics } from '../core/metrics.js';
 import type { PartitionItem } from '../core/threads/partition-messages.js';
 import { PartitionedPipeline } from '../core/threads/partitioned-pipeline.js';
 import type { PartitionPlan } from '../core/threads/partitioning.js';
-import { loadedStageModuleFiles } from '../core/stage-modules.js';
-import { linearTimeFallbackEnabled } from '../lib/regex/linear-time.js';
 import { type Io, writeTextFile } from './io.js';
-import { pipelineWorkerUrl } from './pipeline-workers.js';
 import { inputEntries, type InputFormat } from './process-input.js';
 import type { ProcessReport } from './process-report.js';
 
@@ -46,15 +43,12 @@ export async function processOnWorkers(run: WorkersRun): Promise<number> {
   };
   let written: Promise<void> = Promise.resolve();
   const pool = new PartitionedPipeline({
-    workerUrl: pipelineWorkerUrl(),
     workers: run.workers,
     plan: run.plan,
     setup: {
       stagesText: run.text,
       file: run.file,
       output: run.format,
-      stageModules: loadedStageModuleFiles(),
-      linearTimeRegex: linearTimeFallbackEnabled(),
       ...(run.manual ? { virtualStartNs: String(run.clock.nowNs()) } : {}),
     },
     onEmit: (items) => {

@@ -8,7 +8,7 @@ import { startRunServer } from './run-server.js';
 import { TapHub } from '../core/inspect/tap.js';
 import { loadConfigStageModules } from '../core/stage-modules.js';
 import { parseArgs, UsageError } from './args.js';
-import { coreCount, pipelineWorkerUrl, workerCount } from './pipeline-workers.js';
+import { coreCount, workerCount } from './pipeline-workers.js';
 import { loadFlagStageModules, readConfigWithStageModules, STAGES_FLAG } from './stage-modules.js';
 import { PathError, readTextFile, type Io } from './io.js';
 
@@ -37,7 +37,6 @@ export async function runCommand(argv: readonly string[], io: Io, signals: NodeJ
   if (!file || args.positional.length > 1) throw new UsageError('run needs exactly one CONFIG file');
   const { host, port } = parseListenAddr((args.flags.get('server.http.listen-addr') as string | undefined) ?? DEFAULT_LISTEN_ADDR);
   const workers = workerCount(args.flags.get('workers'), coreCount());
-  const pipelineThreads = workers > 1 ? { workers, workerUrl: pipelineWorkerUrl() } : undefined;
   if (!(await loadFlagStageModules(args, io))) return 2;
   const initialText = await readConfigWithStageModules(file, io);
   if (initialText === undefined) return 2;
@@ -54,7 +53,7 @@ export async function runCommand(argv: readonly string[], io: Io, signals: NodeJ
       registry,
       stdout: io.stdout,
       log: (level, message, fields) => log(level, message, { component: id, ...fields }),
-      ...(pipelineThreads ? { pipelineThreads } : {}),
+      pipelineThreads: workers,
     }),
     taps.wrapExport,
   );

@@ -82,6 +82,22 @@ export function loadedStageModuleFiles(): string[] {
   return [...loadedModules].filter(([, defs]) => defs.some((def) => stageDefinition(def.name) === def)).map(([file]) => file);
 }
 
+/** Modules whose import registers stages, besides the stage modules loaded here. */
+const registrars = new Set<string>();
+
+/**
+ * Says that importing `moduleUrl` registers stages, as the built-in stages' module says of itself,
+ * so another thread (a pipeline thread) imports it to know the same stages.
+ */
+export function registersStages(moduleUrl: string): void {
+  registrars.add(moduleUrl);
+}
+
+/** The modules declared with `registersStages`, in the order they were. */
+export function stageRegistrars(): string[] {
+  return [...registrars];
+}
+
 const TYPESCRIPT_MODULE = /\.[cm]?tsx?$/;
 let typeScriptLoader: Promise<void> | undefined;
 

@@ -2,6 +2,7 @@
  * Every built-in stage. Importing this module registers them all with the stage registry; each
  * export is the stage's programmatic factory (an RxJS operator builder).
  */
+import { registersStages } from '../core/stage-modules.js';
 export { staticLabels } from './static-labels.js';
 export { labelDrop } from './label-drop.js';
 export { labelKeep } from './label-keep.js';
@@ -32,3 +33,6 @@ export { multiline } from './multiline.js';
 export { timestamp } from './timestamp.js';
 export { template } from './template.js';
 export { replace } from './replace.js';
+
+// Pipeline threads import this module too, to know the built-in stages.
+registersStages(import.meta.url);

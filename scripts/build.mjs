@@ -65,8 +65,8 @@ async function bundleCli() {
       'bin/rivulet': 'bin/rivulet.ts',
       [`${BUNDLE}/index`]: 'index.ts',
       [`${BUNDLE}/testing/index`]: 'testing/index.ts',
-      // Beside the shared chunks, where cli/pipeline-workers.ts and playground/run-pool.ts look.
-      [`${BUNDLE}/pipeline-worker`]: 'cli/pipeline-worker.ts',
+      // Beside the shared chunks, where core/threads/worker-modules.ts and playground/run-pool.ts look.
+      [`${BUNDLE}/pipeline-worker`]: 'core/threads/pipeline-worker.ts',
       [`${BUNDLE}/playground/run-worker`]: 'playground/run-worker.ts',
       [`${BUNDLE}/rxjs`]: 'reexport:rxjs',
       [`${BUNDLE}/rxjs-operators`]: 'reexport:rxjs/operators',

@@ -7,7 +7,7 @@
  */
 import { formatConfig } from '../../lib/config/format.js';
 import { configErrorsOf } from '../../lib/config/errors.js';
-import { LogsProcessor } from '../logs-processor.js';
+import { LogsProcessor } from './logs-processor.js';
 import { LOGS_RECEIVER, logsReceiverCapsule, type LogsReceiver } from '../receiver.js';
 import { t } from '../../lib/config/schema.js';
 import type { StageSpec } from '../stage.js';

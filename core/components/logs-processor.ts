@@ -5,21 +5,19 @@
  * produced has been taken over downstream, so a source's acknowledgement covers the whole way.
  */
 import { Observable, type OperatorFunction, type Subscription } from 'rxjs';
-import { Inlet } from './inlet.js';
-import { type Entry, seedLabels } from './entry.js';
-import { buildPipeline } from './pipeline.js';
-import { addMetricsSource } from './metrics.js';
-import { PartitionedPipeline } from './threads/partitioned-pipeline.js';
-import { planPartitions, type PartitionPlan } from './threads/partitioning.js';
-import { loadStageList } from './process.js';
-import { loadedStageModuleFiles } from './stage-modules.js';
-import { linearTimeFallbackEnabled } from '../lib/regex/linear-time.js';
-import { fanOut, type LogsReceiver, type SendOptions } from './receiver.js';
-import type { BuiltPipeline, StageOperator, StageSpec } from './stage.js';
-import type { ComponentContext } from './runtime/component.js';
-import { standaloneContext, type RunOptions } from './runtime/standalone.js';
-import type { LogBatch } from './delivery.js';
-import { sendOptionsOf } from './delivery.js';
+import { Inlet } from '../inlet.js';
+import { type Entry, seedLabels } from '../entry.js';
+import { buildPipeline } from '../pipeline.js';
+import { addMetricsSource } from '../metrics.js';
+import { PartitionedPipeline } from '../threads/partitioned-pipeline.js';
+import { planPartitions, type PartitionPlan } from '../threads/partitioning.js';
+import { loadStageList } from '../process.js';
+import { fanOut, type LogsReceiver, type SendOptions } from '../receiver.js';
+import type { BuiltPipeline, StageOperator, StageSpec } from '../stage.js';
+import type { ComponentContext } from '../runtime/component.js';
+import { standaloneContext, type RunOptions } from '../runtime/standalone.js';
+import type { LogBatch } from '../delivery.js';
+import { sendOptionsOf } from '../delivery.js';
 
 /** The stages running on this thread. */
 interface LocalPipeline {
@@ -178,8 +176,8 @@ export class LogsProcessor implements LogsReceiver {
   }
 
   private startPipeline(stages: readonly StageSpec[], fingerprint: string): RunningPipeline {
-    const threads = this.ctx.pipelineThreads;
-    if (threads && threads.workers > 1) {
+    const threads = this.ctx.pipelineThreads ?? 1;
+    if (threads > 1) {
       const plan = threadPlan(stages, fingerprint);
       if (plan.kind !== 'single') return this.startThreads(plan, fingerprint, threads);
       this.ctx.log('info', 'stages run on one thread', { reason: plan.reason });
@@ -208,18 +206,11 @@ export class LogsProcessor implements LogsReceiver {
     return { kind: 'local', built, input, subscription, fingerprint, completed };
   }
 
-  private startThreads(plan: PartitionPlan, fingerprint: string, threads: { workers: number; workerUrl: URL }): ThreadedPipeline {
+  private startThreads(plan: PartitionPlan, fingerprint: string, workers: number): ThreadedPipeline {
     const pool = new PartitionedPipeline({
-      workerUrl: threads.workerUrl,
-      workers: threads.workers,
+      workers,
       plan,
-      setup: {
-        stagesText: fingerprint,
-        file: `${this.ctx.id} stages`,
-        output: 'entries',
-        stageModules: loadedStageModuleFiles(),
-        linearTimeRegex: linearTimeFallbackEnabled(),
-      },
+      setup: { stagesText: fingerprint, file: `${this.ctx.id} stages`, output: 'entries' },
       // Nobody waits on a timer flush; a failure is logged by forward().
       onEmit: (items) => void this.forward(items as Entry[]).catch(() => {}),
       onFailure: (err) => {

@@ -33,10 +33,10 @@ export interface ComponentContext {
   /** Where components that print (logs.echo) write by default. */
   readonly stdout: NodeJS.WritableStream;
   /**
-   * Set by `rivulet run`: logs.process spreads its stages over this many worker threads (started
-   * from `workerUrl`), split by stream. Without it, or with one worker, pipelines run in place.
+   * logs.process spreads its stages over this many worker threads, split by stream (`rivulet run`
+   * sets one per core). Without it, or with 1, pipelines run in place.
    */
-  readonly pipelineThreads?: { readonly workers: number; readonly workerUrl: URL };
+  readonly pipelineThreads?: number;
 }
 
 /** The arguments a component receives: decoded attribute values plus its original block. */

@@ -11,16 +11,23 @@ import type { MetricFamilies } from '../metrics.js';
 /** How a worker returns what its pipeline forwards. */
 export type PartitionOutput = 'entries' | EntryOutputFormat;
 
-export interface PartitionWorkerSetup {
+/** The stage list a partitioned pipeline runs, and how. */
+export interface StageListSetup {
   /** The stage list, in a form `loadStageList` reads: bare `stage.*` blocks or one logs.process block. */
   readonly stagesText: string;
   readonly file: string;
   readonly output: PartitionOutput;
+  /** Set for a virtual clock starting at this instant (ns, decimal): timers run only at end of input. */
+  readonly virtualStartNs?: string;
+}
+
+/** What a worker gets: the stage list, and what it needs to know the stages the main thread knows. */
+export interface PartitionWorkerSetup extends StageListSetup {
+  /** Modules (URLs) whose import registers stages: the built-in stages' module. */
+  readonly stageRegistrars: readonly string[];
   /** Custom stage modules (absolute files) to load before the stage list is read. */
   readonly stageModules: readonly string[];
   readonly linearTimeRegex: boolean;
-  /** Set for a virtual clock starting at this instant (ns, decimal): timers run only at end of input. */
-  readonly virtualStartNs?: string;
 }
 
 /** One output: an entry (its extracted map emptied) or a formatted line. */

@@ -10,14 +10,28 @@ import { Worker } from 'node:worker_threads';
 import type { Entry } from '../entry.js';
 import type { MetricFamilies } from '../metrics.js';
 import { decodeEntries, encodeEntries, LabelSets, packedBuffers } from './entry-batch-codec.js';
-import type { FromPartitionWorker, PackedItems, PartitionItem, PartitionWorkerSetup, ToPartitionWorker } from './partition-messages.js';
+import type {
+  FromPartitionWorker,
+  PackedItems,
+  PartitionItem,
+  PartitionWorkerSetup,
+  StageListSetup,
+  ToPartitionWorker,
+} from './partition-messages.js';
 import { partitioner, type PartitionPlan } from './partitioning.js';
+import { pipelineWorkerModules, type PipelineWorkerModules } from './worker-modules.js';
+import { loadedStageModuleFiles } from '../stage-modules.js';
+import { linearTimeFallbackEnabled } from '../../lib/regex/linear-time.js';
 
 export interface PartitionedPipelineOptions {
-  /** The worker module: it registers the stages and calls `servePartition`. */
-  readonly workerUrl: URL;
   readonly workers: number;
-  readonly setup: PartitionWorkerSetup;
+  /**
+   * The stage list. Each thread also loads the stages this thread knows: the built-in stages'
+   * module, the custom stage modules loaded here, and the regex engine chosen here.
+   */
+  readonly setup: StageListSetup;
+  /** Where the threads start and what they import to know the built-in stages; by default this build's own. */
+  readonly worker?: PipelineWorkerModules;
   /** How to split (a `single` plan is treated as one partition). */
   readonly plan: PartitionPlan;
   /** Outputs timers released on one thread, in that thread's order. */
@@ -64,8 +78,8 @@ class PartitionThread {
   ended: Deferred<PartitionItem[]> | undefined;
   readonly metricsRequests = new Map<number, Deferred<MetricFamilies>>();
 
-  constructor(options: PartitionedPipelineOptions) {
-    this.worker = new Worker(options.workerUrl, { workerData: options.setup, execArgv: [] });
+  constructor(entry: URL, setup: PartitionWorkerSetup) {
+    this.worker = new Worker(entry, { workerData: setup, execArgv: [] });
   }
 
   post(message: ToPartitionWorker, transfer: ArrayBuffer[] = []): void {
@@ -84,7 +98,14 @@ export class PartitionedPipeline {
   constructor(private readonly options: PartitionedPipelineOptions) {
     const { plan } = options;
     this.partitionOf = plan.kind === 'partitioned' ? partitioner(plan.key, options.workers) : undefined;
-    this.threads = Array.from({ length: options.workers }, () => new PartitionThread(options));
+    const worker = options.worker ?? pipelineWorkerModules();
+    const setup: PartitionWorkerSetup = {
+      ...options.setup,
+      stageRegistrars: worker.stageRegistrars,
+      stageModules: loadedStageModuleFiles(),
+      linearTimeRegex: linearTimeFallbackEnabled(),
+    };
+    this.threads = Array.from({ length: options.workers }, () => new PartitionThread(worker.entry, setup));
     this.threads.forEach((thread, index) => {
       thread.worker.on('message', (message: FromPartitionWorker) => this.receive(index, message));
       thread.worker.on('error', (err) => this.fail(err));

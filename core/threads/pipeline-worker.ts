@@ -1,18 +1,18 @@
 /**
  * A pipeline worker thread: one instance of a stage list, fed batches by the main thread (see
- * core/threads/partitioned-pipeline.ts). Loads the built-in stages and the custom stage modules the main
- * thread has loaded, then serves.
+ * partitioned-pipeline.ts). Imports the modules that registered the main thread's stages (the
+ * built-in stages' module, custom stage modules), then serves.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import '../operators/index.js';
-import type { PartitionWorkerSetup } from '../core/threads/partition-messages.js';
-import { servePartition } from '../core/threads/partition-worker.js';
-import { aliasPackageToSources } from '../core/source-aliases.js';
-import { loadStageModules } from '../core/stage-modules.js';
-import { ensureLinearTimeFallback } from '../lib/regex/index.js';
+import type { PartitionWorkerSetup } from './partition-messages.js';
+import { servePartition } from './partition-worker.js';
+import { aliasPackageToSources } from '../source-aliases.js';
+import { loadStageModules } from '../stage-modules.js';
+import { ensureLinearTimeFallback } from '../../lib/regex/index.js';
 
 const setup = workerData as PartitionWorkerSetup;
 if (setup.linearTimeRegex) ensureLinearTimeFallback();
-if (import.meta.url.endsWith('.ts')) aliasPackageToSources(new URL('..', import.meta.url));
+if (import.meta.url.endsWith('.ts')) aliasPackageToSources(new URL('../..', import.meta.url));
+for (const module of setup.stageRegistrars) await import(module);
 await loadStageModules(setup.stageModules, process.cwd());
 servePartition(parentPort!, setup);

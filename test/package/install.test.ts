@@ -68,7 +68,7 @@ describe('the packed tarball', () => {
     expect(paths).toContain('dist/core/clock.d.ts');
     expect(paths).toContain('dist/testing/index.d.ts');
     expect(paths).toContain('dist/bin/rivulet.js');
-    expect(paths).toContain('dist/cli/pipeline-worker.js');
+    expect(paths).toContain('dist/core/threads/pipeline-worker.js');
     expect(paths).toContain('dist/playground/run-worker.js');
     expect(paths).toContain('dist/playground/web/index.html');
     expect(paths).toContain('LICENSE');

@@ -1,11 +1,11 @@
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../core/clock.js';
-import { logSource, type LogBatch } from '../../core/delivery.js';
-import type { Entry } from '../../core/entry.js';
-import { processLogs } from '../../core/logs-processor.js';
-import type { LogsReceiver } from '../../core/receiver.js';
-import { json, labels, multiline } from '../../operators/index.js';
+import { ManualClock } from '../../../core/clock.js';
+import { logSource, type LogBatch } from '../../../core/delivery.js';
+import type { Entry } from '../../../core/entry.js';
+import { processLogs } from '../../../core/components/logs-processor.js';
+import type { LogsReceiver } from '../../../core/receiver.js';
+import { json, labels, multiline } from '../../../operators/index.js';
 
 const entry = (line: string): Entry => ({ labels: { app: 'a' }, line, timestamp: 1n, structuredMetadata: [], extracted: {} });
 

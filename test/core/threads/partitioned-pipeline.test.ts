@@ -120,17 +120,10 @@ async function oneThread(config: string, entries: readonly Entry[]): Promise<{ l
 
 async function onThreads(config: string, entries: readonly Entry[], batchSizes: readonly number[], workers: number) {
   const pool = new PartitionedPipeline({
-    workerUrl: builtPipelineWorker(),
+    worker: builtPipelineWorker(),
     workers,
     plan: planPartitions(loadStageList(config, 'p.alloy')),
-    setup: {
-      stagesText: config,
-      file: 'p.alloy',
-      output: 'json',
-      stageModules: [],
-      linearTimeRegex: false,
-      virtualStartNs: String(START_NS),
-    },
+    setup: { stagesText: config, file: 'p.alloy', output: 'json', virtualStartNs: String(START_NS) },
     onEmit: () => {
       throw new Error('no timer runs before the end on a virtual clock');
     },
