@@ -7,21 +7,11 @@ import type { Entry } from '../../../core/entry.js';
 import { processMetrics } from '../../../core/metrics.js';
 import { buildPipeline, ingress } from '../../../core/pipeline.js';
 import type { BuildContext } from '../../../core/stage.js';
-import {
-  holdUntilTokens,
-  limit,
-  MAX_HELD_ENTRIES,
-  TokenBucket,
-  validateLimit,
-  type LimitConfig,
-  type WaitingLimitImpl,
-} from '../../../operators/limit/index.js';
+import { limit, MAX_HELD_ENTRIES, validateLimit, type LimitConfig, type WaitingLimitImpl } from '../../../operators/limit/index.js';
 import { marbles, type MarbleHelpers } from '../../../testing/index.js';
 import { entry, runConfig } from '../../support/run-stages.js';
 
 const NUM_RUNS = Number(process.env.FC_NUM_RUNS ?? 50);
-const MS = 1_000_000n;
-const S = 1_000_000_000n;
 
 /**
  * A marble test of the stage (rate 1, burst 1, plus `config`), its wall clock starting at the
@@ -99,64 +89,6 @@ function withinBucket(timesMs: readonly number[], rate: number, burst: number): 
 }
 
 describe('stage.limit', () => {
-  describe('the token bucket (golang.org/x/time/rate)', () => {
-    it('starts full and lets burst entries through at once', () => {
-      const bucket = new TokenBucket(1, 3);
-      expect([bucket.allow(0n), bucket.allow(0n), bucket.allow(0n), bucket.allow(0n)]).toEqual([true, true, true, false]);
-    });
-
-    it('refills continuously, with fractional tokens', () => {
-      const bucket = new TokenBucket(3, 1);
-      expect(bucket.allow(0n)).toBe(true);
-      expect(bucket.allow(300n * MS)).toBe(false);
-      expect(bucket.allow(333_333_330n)).toBe(false);
-      expect(bucket.allow(334n * MS)).toBe(true);
-    });
-
-    it('does not wait for a deficit worth less than a nanosecond, as the truncated wait is zero', () => {
-      const bucket = new TokenBucket(3, 1);
-      bucket.allow(0n);
-      // 0.999999999 tokens: the missing 1e-9 token takes 0.33 ns, which truncates to no wait.
-      expect(bucket.allow(333_333_333n)).toBe(true);
-    });
-
-    it('caps the refill at burst', () => {
-      const bucket = new TokenBucket(10, 2);
-      bucket.allow(0n);
-      bucket.allow(0n);
-      expect(bucket.allow(3600n * S)).toBe(true);
-      expect(bucket.allow(3600n * S)).toBe(true);
-      expect(bucket.allow(3600n * S)).toBe(false);
-    });
-
-    it('leaves the bucket untouched when it refuses', () => {
-      const bucket = new TokenBucket(1, 1);
-      bucket.allow(0n);
-      for (let ms = 100n; ms < 1000n; ms += 100n) expect(bucket.allow(ms * MS)).toBe(false);
-      expect(bucket.allow(S)).toBe(true);
-    });
-
-    it('refills nothing when the clock steps back', () => {
-      const bucket = new TokenBucket(1, 1);
-      expect(bucket.allow(10n * S)).toBe(true);
-      expect(bucket.allow(5n * S)).toBe(false);
-      expect(bucket.allow(11n * S)).toBe(true);
-    });
-
-    it('reserves on credit: each reservation is due one token period after the previous', () => {
-      const bucket = new TokenBucket(2, 1);
-      expect(bucket.reserve(0n)).toBe(0n);
-      expect(bucket.reserve(0n)).toBe(500n * MS);
-      expect(bucket.reserve(0n)).toBe(1000n * MS);
-      expect(bucket.reserve(0n, 0n)).toBeUndefined();
-    });
-
-    it('treats a rate of the largest float64 as no limit', () => {
-      const bucket = new TokenBucket(Number.MAX_VALUE, 1);
-      for (let i = 0; i < 10; i++) expect(bucket.allow(0n)).toBe(true);
-    });
-  });
-
   describe('drop mode', () => {
     it('lets a burst through, then one entry per token period', () => {
       marbleTest({ rate: 10, burst: 2, drop: true }, ({ hot, expectObservable, stage }) => {
@@ -432,46 +364,6 @@ describe('stage.limit', () => {
       expect(clock.pendingTimers()).toBe(0);
       expect(stage.heldCount()).toBe(0);
       expect(await dropped(registry, 'ratelimit_discarded_on_stop')).toBe(3);
-    });
-
-    it('queues an entry pushed back in while it releases others behind them', () => {
-      const clock = new ManualClock(0n);
-      const bucket = new TokenBucket(1000, 1);
-      const held = holdUntilTokens(bucket, clock, { maxHeld: 10, onQueueFull: () => {}, onDiscard: () => {} });
-      const input = new Subject<Entry>();
-      const out: Array<[string, number]> = [];
-      held.operator(input).subscribe((e) => {
-        out.push([e.line, clock.now()]);
-        if (e.line === 'b') input.next(entry('echo'));
-      });
-      input.next(entry('a'));
-      input.next(entry('b'));
-      input.next(entry('c'));
-      clock.runAll();
-      expect(out).toEqual([
-        ['a', 0],
-        ['b', 1],
-        ['c', 2],
-        ['echo', 3],
-      ]);
-    });
-
-    it('holds at most maxHeld entries per subscription', () => {
-      const clock = new ManualClock(0n);
-      const refused: string[] = [];
-      const held = holdUntilTokens(new TokenBucket(1, 1), clock, {
-        maxHeld: 2,
-        onQueueFull: (e) => refused.push(e.line),
-        onDiscard: () => {},
-      });
-      const input = new Subject<Entry>();
-      const out: string[] = [];
-      held.operator(input).subscribe((e) => out.push(e.line));
-      for (const l of 'abcde') input.next(entry(l));
-      input.complete();
-      clock.runAll();
-      expect(out).toEqual(['a', 'b', 'c']);
-      expect(refused).toEqual(['d', 'e']);
     });
   });
 
