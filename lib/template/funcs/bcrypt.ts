@@ -2,6 +2,11 @@
  * bcrypt as Go's golang.org/x/crypto/bcrypt writes it (`$2a$`, cost 10 by default), built on
  * an Eksblowfish implementation. Blowfish's initial P-array and S-boxes are the hexadecimal
  * digits of π; they are computed once on first use instead of being shipped as a table.
+ *
+ * Why not the maintained bcryptjs: a render's time budget stops bcrypt between its key-expansion
+ * rounds (`betweenRounds`), and bcryptjs's synchronous `hashSync` runs all 2^cost rounds with no
+ * hook (its progress callback exists only on the asynchronous path, and a render is synchronous).
+ * bcryptjs is this code's test oracle instead: the tests hold both to the same hashes.
  */
 import { randomBytes } from 'node:crypto';
 import { GoError } from '../errors.js';
