@@ -4,6 +4,10 @@
  * dropped labels) → logs.write → a sink that decodes what arrives. Beside it, in the same run, a
  * raw forwarder relays the same bodies to the same sink without decoding them: the cost of the
  * transport alone. Rates count the bytes of log lines and the entries that reached the sink.
+ *
+ * The load generator and the sink run in this process too, so the CPU seconds (the row's figures
+ * and ratio) are of the whole exchange, the same load on both sides; `npm run bench -- cores`
+ * measures the instance alone, in a process of its own.
  */
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -14,7 +18,7 @@ import type { ComponentContext } from '../core/runtime/component.js';
 import { ComponentGraph } from '../core/runtime/graph.js';
 import type { LogsSourceApi } from '../receivers/logs-source-api.js';
 import '../index.js';
-import { compared, peakRssMiB } from './harness.js';
+import { comparedRuns, measured, peakRssMiB, type Measured } from './harness.js';
 import { countingSink, pushWorkload, type CountingSink, type PushWorkload } from './pushes.js';
 import type { BenchRow } from './types.js';
 import { forwarderConfig } from '../test/e2e/configs.js';
@@ -86,14 +90,14 @@ export async function drive(url: string, load: PushWorkload, delivered: () => nu
 }
 
 /**
- * Seconds for `load` through logs.source.api → logs.process → logs.write into `sink`: the same
+ * CPU and wall seconds for `load` through logs.source.api → logs.process → logs.write into `sink`: the same
  * Kubernetes-logs instance the end-to-end tests run, its stages in place or on `threads`.
  */
 export async function throughPipeline(
   load: PushWorkload,
   sink: CountingSink,
   threads?: ComponentContext['pipelineThreads'],
-): Promise<number> {
+): Promise<Measured> {
   sink.reset();
   const registry = new Registry();
   const graph = new ComponentGraph((id) => ({
@@ -107,7 +111,9 @@ export async function throughPipeline(
   graph.load(forwarderConfig(sink.url, { write: { batch_wait: '"20ms"' } }), 'bench.alloy');
   await graph.start();
   const apiUrl = (graph.component('logs.source.api.in') as unknown as LogsSourceApi).url()!;
-  const seconds = await drive(apiUrl, load, sink.entries);
+  const seconds = await measured(async () => {
+    await drive(apiUrl, load, sink.entries);
+  });
   await graph.stop();
   return seconds;
 }
@@ -115,16 +121,11 @@ export async function throughPipeline(
 /** Measured rounds of each path; the median is reported. */
 const ROUNDS = Number(process.env.BENCH_E2E_ROUNDS ?? 3);
 
-/** The middle value of `values` (the upper middle for an even count). */
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[sorted.length >> 1]!;
-}
-
 /**
  * Push → process → write on loopback, beside a raw forward of the same bodies. Each path first
  * runs once unmeasured, so the figures are of compiled code rather than of the JIT warming up;
- * then the two take turns for ROUNDS rounds, so a busy spell of the machine falls on both.
+ * then the two take turns for ROUNDS rounds, so a busy spell of the machine falls on both; the
+ * ratio is the median of the rounds' ratios of CPU seconds.
  */
 export async function benchE2e(): Promise<BenchRow[]> {
   const load = workload();
@@ -133,36 +134,35 @@ export async function benchE2e(): Promise<BenchRow[]> {
   const forwarder = await rawForwarder(sink.url);
   const raw = () => {
     sink.reset();
-    return drive(forwarder.url, load, sink.entries);
+    return measured(async () => {
+      await drive(forwarder.url, load, sink.entries);
+    });
   };
 
   await raw();
   await throughPipeline(load, sink);
-  const rawRuns: number[] = [];
-  const pipelineRuns: number[] = [];
+  const pairs: (readonly [Measured, Measured])[] = [];
   for (let round = 0; round < ROUNDS; round++) {
-    rawRuns.push(await raw());
-    pipelineRuns.push(await throughPipeline(load, sink));
+    const rawRun = await raw();
+    pairs.push([await throughPipeline(load, sink), rawRun]);
   }
   forwarder.server.close();
   sink.server.close();
-  const rawSeconds = median(rawRuns);
-  const pipelineSeconds = median(pipelineRuns);
 
   return [
-    compared(
+    comparedRuns(
       'push → k8s process → write, loopback (log line bytes)',
-      mib / pipelineSeconds,
       'MiB/s',
       'raw forward of the same bodies',
-      mib / rawSeconds,
+      pairs,
+      (seconds) => mib / seconds,
     ),
-    compared(
+    comparedRuns(
       'push → k8s process → write, loopback',
-      load.entries / pipelineSeconds,
       'entries/s',
       'raw forward of the same bodies',
-      load.entries / rawSeconds,
+      pairs,
+      (seconds) => load.entries / seconds,
     ),
     { name: 'peak RSS after e2e bench', value: peakRssMiB(), unit: 'MiB' },
   ];

@@ -3,7 +3,9 @@
  * instance (logs.source.api → logs.write.jetstream), through a nats-server, to 1 or 2 processing
  * instances (logs.source.jetstream → logs.process → logs.write) and on to a sink that decodes and
  * counts what arrives. Beside it, in the same run, one instance runs the same pipeline without
- * JetStream (logs.source.api → logs.process → logs.write): the baseline.
+ * JetStream (logs.source.api → logs.process → logs.write): the baseline. Rates are per CPU second
+ * of the Rivulet processes together (user + system, read from /proc while the load runs; the
+ * nats-server and this process's load generator and sink are not counted), with wall beside.
  *
  * Needs `nats-server` on the PATH and a built CLI (`npm run build`); skipped with a message
  * otherwise. BENCH_JETSTREAM_ENTRIES sets the entry count (default 100,000).
@@ -13,7 +15,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { natsServerInstalled, startNatsServer } from '../test/support/nats-server.js';
 import { PROJECT_ROOT, spawnRun, type ChildRun } from '../test/e2e/support.js';
-import { compared } from './harness.js';
+import { cpuSecondsOfPid } from './child-cpu.js';
+import { compared, perSecond, scaled, type Measured } from './harness.js';
 import { countingSink, pushWorkload, type PushWorkload } from './pushes.js';
 import type { BenchRow } from './types.js';
 
@@ -94,6 +97,14 @@ async function runUntilStopped<T>(runs: ChildRun[], body: () => Promise<T>): Pro
   }
 }
 
+/** `drive` through `runs`, with the CPU seconds the Rivulet processes spent meanwhile. */
+async function driveMeasured(runs: readonly ChildRun[], drive: () => Promise<number>): Promise<Measured> {
+  const cpu = () => runs.reduce((sum, run) => sum + cpuSecondsOfPid(run.child.pid!), 0);
+  const before = cpu();
+  const wallSeconds = await drive();
+  return { wallSeconds, cpuSeconds: cpu() - before };
+}
+
 async function ownedPartitions(run: ChildRun): Promise<number> {
   const text = await (await fetch(`${run.runUrl}/metrics`)).text();
   const line = text.split('\n').find((l) => l.startsWith('logs_source_jetstream_owned_partitions{'));
@@ -120,9 +131,11 @@ export async function benchJetstream(): Promise<BenchRow[]> {
       `${API('logs.process.main.receiver')}\n\nlogs.process "main" {${PROCESS_STAGES}\n  forward_to = [logs.write.out.receiver]\n}\n\n${WRITE(sink.url)}\n`,
     );
     const direct = await spawnRun(directFile, ['logs.source.api.in']);
-    const directSeconds = await runUntilStopped([direct], () => drive(direct.apiUrls.get('logs.source.api.in')!, load, sink.entries));
+    const directRun = await runUntilStopped([direct], () =>
+      driveMeasured([direct], () => drive(direct.apiUrls.get('logs.source.api.in')!, load, sink.entries)),
+    );
 
-    const viaJetStream = async (processors: number): Promise<number> => {
+    const viaJetStream = async (processors: number): Promise<Measured> => {
       sink.reset();
       const nats = await startNatsServer();
       try {
@@ -147,7 +160,7 @@ export async function benchJetstream(): Promise<BenchRow[]> {
             if (owned.every((n) => n >= share) && owned.reduce((a, b) => a + b, 0) === PARTITIONS) break;
             await new Promise((r) => setTimeout(r, 100));
           }
-          return drive(ingest.apiUrls.get('logs.source.api.in')!, load, sink.entries);
+          return driveMeasured(runs, () => drive(ingest.apiUrls.get('logs.source.api.in')!, load, sink.entries));
         });
       } finally {
         await nats.close();
@@ -157,24 +170,20 @@ export async function benchJetstream(): Promise<BenchRow[]> {
     const two = await viaJetStream(2);
 
     const rows: BenchRow[] = [];
-    for (const [label, seconds] of [
+    const directRate = perSecond(ENTRIES, directRun);
+    for (const [label, run] of [
       ['1 processing instance', one],
       ['2 processing instances', two],
     ] as const) {
+      const entries = perSecond(ENTRIES, run);
       rows.push(
-        compared(
-          `push → JetStream → ${label} → write`,
-          ENTRIES / seconds,
-          'entries/s',
-          'same pipeline without JetStream',
-          ENTRIES / directSeconds,
-        ),
+        compared(`push → JetStream → ${label} → write`, entries, 'entries/s', 'same pipeline without JetStream', directRate),
         compared(
           `push → JetStream → ${label} → write (line bytes)`,
-          mib / seconds,
+          scaled(entries, mib / ENTRIES),
           'MiB/s',
           'same pipeline without JetStream',
-          mib / directSeconds,
+          scaled(directRate, mib / ENTRIES),
         ),
       );
     }

@@ -43,8 +43,10 @@ export async function benchLongLines(): Promise<BenchRow[]> {
     const name = `logs.source.file tailer, one ${mib} MiB line`;
     const baseline = 'plain chunked read and one join';
     return [
-      compared(`${name}: CPU (user+sys)`, tailer.cpuSeconds, 's', baseline, plain.cpuSeconds),
-      compared(`${name}: wall`, tailer.wallSeconds, 's', baseline, plain.wallSeconds),
+      compared(name, { cpu: tailer.cpuSeconds, wall: tailer.wallSeconds }, 's', baseline, {
+        cpu: plain.cpuSeconds,
+        wall: plain.wallSeconds,
+      }),
       compared(`${name}: peak RSS`, tailer.peakRssMiB, 'MiB', baseline, plain.peakRssMiB),
     ];
   } finally {

@@ -1,12 +1,12 @@
-import { spawnSync } from 'node:child_process';
-import { closeSync, existsSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Entry } from '../core/entry.js';
 import { entryToJson } from '../core/entry-json.js';
 import { formatRFC3339Nano } from '../lib/time/rfc3339.js';
-import { calibrate, compared, rate } from './harness.js';
+import { timedNode } from './child-cpu.js';
+import { calibrate, compared, comparedRuns, faster, rate, type Measured, type Timed } from './harness.js';
 import type { BenchRow } from './types.js';
 
 /** The JSON form as it was first written (a view object through JSON.stringify with a replacer): the baseline. */
@@ -47,11 +47,11 @@ export async function benchOutput(): Promise<BenchRow[]> {
     for (let i = 0; i < n; i++) per((e) => entryToJson(e, true))(i);
   };
   // Repeats interleaved, best of three each, so a burst of load elsewhere falls on both alike.
-  let baseline = 0;
-  let json = 0;
+  let baseline: Timed = { cpu: 0, wall: 0 };
+  let json: Timed = { cpu: 0, wall: 0 };
   for (let r = 0; r < 3; r++) {
-    baseline = Math.max(baseline, rate(n, baselineRepeat, 1));
-    json = Math.max(json, rate(n, jsonRepeat, 1));
+    baseline = faster(baseline, rate(n, baselineRepeat, 1));
+    json = faster(json, rate(n, jsonRepeat, 1));
   }
   if (sink < 0) console.log(sink);
   return [compared('process output --output json (entryToJson)', json, 'entries/s', 'JSON.stringify of a view object', baseline)];
@@ -99,27 +99,16 @@ function criLines(count: number): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** Wall seconds of one `rivulet process` run of the built CLI over `inputFile`, its output discarded. */
-function processRunSeconds(bin: string, configFile: string, inputFile: string, output: 'json' | 'line'): number {
-  const input = openSync(inputFile, 'r');
-  try {
-    const started = process.hrtime.bigint();
-    const run = spawnSync(process.execPath, [bin, 'process', '--config', configFile, '--input', 'text', '--output', output], {
-      stdio: [input, 'ignore', 'pipe'],
-    });
-    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-    if (run.status !== 0) throw new Error(`rivulet process --output ${output} exited with ${run.status ?? run.signal}: ${run.stderr}`);
-    return seconds;
-  } finally {
-    closeSync(input);
-  }
+/** CPU and wall seconds of one `rivulet process` run of the built CLI over `inputFile`, its output discarded. */
+function processRun(bin: string, configFile: string, inputFile: string, output: 'json' | 'line'): Measured {
+  return timedNode([bin, 'process', '--config', configFile, '--input', 'text', '--output', output], { stdinFile: inputFile });
 }
 
 /**
  * `rivulet process --output json` end to end beside `--output line` on the same input (CRI +
  * JSON + labels over BENCH_PROCESS_LINES lines): what printing the whole entry costs over printing
- * its line. Best of three runs each, interleaved so both see the same machine load; start-up is in
- * both.
+ * its line. Three runs each, taken in turns so both see the same machine load; the median CPU
+ * seconds (wall beside) and the median per-pair ratio. Start-up is in both.
  */
 export async function benchProcessOutput(): Promise<BenchRow[]> {
   const bin = join(ROOT, 'dist/bin/rivulet.js');
@@ -130,19 +119,16 @@ export async function benchProcessOutput(): Promise<BenchRow[]> {
     const inputFile = join(dir, 'cri.log');
     writeFileSync(configFile, PROCESS_CONFIG);
     writeFileSync(inputFile, criLines(PROCESS_LINES));
-    let json = Number.POSITIVE_INFINITY;
-    let line = Number.POSITIVE_INFINITY;
-    for (let r = 0; r < PROCESS_RUNS; r++) {
-      json = Math.min(json, processRunSeconds(bin, configFile, inputFile, 'json'));
-      line = Math.min(line, processRunSeconds(bin, configFile, inputFile, 'line'));
-    }
+    const pairs: (readonly [Measured, Measured])[] = [];
+    for (let r = 0; r < PROCESS_RUNS; r++)
+      pairs.push([processRun(bin, configFile, inputFile, 'json'), processRun(bin, configFile, inputFile, 'line')]);
     return [
-      compared(
+      comparedRuns(
         'rivulet process --output json, end to end',
-        PROCESS_LINES / json,
         'lines/s',
         'rivulet process --output line',
-        PROCESS_LINES / line,
+        pairs,
+        (seconds) => PROCESS_LINES / seconds,
       ),
     ];
   } finally {

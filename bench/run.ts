@@ -8,11 +8,12 @@ import type { BenchRow } from './types.js';
 // Set before any user pattern is compiled, as every Rivulet entry point does.
 ensureLinearTimeFallback();
 const here = dirname(fileURLToPath(import.meta.url));
-const support = new Set(['harness.ts', 'pushes.ts', 'run.ts', 'types.ts']);
+const support = new Set(['child-cpu.ts', 'harness.ts', 'instance.ts', 'load-child.ts', 'pushes.ts', 'reports.ts', 'run.ts', 'types.ts']);
 
 /**
- * Runs every bench module in this folder (each exports `bench…(): Promise<BenchRow[]>`), or only
- * those whose file name starts with one of the arguments: `npm run bench -- pipeline regex`.
+ * Runs every bench module in this folder (each exports `bench…(): Promise<BenchRow[] | string>`:
+ * rows, or a report printed as it is), or only those whose file name starts with one of the
+ * arguments: `npm run bench -- pipeline regex`, `npm run bench -- cores`.
  */
 const only = process.argv.slice(2);
 const files = readdirSync(here)
@@ -24,7 +25,7 @@ for (const file of files) {
   const mod = (await import(`./${file}`)) as Record<string, unknown>;
   for (const [name, fn] of Object.entries(mod)) {
     if (!name.startsWith('bench') || typeof fn !== 'function') continue;
-    const rows = (await (fn as () => Promise<BenchRow[]>)()) ?? [];
-    console.log(`\n## ${file.replace(/\.ts$/, '')} — ${name}\n${formatRows(rows)}`);
+    const result = (await (fn as () => Promise<BenchRow[] | string>)()) ?? [];
+    console.log(`\n## ${file.replace(/\.ts$/, '')} — ${name}\n${typeof result === 'string' ? result : formatRows(result)}`);
   }
 }

@@ -15,7 +15,7 @@ import { buildPipeline, ingress } from '../core/pipeline.js';
 import type { StageSpec } from '../core/stage.js';
 import { eventLogMessage, geoip, hostEvent, labels, pattern, regex } from '../operators/index.js';
 import { mmdb, writeMmdb, type MmdbNetwork } from '../lib/mmdb-writer.js';
-import { calibrate, compared, peakRssMiB, rate } from './harness.js';
+import { calibrate, compared, peakRssMiB, rate, scaled, type Timed } from './harness.js';
 import type { BenchRow } from './types.js';
 
 /** Target duration of one timed repeat; `rate` keeps the best of three. */
@@ -122,7 +122,7 @@ function workload(entries: readonly Entry[], text: (e: Entry) => string): Worklo
 }
 
 /** entries/s of `perEntry` over the workload's inputs, cycled. */
-function measure(load: Workload, perEntry: (entry: Entry) => void): number {
+function measure(load: Workload, perEntry: (entry: Entry) => void): Timed {
   const { inputs } = load;
   const step = (i: number) => perEntry(inputs[i % inputs.length]!);
   const count = calibrate(step);
@@ -132,8 +132,8 @@ function measure(load: Workload, perEntry: (entry: Entry) => void): number {
 }
 
 /** Two rows for a stage: entries/s and MiB/s, each beside the baseline's. */
-function rows(name: string, load: Workload, value: number, baselineName: string, baseline: number): BenchRow[] {
-  const mib = (perSecond: number) => (perSecond * load.bytes) / (1024 * 1024);
+function rows(name: string, load: Workload, value: Timed, baselineName: string, baseline: Timed): BenchRow[] {
+  const mib = (perSecond: Timed) => scaled(perSecond, load.bytes / (1024 * 1024));
   return [
     compared(name, value, 'entries/s', baselineName, baseline),
     compared(`${name} (throughput)`, mib(value), 'MiB/s', baselineName, mib(baseline)),

@@ -11,7 +11,7 @@ import { loadStageList } from '../core/process.js';
 import { buildPipeline, ingress } from '../core/pipeline.js';
 import type { StageSpec } from '../core/stage.js';
 import '../operators/index.js';
-import { calibrate, compared, peakRssMiB, rate } from './harness.js';
+import { calibrate, compared, peakRssMiB, rate, scaled, type Timed } from './harness.js';
 import type { BenchRow } from './types.js';
 
 /** Target duration of one timed repeat; `rate` keeps the best of three. */
@@ -52,7 +52,7 @@ function serviceEntries(count: number): Entry[] {
 let sink = 0;
 
 /** entries/s of a built per-entry pipeline over the inputs, cycled. */
-function measure(inputs: readonly Entry[], run: (entry: Entry) => Entry | null): number {
+function measure(inputs: readonly Entry[], run: (entry: Entry) => Entry | null): Timed {
   const step = (i: number) => {
     const out = run(ingress(inputs[i % inputs.length]!));
     if (out) sink += out.line.length;
@@ -102,7 +102,7 @@ const FLOW_CONFIGS: ReadonlyArray<readonly [name: string, config: string]> = [
 export async function benchFlowStages(): Promise<BenchRow[]> {
   const inputs = serviceEntries(4_096);
   const meanBytes = inputs.reduce((sum, e) => sum + Buffer.byteLength(e.line), 0) / inputs.length;
-  const mib = (perSecond: number) => (perSecond * meanBytes) / (1024 * 1024);
+  const mib = (perSecond: Timed) => scaled(perSecond, meanBytes / (1024 * 1024));
   const bare = measure(inputs, built([]));
   const out: BenchRow[] = [];
 
@@ -112,7 +112,7 @@ export async function benchFlowStages(): Promise<BenchRow[]> {
     out.push(compared(`${name} (throughput)`, mib(value), 'MiB/s', 'bare pipeline', mib(bare)));
   }
 
-  const blockRates: Array<[number, number]> = [];
+  const blockRates: Array<[number, Timed]> = [];
   for (const blocks of [1, 10, 500]) {
     const value = measure(inputs, built(loadStageList(matchBlocks(blocks), 'bench.alloy')));
     blockRates.push([blocks, value]);
@@ -122,7 +122,8 @@ export async function benchFlowStages(): Promise<BenchRow[]> {
   const [[fewBlocks, fewRate], [manyBlocks, manyRate]] = [blockRates[1]!, blockRates[2]!];
   out.push({
     name: 'stage.match cost per additional block',
-    value: ((1 / manyRate - 1 / fewRate) / (manyBlocks - fewBlocks)) * 1e9,
+    value: ((1 / manyRate.cpu - 1 / fewRate.cpu) / (manyBlocks - fewBlocks)) * 1e9,
+    wall: ((1 / manyRate.wall - 1 / fewRate.wall) / (manyBlocks - fewBlocks)) * 1e9,
     unit: 'ns/entry/block',
   });
 

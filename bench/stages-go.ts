@@ -11,7 +11,7 @@ import { loadStageList } from '../core/process.js';
 import { buildPipeline, ingress } from '../core/pipeline.js';
 import type { StageSpec } from '../core/stage.js';
 import '../operators/index.js';
-import { calibrate, compared, peakRssMiB, rate } from './harness.js';
+import { calibrate, compared, peakRssMiB, rate, scaled, type Timed } from './harness.js';
 import type { BenchRow } from './types.js';
 
 /** Target duration of one timed repeat; `rate` keeps the best of three. */
@@ -81,7 +81,7 @@ function accessEntries(count: number): Entry[] {
 let sink = 0;
 
 /** entries/s of a built per-entry pipeline over the inputs, cycled. */
-function measure(inputs: readonly Entry[], run: (entry: Entry) => Entry | null): number {
+function measure(inputs: readonly Entry[], run: (entry: Entry) => Entry | null): Timed {
   const step = (i: number) => {
     const out = run(ingress(inputs[i % inputs.length]!));
     if (out) sink += out.line.length + Number(out.timestamp & 0xffn);
@@ -143,7 +143,7 @@ const TIMESTAMP_CONFIGS: ReadonlyArray<readonly [name: string, config: string]> 
 export async function benchGoStages(): Promise<BenchRow[]> {
   const inputs = accessEntries(4_096);
   const meanBytes = inputs.reduce((sum, e) => sum + Buffer.byteLength(e.line), 0) / inputs.length;
-  const mib = (perSecond: number) => (perSecond * meanBytes) / (1024 * 1024);
+  const mib = (perSecond: Timed) => scaled(perSecond, meanBytes / (1024 * 1024));
   const bare = measure(inputs, built([]));
   const out: BenchRow[] = [];
 

@@ -5,7 +5,7 @@ import type { Entry } from '../core/entry.js';
 import { buildPipeline, ingress } from '../core/pipeline.js';
 import type { StageOperator, StageSpec } from '../core/stage.js';
 import { cri, decolorize, docker, drop, json, labels, logfmt, luhn, output, pack } from '../operators/index.js';
-import { compared, rate } from './harness.js';
+import { compared, rate, scaled, type Timed } from './harness.js';
 import type { BenchRow } from './types.js';
 
 // Enough entries per measurement for a stable figure; each stays well under two seconds.
@@ -138,7 +138,7 @@ function makeEntry(line: string, labelSet: Record<string, string>, i: number): E
 }
 
 /** Entries per second of `specs` over `lines`, through the fused function or the RxJS operator. */
-function measure(specs: StageSpec[], lines: readonly string[], labelsOf: (i: number) => Record<string, string>): number {
+function measure(specs: StageSpec[], lines: readonly string[], labelsOf: (i: number) => Record<string, string>): Timed {
   const built = buildPipeline(specs, { clock: new ManualClock(BASE_NS), registry: new Registry() });
   let sink = 0;
   const process = built.process;
@@ -161,11 +161,7 @@ function measure(specs: StageSpec[], lines: readonly string[], labelsOf: (i: num
   return perSecond;
 }
 
-function measureBaseline(
-  run: (line: string) => unknown,
-  lines: readonly string[],
-  labelsOf: (i: number) => Record<string, string>,
-): number {
+function measureBaseline(run: (line: string) => unknown, lines: readonly string[], labelsOf: (i: number) => Record<string, string>): Timed {
   let sink = 0;
   const perSecond = rate(lines.length, () => {
     for (let i = 0; i < lines.length; i++) {
@@ -196,7 +192,7 @@ export async function benchParseStages(): Promise<BenchRow[]> {
     const baseRate = measureBaseline(w.baseline.run, w.lines, w.labels);
     const mib = mibPerEntry(w.lines);
     rows.push(compared(`${w.name}`, stageRate, 'entries/s', w.baseline.name, baseRate));
-    rows.push(compared(`${w.name}`, stageRate * mib, 'MiB/s', w.baseline.name, baseRate * mib));
+    rows.push(compared(`${w.name}`, scaled(stageRate, mib), 'MiB/s', w.baseline.name, scaled(baseRate, mib)));
   }
 
   const k8sLines = criLines(ENTRIES);
@@ -212,10 +208,10 @@ export async function benchParseStages(): Promise<BenchRow[]> {
   rows.push(
     compared(
       'pipeline: Kubernetes cri → json → labels → output',
-      k8sRate * mibPerEntry(k8sLines),
+      scaled(k8sRate, mibPerEntry(k8sLines)),
       'MiB/s',
       bareLoop.name,
-      k8sBase * mibPerEntry(k8sLines),
+      scaled(k8sBase, mibPerEntry(k8sLines)),
     ),
   );
 
@@ -231,10 +227,10 @@ export async function benchParseStages(): Promise<BenchRow[]> {
   rows.push(
     compared(
       'pipeline: app logs logfmt → labels → drop',
-      appRate * mibPerEntry(appLines),
+      scaled(appRate, mibPerEntry(appLines)),
       'MiB/s',
       bareLoop.name,
-      appBase * mibPerEntry(appLines),
+      scaled(appBase, mibPerEntry(appLines)),
     ),
   );
   return rows;

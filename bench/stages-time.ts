@@ -18,7 +18,7 @@ import { holdUntilTokens } from '../operators/limit/hold-until-tokens.js';
 import { limit, MAX_HELD_ENTRIES, type WaitingLimitImpl } from '../operators/limit/index.js';
 import { TokenBucket } from '../operators/limit/token-bucket.js';
 import { multiline } from '../operators/multiline.js';
-import { calibrate, compared, peakRssMiB, rate } from './harness.js';
+import { calibrate, compared, faster, peakRssMiB, rate, scaled, type Timed } from './harness.js';
 import type { BenchRow } from './types.js';
 
 /** Target duration of one timed repeat; `rate` keeps the best of three. */
@@ -97,16 +97,16 @@ function measurePair(
   inputs: readonly Entry[],
   push: (entry: Entry) => void,
   baseline: (entry: Entry) => void,
-): [value: number, baseline: number] {
+): [value: Timed, baseline: Timed] {
   const stepOf = (fn: (entry: Entry) => void) => (i: number) => fn(ingress(inputs[i % inputs.length]!));
   const [step, baseStep] = [stepOf(push), stepOf(baseline)];
   calibrate(step); // warm-up, so the first measurement of the run is not the JIT's
   calibrate(baseStep);
   const [count, baseCount] = [calibrate(step), calibrate(baseStep)];
-  let best = 0;
-  let baseBest = 0;
+  let best: Timed = { cpu: 0, wall: 0 };
+  let baseBest: Timed = { cpu: 0, wall: 0 };
   for (let r = 0; r < 3; r++) {
-    best = Math.max(
+    best = faster(
       best,
       rate(
         count,
@@ -116,7 +116,7 @@ function measurePair(
         1,
       ),
     );
-    baseBest = Math.max(
+    baseBest = faster(
       baseBest,
       rate(
         baseCount,
@@ -150,8 +150,8 @@ function perEntry(specs: readonly StageSpec[], clock: Clock = systemClock()): (e
   };
 }
 
-function rows(name: string, meanBytes: number, value: number, baselineName: string, baseline: number): BenchRow[] {
-  const mib = (perSecond: number) => (perSecond * meanBytes) / (1024 * 1024);
+function rows(name: string, meanBytes: number, value: Timed, baselineName: string, baseline: Timed): BenchRow[] {
+  const mib = (perSecond: Timed) => scaled(perSecond, meanBytes / (1024 * 1024));
   return [
     compared(name, value, 'entries/s', baselineName, baseline),
     compared(`${name} (throughput)`, mib(value), 'MiB/s', baselineName, mib(baseline)),

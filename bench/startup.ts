@@ -1,57 +1,25 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { compared } from './harness.js';
+import { timedNode } from './child-cpu.js';
+import { comparedRuns, type Measured } from './harness.js';
 import type { BenchRow } from './types.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const RUNS = Number(process.env.BENCH_STARTUP_RUNS ?? 15);
 
 /**
- * Preloaded into each measured process: at exit it writes the process's own CPU time (user +
- * system, microseconds, everything since Node started) to the file named by the environment.
- * A parent cannot read a child's CPU time from Node; the child can.
+ * RUNS starts of each command, the commands interleaved run by run so all see the same machine
+ * load: `runs[c][i]` is command c's i-th start. Each command is the arguments of a plain `node`.
  */
-const REPORT_CPU = `import { writeFileSync } from 'node:fs';
-process.on('exit', () => { const u = process.cpuUsage(); writeFileSync(process.env.RIVULET_BENCH_CPU_FILE, String(u.user + u.system)); });`;
-
-interface Startup {
-  /** Median CPU seconds (user + system) of one start. */
-  readonly cpu: number;
-  /** Median wall seconds of one start. */
-  readonly wall: number;
+function startups(commands: readonly (readonly string[])[]): Measured[][] {
+  const runs = commands.map((): Measured[] => []);
+  for (let i = 0; i < RUNS; i++) commands.forEach((args, c) => runs[c]!.push(timedNode(args, { cwd: ROOT })));
+  return runs;
 }
 
-const median = (values: number[]): number => values.sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-
-/**
- * Medians of RUNS starts of each command, the commands interleaved run by run so all see the same
- * machine load. Each command is the arguments of a plain `node`.
- */
-function startups(commands: readonly (readonly string[])[]): Startup[] {
-  const dir = mkdtempSync(join(tmpdir(), 'rivulet-startup-'));
-  const cpuFile = join(dir, 'cpu');
-  const samples = commands.map(() => ({ cpu: [] as number[], wall: [] as number[] }));
-  try {
-    for (let i = 0; i < RUNS; i++) {
-      commands.forEach((args, c) => {
-        const started = process.hrtime.bigint();
-        execFileSync(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(REPORT_CPU)}`, ...args], {
-          cwd: ROOT,
-          stdio: 'ignore',
-          env: { ...process.env, RIVULET_BENCH_CPU_FILE: cpuFile },
-        });
-        samples[c]!.wall.push(Number(process.hrtime.bigint() - started) / 1e9);
-        samples[c]!.cpu.push(Number(readFileSync(cpuFile, 'utf8')) / 1e6);
-      });
-    }
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-  return samples.map((s) => ({ cpu: median(s.cpu), wall: median(s.wall) }));
-}
+/** Round i of `subject` beside round i of `baseline`. */
+const zip = (subject: readonly Measured[], baseline: readonly Measured[]) => subject.map((s, i) => [s, baseline[i]!] as const);
 
 /**
  * Start-up of the built CLI as the installed package runs it: the bin (dist/bin/rivulet.js) starts
@@ -60,7 +28,8 @@ function startups(commands: readonly (readonly string[])[]): Startup[] {
  * beside `node -e 0` (Node's own start-up) and beside `validate` run through the library's
  * unbundled modules (dist/cli/main.js, which load rxjs and the other dependencies from
  * node_modules: what the bin would cost without the bundle), all in the same run; medians of
- * BENCH_STARTUP_RUNS starts, CPU (user + system) and wall. BENCH_STARTUP_BIN measures another copy
+ * BENCH_STARTUP_RUNS starts in CPU seconds (user + system) with wall beside, and the median of
+ * the per-start ratios. BENCH_STARTUP_BIN measures another copy
  * instead, e.g. the bin of a project that installed the packed tarball
  * (`…/node_modules/rivulet/dist/bin/rivulet.js`).
  */
@@ -75,12 +44,10 @@ export async function benchStartup(): Promise<BenchRow[]> {
     [bin, '--version'],
     ['--input-type=module', '-e', unbundled, 'validate', 'examples/default.alloy'],
   ]);
+  const seconds = (s: number) => s;
   return [
-    compared('rivulet validate examples/default.alloy (median CPU)', validate!.cpu, 's', 'node -e 0', node!.cpu),
-    compared('rivulet validate examples/default.alloy (median wall)', validate!.wall, 's', 'node -e 0', node!.wall),
-    compared('rivulet --version (median CPU)', version!.cpu, 's', 'node -e 0', node!.cpu),
-    compared('rivulet --version (median wall)', version!.wall, 's', 'node -e 0', node!.wall),
-    compared('rivulet validate, bundled CLI (median CPU)', validate!.cpu, 's', 'unbundled modules', validateUnbundled!.cpu),
-    compared('rivulet validate, bundled CLI (median wall)', validate!.wall, 's', 'unbundled modules', validateUnbundled!.wall),
+    comparedRuns('rivulet validate examples/default.alloy (median)', 's', 'node -e 0', zip(validate!, node!), seconds),
+    comparedRuns('rivulet --version (median)', 's', 'node -e 0', zip(version!, node!), seconds),
+    comparedRuns('rivulet validate, bundled CLI (median)', 's', 'unbundled modules', zip(validate!, validateUnbundled!), seconds),
   ];
 }

@@ -2,15 +2,17 @@
  * Every core: the end-to-end push → k8s process → write bench with logs.process on two worker
  * threads beside the same run with the stages in place, and `rivulet process --workers 2` beside
  * `--workers 1` on the same Kubernetes entries. On a machine with fewer than two cores the ratios
- * say little; the rows say how many cores there were.
+ * say little; the rows say how many cores there were. Rates are per CPU second (user + system,
+ * every thread of the process) with wall beside: a ratio above 1 means the threaded run spent less
+ * CPU per entry, which threads do not promise; the wall ratio is what they are for, read beside it.
  */
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { throughPipeline, workload } from './e2e.js';
-import { compared, peakRssMiB } from './harness.js';
+import { timedNode } from './child-cpu.js';
+import { comparedRuns, peakRssMiB, type Measured } from './harness.js';
 import { countingSink } from './pushes.js';
 import type { BenchRow } from './types.js';
 
@@ -37,23 +39,22 @@ export async function benchThreads(): Promise<BenchRow[]> {
   const load = workload();
   const sink = await countingSink();
   const threads = 2;
-  // One unmeasured run of each, then the better of two turns each, taken alternately.
+  // One unmeasured run of each, then three turns each, taken alternately.
   await throughPipeline(load, sink);
   await throughPipeline(load, sink, threads);
-  let inPlace = Number.POSITIVE_INFINITY;
-  let threaded = Number.POSITIVE_INFINITY;
-  for (let round = 0; round < 2; round++) {
-    inPlace = Math.min(inPlace, await throughPipeline(load, sink));
-    threaded = Math.min(threaded, await throughPipeline(load, sink, threads));
+  const pairs: (readonly [Measured, Measured])[] = [];
+  for (let round = 0; round < 3; round++) {
+    const inPlace = await throughPipeline(load, sink);
+    pairs.push([await throughPipeline(load, sink, threads), inPlace]);
   }
   sink.server.close();
   const rows: BenchRow[] = [
-    compared(
+    comparedRuns(
       `push → k8s process → write, logs.process on 2 threads (${cores} cores)`,
-      load.entries / threaded,
       'entries/s',
       'the same, stages in place',
-      load.entries / inPlace,
+      pairs,
+      (seconds) => load.entries / seconds,
     ),
     { name: 'peak RSS after both runs (threads included)', value: peakRssMiB(), unit: 'MiB' },
   ];
@@ -61,7 +62,7 @@ export async function benchThreads(): Promise<BenchRow[]> {
   return rows;
 }
 
-/** `rivulet process --workers 2` against `--workers 1`, best of three each, interleaved. */
+/** `rivulet process --workers 2` against `--workers 1`, three runs each, interleaved. */
 function processRow(cores: number): BenchRow {
   const dir = mkdtempSync(join(tmpdir(), 'rivulet-bench-threads-'));
   try {
@@ -69,31 +70,25 @@ function processRow(cores: number): BenchRow {
     writeFileSync(config, K8S);
     const input = join(dir, 'in.jsonl');
     writeFileSync(input, k8sEntries(PROCESS_LINES));
-    const best = [Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY];
-    for (let round = 0; round < 3; round++)
-      [1, 2].forEach((workers, i) => {
-        best[i] = Math.min(best[i]!, timeProcess(config, input, workers));
-      });
-    return compared(
+    const pairs: (readonly [Measured, Measured])[] = [];
+    for (let round = 0; round < 3; round++) {
+      const one = timeProcess(config, input, 1);
+      pairs.push([timeProcess(config, input, 2), one]);
+    }
+    return comparedRuns(
       `rivulet process --workers 2, k8s entries (${cores} cores)`,
-      PROCESS_LINES / best[1]!,
       'lines/s',
       '--workers 1',
-      PROCESS_LINES / best[0]!,
+      pairs,
+      (seconds) => PROCESS_LINES / seconds,
     );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-function timeProcess(config: string, input: string, workers: number): number {
-  const started = process.hrtime.bigint();
-  const result = spawnSync('sh', [
-    '-c',
-    `"${process.execPath}" "${BIN}" process --config "${config}" --workers ${workers} --output entry < "${input}" > /dev/null`,
-  ]);
-  if (result.status !== 0) throw new Error(`rivulet process failed: ${result.stderr}`);
-  return Number(process.hrtime.bigint() - started) / 1e9;
+function timeProcess(config: string, input: string, workers: number): Measured {
+  return timedNode([BIN, 'process', '--config', config, '--workers', String(workers), '--output', 'entry'], { stdinFile: input });
 }
 
 /** JSON-lines entries of CRI container logs from 100 pods, a tenth at debug level. */
