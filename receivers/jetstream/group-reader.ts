@@ -180,7 +180,7 @@ export class JetStreamGroupReader {
           partitions: this.layout.partitions,
           ttlMs,
           log: this.ctx.log,
-          acquire: (p) => this.startReader(p),
+          acquire: (p, token) => this.startReader(p, token),
           release: (p) => this.drainReader(p),
           lost: (p) => this.abandonReader(p),
           renewed: (p) => this.readers.get(p)?.resume(),
@@ -229,15 +229,16 @@ export class JetStreamGroupReader {
     }
   }
 
-  private startReader(partition: number): void {
+  private startReader(partition: number, token: number): void {
     const layout = this.layout!;
     const { stream, group, maxInFlight, ackDelayMs, ackWaitMs, maxEntriesPerMessage } = this.settings;
-    const reader = new PartitionReader({
+    const reader: PartitionReader = new PartitionReader({
       js: layout.js,
       jsm: layout.jsm,
       stream,
       subject: partitionSubject(layout.prefix, partition),
-      durable: `${group}-${partition}`,
+      consumerPrefix: `${group}-${partition}`,
+      token,
       partition,
       maxInFlight,
       ackDelayMs,
@@ -247,7 +248,7 @@ export class JetStreamGroupReader {
       maxPayloadBytes: this.link.connection()?.info?.max_payload ?? DEFAULT_MAX_PAYLOAD_BYTES,
       forward: (entries) => this.forward(entries),
       ...(this.leftovers.has(partition) ? { after: this.afterLeftovers(partition) } : {}),
-      holds: () => this.keeper?.holds(partition) === true,
+      holds: () => this.keeper?.holds(partition, token) === true,
       failed: (error) => this.restartReader(partition, reader, error),
       metrics: this.metrics,
       labels: this.labels,
@@ -265,9 +266,10 @@ export class JetStreamGroupReader {
     this.readerProblem = error;
     this.ctx.log('error', 'partition reader stopped, restarting', { partition, error });
     setTimeout(() => {
-      if (this.stopped || this.readers.get(partition) !== reader || !this.keeper?.holds(partition)) return;
+      const token = this.keeper?.tokenOf(partition);
+      if (this.stopped || this.readers.get(partition) !== reader || token === undefined || !this.keeper?.holds(partition, token)) return;
       this.readerProblem = undefined;
-      this.startReader(partition);
+      this.startReader(partition, token);
     }, RETRY_MS);
   }
 

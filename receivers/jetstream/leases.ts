@@ -20,11 +20,22 @@
  * it — gracefully: the reader finishes and acknowledges what it has in flight before the key is
  * deleted, so the next owner starts where it stopped.
  *
- * An owner fences itself: `holds(n)` is true only until the last successful renewal's send time
- * plus 90% of the TTL, which is before the server can expire the key, so a partitioned or paused
- * instance stops forwarding before anyone else can take over. That can be for a moment only: a
- * late renewal the server still accepted (at the revision last written, so nobody took the key
- * in between) makes `holds(n)` true again, and `renewed(n)` tells the reader to go on.
+ * A lease grant carries a fencing token: the revision of the key when it was taken. Revisions only
+ * grow, so a later grant of a partition always has a larger token; the reader of a grant reads
+ * through a consumer of its own named by it (partition-reader.ts).
+ *
+ * An owner fences itself: `holds(n, token)` is true only for the current grant and only until the
+ * last successful renewal's send time plus 90% of the TTL, which is before the server can expire
+ * the key, so a partitioned or paused instance stops pulling, forwarding and acknowledging before
+ * anyone else can take over. That is all a late renewal does locally: the lease is given up only
+ * when the server says so (a renewal refused because the key moved on), never because a local
+ * timer fired late. A late renewal the server still accepted (at the revision last written, so
+ * nobody took the key in between) makes `holds` true again, and `renewed(n)` tells the reader to
+ * go on. Asking `holds` when a renewal is overdue (the timer is late on a busy event loop) sends
+ * the renewal first, so a reader that wakes from a stall renews before it does anything else.
+ *
+ * So a stall shorter than the TTL minus a renewal period (`ttl/4`) and a round trip never loses a
+ * lease: the renewal that was due during it reaches the server before the key expires.
  */
 import type { KV } from '@nats-io/kv';
 import type { Log } from '../../lib/log.js';
@@ -37,8 +48,8 @@ export interface LeaseKeeperOptions {
   readonly partitions: number;
   readonly ttlMs: number;
   readonly log: Log;
-  /** A partition was acquired: start reading it. */
-  readonly acquire: (partition: number) => void;
+  /** A partition was acquired under the grant `token` (the key's revision): start reading it. */
+  readonly acquire: (partition: number, token: number) => void;
   /** A partition is being given up: finish and acknowledge what is in flight, then resolve. */
   readonly release: (partition: number) => Promise<void>;
   /** The lease is gone (expired or taken): stop at once, acknowledging nothing more. */
@@ -50,6 +61,8 @@ export interface LeaseKeeperOptions {
 }
 
 interface Lease {
+  /** The fencing token: the key's revision when it was taken. */
+  readonly token: number;
   revision: number;
   /** performance.now() until which forwarding is safe. */
   validUntil: number;
@@ -65,6 +78,8 @@ export class LeaseKeeper {
   private ticking: Promise<void> | undefined;
   private renewTimer: NodeJS.Timeout | undefined;
   private renewing: Promise<void> | undefined;
+  /** performance.now() at which the next renewal is due. */
+  private renewDue = Number.POSITIVE_INFINITY;
   /** Set once every partition is released: renewal stops too. */
   private left = false;
   private stopped = false;
@@ -77,10 +92,19 @@ export class LeaseKeeper {
     return `members.${this.options.memberId}`;
   }
 
-  /** Whether this instance may still forward and acknowledge for the partition. */
-  holds(partition: number): boolean {
+  /**
+   * Whether this instance may still pull, forward and acknowledge for the partition under the
+   * grant `token` (any grant when not given). A renewal overdue is sent first.
+   */
+  holds(partition: number, token?: number): boolean {
+    this.renewIfLate();
     const lease = this.owned.get(partition);
-    return lease !== undefined && performance.now() < lease.validUntil;
+    return lease !== undefined && (token === undefined || lease.token === token) && performance.now() < lease.validUntil;
+  }
+
+  /** The fencing token of the partition's grant, while held. */
+  tokenOf(partition: number): number | undefined {
+    return this.owned.get(partition)?.token;
   }
 
   /** The partitions held now, ascending. */
@@ -155,11 +179,19 @@ export class LeaseKeeper {
     if (this.left) return;
     const every = Math.max(50, Math.floor(this.options.ttlMs / 4));
     const sentAt = performance.now();
+    this.renewDue = sentAt + every;
     this.renewing = this.renew().finally(() => {
       this.renewing = undefined;
       if (this.left) return;
-      this.renewTimer = setTimeout(() => this.renewLoop(), Math.max(0, sentAt + every - performance.now()));
+      this.renewTimer = setTimeout(() => this.renewLoop(), Math.max(0, this.renewDue - performance.now()));
     });
+  }
+
+  /** Sends the renewal now if it is due and its timer has not fired yet (the event loop was held). */
+  private renewIfLate(): void {
+    if (this.renewing || this.left || performance.now() < this.renewDue) return;
+    clearTimeout(this.renewTimer);
+    this.renewLoop();
   }
 
   private async tick(): Promise<void> {
@@ -196,10 +228,10 @@ export class LeaseKeeper {
             await kv.delete(partitionKey(p), { previousSeq: revision }).catch(() => {});
             break;
           }
-          this.owned.set(p, { revision, validUntil: sentAt + this.options.ttlMs * 0.9, releasing: undefined });
+          this.owned.set(p, { token: revision, revision, validUntil: sentAt + this.options.ttlMs * 0.9, releasing: undefined });
           room--;
-          this.options.log('info', 'acquired partition', { partition: p });
-          this.options.acquire(p);
+          this.options.log('info', 'acquired partition', { partition: p, token: revision });
+          this.options.acquire(p, revision);
           this.options.changed('acquired');
         } catch {
           // Another instance was faster: the key is not free any more.
@@ -209,16 +241,15 @@ export class LeaseKeeper {
       const problem = `cannot reach the lease bucket: ${errorText(err)}`;
       if (problem !== this.lastProblem) this.options.log('warn', 'reading the lease bucket failed', { error: errorText(err) });
       this.lastProblem = problem;
-      this.expireUnrenewed();
     }
   }
 
   /**
-   * Rewrites the member key and every held key at its last revision, all at once; a refused
-   * write means the lease is gone. Never throws.
+   * Rewrites the member key and every held key at its last revision, all at once; a write the
+   * server refuses because the key moved on means the lease is gone. Never throws.
    */
   private async renew(): Promise<void> {
-    const { kv, memberId, ttlMs } = this.options;
+    const { kv, ttlMs } = this.options;
     const sentAt = performance.now();
     let failure = '';
     await Promise.all([
@@ -228,7 +259,7 @@ export class LeaseKeeper {
       ),
       ...[...this.owned].map(async ([p, lease]) => {
         try {
-          lease.revision = await kv.update(partitionKey(p), memberId, lease.revision);
+          lease.revision = await this.rewrite(p, lease);
           // A lease released meanwhile is not brought back to life (its revision still serves the delete).
           if (this.owned.get(p) !== lease) return;
           lease.validUntil = sentAt + ttlMs * 0.9;
@@ -242,12 +273,24 @@ export class LeaseKeeper {
     const problem = failure === '' ? '' : `cannot reach the lease bucket: ${failure}`;
     if (problem !== '' && problem !== this.renewProblem) this.options.log('warn', 'renewing leases failed', { error: failure });
     this.renewProblem = problem;
-    this.expireUnrenewed();
   }
 
-  private expireUnrenewed(): void {
-    const now = performance.now();
-    for (const [p, lease] of this.owned) if (now >= lease.validUntil) this.lose(p, 'the lease could not be renewed in time');
+  /**
+   * Updates the key at the lease's revision. Refused, the key may still be this lease's: an
+   * earlier update the server applied but whose answer was lost (timed out on a stalled event
+   * loop) moved the revision on. Only this lease writes this instance's id into the key while it
+   * is held, so a key naming this instance is the lease's, at the revision it shows.
+   */
+  private async rewrite(partition: number, lease: Lease): Promise<number> {
+    const { kv, memberId } = this.options;
+    try {
+      return await kv.update(partitionKey(partition), memberId, lease.revision);
+    } catch (err) {
+      if (!/wrong last sequence/i.test(errorText(err))) throw err;
+      const entry = await kv.get(partitionKey(partition));
+      if (entry?.operation !== 'PUT' || entry.string() !== memberId || entry.revision === lease.revision) throw err;
+      return await kv.update(partitionKey(partition), memberId, entry.revision);
+    }
   }
 
   private lose(partition: number, why: string): void {

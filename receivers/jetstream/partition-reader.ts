@@ -1,16 +1,30 @@
 /**
- * Reads one partition for as long as this instance holds its lease: a durable pull consumer
- * `<group>-<partition>` filtered to `<prefix>.<partition>`, with explicit acknowledgements.
+ * Reads one partition for as long as this instance holds its lease, through a durable pull
+ * consumer filtered to `<prefix>.<partition>` with explicit acknowledgements. The consumer belongs
+ * to one lease grant: it is named `<group>-<partition>-<token>`, the token being the revision of
+ * the lease key when it was taken (revisions only grow, so a later owner has a larger token).
  *
- * Starting (after acquiring the lease) the reader re-creates the consumer at the old one's
- * acknowledgement floor + 1 — or at the old one's own start sequence, when that is later: a
- * consumer created at a start sequence reports a floor of 0 until it acknowledges its first
- * message, and a new owner that trusted it read the whole partition again. A consumer keeps
- * messages delivered to a previous owner pending until their ack wait runs out and meanwhile
- * goes on with newer ones, which would put a stream's entries out of order; starting afresh from
+ * Fencing. Every owner reads from a consumer of its own, so a former owner that has not noticed
+ * yet that its lease is gone (a stalled process) can pull only from its own consumer, never from
+ * the new owner's: when every owner shared one durable name, a stalled former owner pulled
+ * messages from the new owner's consumer and handed them back, and the new owner, having read past
+ * them, took them for redeliveries of messages it had forwarded and dropped them. Starting, a
+ * reader finds the partition's consumers of earlier grants, creates its own at the acknowledgement
+ * floor of the latest of them + 1 — or at that consumer's own start sequence, when that is later:
+ * a consumer created at a start sequence reports a floor of 0 until it acknowledges its first
+ * message — and then deletes the earlier ones, which ends whatever a former owner still pulls from
+ * them. (Created before the others are deleted: a partition never lacks the consumer that holds
+ * its position, so a whole group that restarts resumes where it stopped.) A consumer of a later
+ * grant than its own means the reader is the former owner: it reads nothing. Starting afresh from
  * the floor delivers everything not acknowledged again, first, in stream order (at least once:
- * what the previous owner forwarded but had not acknowledged arrives twice). The durable consumer
- * is what a restarted group resumes from.
+ * what the previous owner forwarded but had not acknowledged arrives twice).
+ *
+ * While `holds()` is false (the lease is not known to be current: a renewal late on a busy event
+ * loop) nothing is pulled, forwarded or acknowledged, but nothing is given up either: `resume()`,
+ * called when the lease is renewed, goes on where it stopped, in the middle of a message if need
+ * be. Only `abandon()` (the lease is gone) ends the session; what it received and had not
+ * forwarded is handed back (nak) to its own consumer, and a session that handed a message back
+ * reads nothing more, so nothing handed back is ever taken for a message already forwarded.
  *
  * Messages are fetched while fewer than FETCH_BYTES of them wait to be decoded, so a backlog of
  * large messages is not pulled in whole, and decoded in slices of entries (lib/slices.ts), across
@@ -30,11 +44,6 @@
  * is never delivered again. A message delivered again while its first delivery is still in flight
  * (its ack wait ran out) is not forwarded twice; one already acknowledged is acknowledged again.
  *
- * While `holds()` is false (a renewal late on a busy event loop) nothing is forwarded or
- * acknowledged, but nothing is given up either: `resume()`, called when the lease is renewed,
- * goes on where it stopped, in the middle of a message if need be. Only `abandon()` (the lease is
- * gone) ends the session.
- *
  * A session's batches may outlive it: what was forwarded before `abandon()` is still on its way
  * through the receivers, and a stage may hold its lines (an open multiline block). `settled()`
  * tells when that is over; `after` makes a new session wait for it, so lines read again are never
@@ -46,6 +55,7 @@ import {
   JetStreamApiCodes,
   JetStreamApiError,
   type Consumer,
+  type ConsumerInfo,
   type ConsumerMessages,
   type JetStreamClient,
   type JetStreamManager,
@@ -104,7 +114,10 @@ export interface PartitionReaderOptions {
   readonly jsm: JetStreamManager;
   readonly stream: string;
   readonly subject: string;
-  readonly durable: string;
+  /** `<group>-<partition>`: the consumers of the partition are this and `-<token>`. */
+  readonly consumerPrefix: string;
+  /** The fencing token of the lease grant this session reads under (the lease key's revision). */
+  readonly token: number;
   readonly partition: number;
   readonly maxInFlight: number;
   readonly ackDelayMs: number;
@@ -188,26 +201,32 @@ export class PartitionReader {
 
   constructor(private readonly options: PartitionReaderOptions) {}
 
-  /** Re-creates the consumer at the acknowledgement floor and starts fetching. */
+  /** Creates this grant's consumer at the acknowledgement floor, deletes earlier grants' ones, and starts fetching. */
   async start(): Promise<void> {
-    const { js, jsm, stream, durable, subject, maxInFlight, ackWaitMs, log, partition } = this.options;
+    const { js, jsm, stream, subject, maxInFlight, ackWaitMs, log, partition, token } = this.options;
     if (this.options.after) await this.options.after;
     if (this.state !== 'starting') return;
-    let startSeq = 1;
-    try {
-      const info = await jsm.consumers.info(stream, durable);
-      // Everything before the old consumer's start was acknowledged before it was created.
-      startSeq = Math.max(info.ack_floor.stream_seq + 1, info.config.opt_start_seq ?? 1);
-      if (this.state !== 'starting') return;
-      await jsm.consumers.delete(stream, durable);
-    } catch (err) {
-      if (!(err instanceof JetStreamApiError) || err.code !== JetStreamApiCodes.ConsumerNotFound) throw err;
+    const durable = this.consumerName();
+    const earlier: ConsumerInfo[] = [];
+    for await (const info of await jsm.consumers.list(stream)) {
+      const of = this.grantOf(info);
+      if (of === undefined) continue;
+      if (of > token) throw new Error(`partition ${partition} has a newer owner (lease token ${of}, this reader's ${token})`);
+      earlier.push(info);
     }
-    // Once the old consumer is deleted the new one is created even if the session ended meanwhile
-    // (a stop or a lost lease during the delete): the durable consumer is where the partition's
-    // position lives, and without it the next owner read the partition again from its first message.
+    // The latest grant's consumer was created at the floor of those before it.
+    const latest = earlier.sort((a, b) => this.grantOf(b)! - this.grantOf(a)!)[0];
+    // Everything before a consumer's start was acknowledged before it was created.
+    const startSeq = latest ? Math.max(latest.ack_floor.stream_seq + 1, latest.config.opt_start_seq ?? 1) : 1;
+    if (this.state !== 'starting') return;
+    // A reader started again under the same grant (after a refused batch) replaces its consumer.
+    if (latest?.name === durable) await this.deleteConsumer(durable);
+    // Once a consumer is deleted the new one is created even if the session ended meanwhile (a stop
+    // or a lost lease): the consumers are where the partition's position lives, and without one
+    // the next owner read the partition again from its first message.
     await jsm.consumers.add(stream, {
       durable_name: durable,
+      description: this.description(token),
       filter_subject: subject,
       ack_policy: AckPolicy.Explicit,
       deliver_policy: DeliverPolicy.StartSequence,
@@ -216,12 +235,43 @@ export class PartitionReader {
       ack_wait: nanos(ackWaitMs),
       max_deliver: -1,
     });
+    for (const old of earlier) if (old.name !== durable) await this.deleteConsumer(old.name);
     if (this.state !== 'starting') return;
     const consumer = await js.consumers.get(stream, durable);
     if (this.state !== 'starting') return;
     this.state = 'running';
-    log('debug', 'reading partition', { partition, from_sequence: startSeq });
+    log('debug', 'reading partition', { partition, from_sequence: startSeq, consumer: durable });
     void this.fetchWhileReading(consumer);
+  }
+
+  /** This grant's consumer: `<group>-<partition>-<token>`, described as such. */
+  consumerName(): string {
+    return `${this.options.consumerPrefix}-${this.options.token}`;
+  }
+
+  /** What a grant's consumer says it is: its name alone could be another group's (groups may contain "-"). */
+  private description(token: number): string {
+    return `partition consumer ${this.options.consumerPrefix}, lease grant ${token}`;
+  }
+
+  /**
+   * The grant a consumer belongs to, if it is one of this partition's: the one its description
+   * names, or grant 0 for the consumer named `<group>-<partition>` that every owner shared
+   * before grants had consumers of their own.
+   */
+  private grantOf(info: ConsumerInfo): number | undefined {
+    const described = /^partition consumer (.+), lease grant ([0-9]+)$/.exec(info.config.description ?? '');
+    if (described) return described[1] === this.options.consumerPrefix ? Number(described[2]) : undefined;
+    return info.name === this.options.consumerPrefix ? 0 : undefined;
+  }
+
+  private async deleteConsumer(name: string): Promise<void> {
+    try {
+      await this.options.jsm.consumers.delete(this.options.stream, name);
+    } catch (err) {
+      // Deleted meanwhile by another reader of a later grant, or gone already.
+      if (!(err instanceof JetStreamApiError) || err.code !== JetStreamApiCodes.ConsumerNotFound) throw err;
+    }
   }
 
   /**
@@ -234,6 +284,8 @@ export class PartitionReader {
     let failures = 0;
     while (this.isReading()) {
       while (this.receivedBytes >= FETCH_BYTES && this.isReading()) await new Promise<void>((resolve) => this.fetchWaiters.push(resolve));
+      // A lease not known to be current pulls nothing: what is pulled now may belong to the next owner.
+      while (!this.options.holds() && this.isReading()) await new Promise<void>((resolve) => this.leaseWaiters.push(resolve));
       if (!this.isReading()) return;
       const room = FETCH_BYTES - this.receivedBytes;
       const batch = Math.min(MAX_FETCH_MESSAGES, Math.max(1, Math.ceil(room / Math.max(1, messageBytes))));

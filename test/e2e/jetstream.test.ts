@@ -424,8 +424,14 @@ describe.skipIf(natsServer.skip)(natsServer.title('scale-out over JetStream'), {
     const jsm = await jetstreamManager(nc);
     await until(
       async () => {
-        const infos = await Promise.all(Array.from({ length: PARTITIONS }, (_, p) => jsm.consumers.info('LOGS', `processors-${p}`)));
-        return infos.every((i) => i.num_ack_pending === 0 && i.num_pending === 0);
+        // One consumer per partition, of its lease grant: `processors-<partition>-<token>`.
+        const infos: Array<{ name: string; num_ack_pending: number; num_pending: number }> = [];
+        for await (const info of await jsm.consumers.list('LOGS')) infos.push(info);
+        const partitionsRead = infos.map((i) => Number(/^processors-([0-9]+)-[0-9]+$/.exec(i.name)?.[1])).sort((a, b) => a - b);
+        return (
+          partitionsRead.join() === Array.from({ length: PARTITIONS }, (_, p) => p).join() &&
+          infos.every((i) => i.num_ack_pending === 0 && i.num_pending === 0)
+        );
       },
       10_000,
       'every message acknowledged',

@@ -3,7 +3,7 @@
  * come out as acknowledged batches; a message is acknowledged to JetStream only once its batch is,
  * a batch left unacknowledged is read again by the next member, and stop() waits for the answers.
  */
-import { jetstreamManager } from '@nats-io/jetstream';
+import { jetstreamManager, type ConsumerInfo } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
@@ -56,7 +56,11 @@ const lines = (entries: readonly Entry[]) => entries.map((e) => e.line);
 async function consumerState(stream: string): Promise<{ ackFloor: number; ackPending: number; pending: number }> {
   const nc = await connect({ servers: nats.server.url });
   try {
-    const info = await (await jetstreamManager(nc)).consumers.info(stream, 'g-0');
+    // Partition 0's consumer belongs to the lease grant: `g-0-<token>`.
+    const consumers: ConsumerInfo[] = [];
+    for await (const c of await (await jetstreamManager(nc)).consumers.list(stream)) if (/^g-0-[0-9]+$/.test(c.name)) consumers.push(c);
+    expect(consumers).toHaveLength(1);
+    const info = consumers[0]!;
     return { ackFloor: info.ack_floor.stream_seq, ackPending: info.num_ack_pending, pending: info.num_pending };
   } finally {
     await nc.close();

@@ -20,6 +20,10 @@ class FakeBucket {
   /** Listing keys never finishes (its iterator waits until stopped). */
   hangKeys = false;
   updates = 0;
+  /** Updates asked for, answered or not yet. */
+  updatesAsked = 0;
+  /** The next update is applied, but its answer is lost (the client times out). */
+  loseNextAnswer = false;
 
   private later<T>(ms: number, answer: () => T): Promise<T> {
     return new Promise((resolve, reject) =>
@@ -44,12 +48,19 @@ class FakeBucket {
         if (this.keys.has(key)) throw new Error('wrong last sequence: 1');
         return write(key, value);
       },
-      update: (key: string, value: string, revision: number) =>
-        this.later(this.updateDelay, () => {
+      update: (key: string, value: string, revision: number) => {
+        this.updatesAsked++;
+        return this.later(this.updateDelay, () => {
           this.updates++;
           if (this.keys.get(key)?.revision !== revision) throw new Error(`wrong last sequence: ${this.keys.get(key)?.revision ?? 0}`);
-          return write(key, value);
-        }),
+          const written = write(key, value);
+          if (this.loseNextAnswer) {
+            this.loseNextAnswer = false;
+            throw new Error('TIMEOUT');
+          }
+          return written;
+        });
+      },
       delete: async (key: string) => {
         this.keys.delete(key);
       },
@@ -90,6 +101,12 @@ function keeper(bucket: FakeBucket, partitions: number, events: string[] = []) {
     changed: () => {},
     renewed: (p) => events.push(`renewed ${p}`),
   });
+}
+
+async function stopKeeper(k: LeaseKeeper): Promise<void> {
+  const stopping = k.stop();
+  await vi.advanceTimersByTimeAsync(3 * TTL);
+  await stopping;
 }
 
 beforeEach(() => {
@@ -209,5 +226,70 @@ describe('LeaseKeeper', () => {
     await vi.advanceTimersByTimeAsync(10);
     await stopping;
     expect([stopped, k.ownedPartitions(), bucket.keys.has('partitions.1')]).toEqual([true, [], false]);
+  });
+
+  it('loses no lease to a renewal answered after the fence: it stops forwarding until an answer comes in time', async () => {
+    const bucket = new FakeBucket();
+    const events: string[] = [];
+    const k = keeper(bucket, 1, events);
+    k.start();
+    await vi.advanceTimersByTimeAsync(10);
+    const token = k.tokenOf(0)!;
+    expect(k.holds(0, token)).toBe(true);
+    // A busy process: every renewal is answered 0.95 TTL after it was sent. The server took each
+    // write at once, so the key never expired; the lease was given up all the same when the
+    // answer came after 90% of the TTL, and the partition was read again from its floor.
+    bucket.updateDelay = TTL * 0.95;
+    let fenced = false;
+    for (let t = 0; t < 4 * TTL; t += 100) {
+      await vi.advanceTimersByTimeAsync(100);
+      if (!k.holds(0, token)) fenced = true;
+    }
+    expect(fenced).toBe(true);
+    bucket.updateDelay = 0;
+    await vi.advanceTimersByTimeAsync(TTL);
+    expect([events.filter((e) => e.startsWith('lost')), k.holds(0, token), k.tokenOf(0)]).toEqual([[], true, token]);
+    // A grant that is not the current one is never held.
+    expect(k.holds(0, token - 1)).toBe(false);
+    await stopKeeper(k);
+  });
+
+  it('keeps a lease whose renewal the server applied but whose answer was lost', async () => {
+    const bucket = new FakeBucket();
+    const events: string[] = [];
+    const k = keeper(bucket, 1, events);
+    k.start();
+    await vi.advanceTimersByTimeAsync(10);
+    bucket.loseNextAnswer = true;
+    await vi.advanceTimersByTimeAsync(2 * TTL);
+    expect([events.filter((e) => e.startsWith('lost')), k.holds(0), bucket.keys.get('partitions.0')?.value]).toEqual([[], true, 'me']);
+    await stopKeeper(k);
+  });
+
+  it('gives a lease up when the key moved on to another owner', async () => {
+    const bucket = new FakeBucket();
+    const events: string[] = [];
+    const k = keeper(bucket, 1, events);
+    k.start();
+    await vi.advanceTimersByTimeAsync(10);
+    bucket.keys.set('partitions.0', { value: 'other', revision: 500 });
+    await vi.advanceTimersByTimeAsync(TTL / 2);
+    expect([events.filter((e) => e.startsWith('lost')), k.holds(0)]).toEqual([['lost 0'], false]);
+    await stopKeeper(k);
+  });
+
+  it('sends an overdue renewal first when asked whether the lease is held after the event loop was held', async () => {
+    const bucket = new FakeBucket();
+    const k = keeper(bucket, 1);
+    k.start();
+    await vi.advanceTimersByTimeAsync(10);
+    const asked = bucket.updatesAsked;
+    // The process stalls for 0.6 TTL: no timer fires, but the clock moves on.
+    const now = performance.now();
+    const stalled = vi.spyOn(performance, 'now').mockReturnValue(now + TTL * 0.6);
+    expect(k.holds(0)).toBe(true);
+    expect(bucket.updatesAsked).toBe(asked + 1);
+    stalled.mockRestore();
+    await stopKeeper(k);
   });
 });

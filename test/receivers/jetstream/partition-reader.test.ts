@@ -31,6 +31,9 @@ function fakeJetStream(info: { ackFloor: number; optStartSeq?: number } | undefi
           throw new JetStreamApiError({ err_code: JetStreamApiCodes.ConsumerNotFound, code: 404, description: 'consumer not found' });
         return { ack_floor: { stream_seq: info.ackFloor }, config: { opt_start_seq: info.optStartSeq } };
       },
+      // The partition's one consumer of before, as the server lists it (the name every owner shared).
+      list: async () =>
+        info ? [{ name: 'g-0', ack_floor: { stream_seq: info.ackFloor }, config: { opt_start_seq: info.optStartSeq } }] : [],
       delete: async () => true,
       add: async (_stream: string, config: { opt_start_seq?: number }) => {
         added.push(config);
@@ -123,7 +126,8 @@ function reader(
     jsm: fake.jsm,
     stream: 'S',
     subject: 'S.0',
-    durable: 'g-0',
+    consumerPrefix: 'g-0',
+    token: 7,
     partition: 0,
     maxInFlight: 100,
     ackDelayMs: 0,
