@@ -32,4 +32,35 @@ describe('the layered house', () => {
     ]);
     expect(importCycles(broken)).toEqual([['core/b.ts', 'operators/c.ts', 'sinks/d.ts']]);
   });
+
+  it("reads the package's own name as the face and rivulet/testing as testing/index.ts", () => {
+    const selfImport = importGraph(join(root, 'test/fixtures/layers/self-import'));
+    expect(selfImport.get('core/kernel.ts')).toEqual(['index.ts']);
+    expect(layerViolations(selfImport)).toEqual([
+      'core/kernel.ts -> index.ts (core may not import face)',
+      'lib/text.ts -> testing/index.ts (lib may not import testing)',
+    ]);
+    expect(importCycles(selfImport)).toEqual([['core/kernel.ts', 'index.ts']]);
+  });
+
+  it('keeps the kernel below the rooms of core/, counts worker URLs as imports, and reads bench/ and scripts/', () => {
+    const rooms = importGraph(join(root, 'test/fixtures/layers/rooms'));
+    expect(rooms.get('core/threads/pool.ts')).toEqual(['core/inspect/recorder-worker.ts']);
+    expect(layerViolations(rooms)).toEqual([
+      'bench/run.ts -> bin/main.ts (bench may not import bin)',
+      'core/kernel.ts -> core/threads/pool.ts (core may not import core/threads)',
+      'core/runtime/graph.ts -> core/inspect/recorder-worker.ts (core may not import core/inspect)',
+      'core/threads/pool.ts -> core/inspect/recorder-worker.ts (core/threads may not import core/inspect)',
+      'lib/util.ts -> scripts/gen.ts (lib may not import scripts)',
+      'operators/stage.ts -> core/components/engine.ts (operators may not import core/components)',
+    ]);
+    expect(importCycles(rooms)).toEqual([['core/inspect/recorder-worker.ts', 'core/kernel.ts', 'core/threads/pool.ts']]);
+  });
+
+  it('sees the pipeline worker the library starts', () => {
+    expect(graph.get('core/threads/worker-modules.ts')).toEqual(
+      expect.arrayContaining(['core/threads/pipeline-worker-source.mjs', 'core/threads/pipeline-worker.ts']),
+    );
+    expect(graph.get('core/threads/pipeline-worker-source.mjs')).toEqual(['core/threads/pipeline-worker.ts']);
+  });
 });

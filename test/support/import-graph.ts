@@ -2,45 +2,88 @@
  * The project's import graph and the house rules it must keep: which layer may import which, and
  * no import cycles. Read with TypeScript's own pre-processor, so every static import, re-export
  * and string-literal dynamic import counts, type-only ones included (a type cycle is still a
- * cycle for the reader).
+ * cycle for the reader). The package's own name counts too (`'rivulet'` is index.ts), and so does
+ * a module started as a thread: `new URL('./worker.js', import.meta.url)` names a file the code
+ * depends on as surely as an import does.
  */
 import { readdirSync, readFileSync, statSync, existsSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import ts from 'typescript';
 
+/**
+ * The rooms of core/: the kernel at its top level (and in runtime/), the thread and inspection
+ * rooms built on it, and the components (logs.process and its engine) above all of them.
+ */
+const CORE_ROOMS = ['core', 'core/threads', 'core/inspect', 'core/components'];
+
+/** Every layer a product module may be in: what the tools beside the product may import. */
+const PRODUCT = ['cli', 'playground', 'face', 'testing', ...CORE_ROOMS, 'lib', 'operators', 'receivers', 'sinks'];
+
 /** Each layer and the layers it may import (itself included where listed). */
 export const LAYER_RULES: Readonly<Record<string, readonly string[]>> = {
   lib: ['lib'],
+  // The kernel: entries, clock, stages, pipeline, receivers, delivery, metrics, the component runtime.
   core: ['core', 'lib'],
+  'core/threads': ['core/threads', 'core', 'lib'],
+  'core/inspect': ['core/inspect', 'core', 'lib'],
+  'core/components': ['core/components', 'core/threads', 'core', 'lib'],
+  // Stages, sources and sinks build on the kernel's contracts, not on its rooms.
   operators: ['operators', 'core', 'lib'],
   receivers: ['receivers', 'core', 'lib'],
   sinks: ['sinks', 'core', 'lib'],
   // index.ts: the library face, every built-in but no command.
-  face: ['core', 'lib', 'operators', 'receivers', 'sinks'],
+  face: [...CORE_ROOMS, 'lib', 'operators', 'receivers', 'sinks'],
   testing: ['testing', 'core', 'lib'],
-  playground: ['playground', 'face', 'core', 'lib', 'operators', 'receivers', 'sinks'],
-  cli: ['cli', 'playground', 'face', 'core', 'lib', 'operators', 'receivers', 'sinks', 'testing'],
+  playground: ['playground', 'face', ...CORE_ROOMS, 'lib', 'operators', 'receivers', 'sinks'],
+  cli: ['cli', 'playground', 'face', ...CORE_ROOMS, 'lib', 'operators', 'receivers', 'sinks', 'testing'],
   bin: ['cli'],
+  // Tools beside the product: they may use any of it (a bench drives the CLI's run server), and
+  // nothing imports them. bin/ is a program, not a module to import.
+  bench: ['bench', ...PRODUCT],
+  scripts: ['scripts', ...PRODUCT],
 };
 
 /** The folders (and the face file) whose sources the rules cover. */
-const SOURCE_ROOTS = ['lib', 'core', 'operators', 'receivers', 'sinks', 'testing', 'playground', 'cli', 'bin', 'index.ts'];
+const SOURCE_ROOTS = [
+  'lib',
+  'core',
+  'operators',
+  'receivers',
+  'sinks',
+  'testing',
+  'playground',
+  'cli',
+  'bin',
+  'index.ts',
+  'bench',
+  'scripts',
+];
+
+/** The package's own entry points (package.json `exports`), as a module of the tree imports them. */
+const SELF_IMPORTS: Readonly<Record<string, string>> = { rivulet: 'index.ts', 'rivulet/testing': 'testing/index.ts' };
 
 export function layerOf(file: string): string | undefined {
-  const top = file.split('/')[0]!;
   if (file === 'index.ts') return 'face';
-  return top in LAYER_RULES ? top : undefined;
+  const [top, room, ...rest] = file.split('/');
+  if (top === 'core' && rest.length > 0 && CORE_ROOMS.includes(`core/${room}`)) return `core/${room}`;
+  return top! in LAYER_RULES ? top : undefined;
 }
 
 /** Source file (relative, `/`-separated) → the project files it imports. */
 export function importGraph(root: string): Map<string, string[]> {
   const graph = new Map<string, string[]>();
   for (const file of sourceFiles(root)) {
-    const info = ts.preProcessFile(readFileSync(join(root, file), 'utf8'), true, true);
+    const text = readFileSync(join(root, file), 'utf8');
     const targets: string[] = [];
-    for (const ref of info.importedFiles) {
+    for (const ref of ts.preProcessFile(text, true, true).importedFiles) {
+      const self = SELF_IMPORTS[ref.fileName];
+      if (self !== undefined && existsSync(join(root, self))) targets.push(self);
       if (!ref.fileName.startsWith('.')) continue;
       const target = resolveImport(root, file, ref.fileName);
+      if (target) targets.push(target);
+    }
+    for (const url of moduleUrls(file, text)) {
+      const target = resolveImport(root, file, url);
       if (target) targets.push(target);
     }
     graph.set(file, targets);
@@ -130,6 +173,34 @@ function sourceFiles(root: string): string[] {
     else files.push(top);
   }
   return files;
+}
+
+/**
+ * The modules a file names as `new URL('./x.js', import.meta.url)`: worker threads it starts (or
+ * the source shims that start them). Only literals naming a module file count; a folder URL
+ * (`new URL('..', import.meta.url)`) is a place, not a dependency.
+ */
+function moduleUrls(file: string, text: string): string[] {
+  if (!text.includes('import.meta.url')) return [];
+  const found: string[] = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isNewExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === 'URL') {
+      const [path, base] = node.arguments ?? [];
+      if (
+        path &&
+        ts.isStringLiteralLike(path) &&
+        /^\.\.?\/.*\.[cm]?[jt]s$/.test(path.text) &&
+        base &&
+        ts.isPropertyAccessExpression(base) &&
+        ts.isMetaProperty(base.expression) &&
+        base.name.text === 'url'
+      )
+        found.push(path.text);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false));
+  return found;
 }
 
 function resolveImport(root: string, from: string, specifier: string): string | undefined {
