@@ -1,6 +1,6 @@
 /**
  * RE2's ASCII-only character classes (Perl `\d \s \w` and POSIX `[:name:]`) and its case folding
- * restricted to ASCII. Anything beyond ASCII is asked of the RE2 engine itself (see class-oracle).
+ * restricted to ASCII. Anything beyond ASCII is asked of the RE2 engine itself (see engine-code-points.ts).
  */
 import { CodePointSet } from './code-point-set.js';
 

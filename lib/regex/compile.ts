@@ -6,7 +6,7 @@
  * Any step that is not sure sends the pattern to the RE2 engine.
  */
 import type { ParsedPattern, RegexNode } from './ast.js';
-import { engineCodePoints } from './class-oracle.js';
+import { engineCodePoints } from './engine-code-points.js';
 import type { CodePointSet } from './code-point-set.js';
 import { emitV8 } from './emit-v8.js';
 import type { Re2Engine, Re2Program } from './engine.js';

@@ -9,7 +9,7 @@ import type { RegexMatch } from './types.js';
 export interface Re2Engine {
   /** Compiles `pattern` as users write it; throws `RegexSyntaxError` with the engine's message. */
   compile(pattern: string): Re2Program;
-  /** Optional faster way to list the code points a one-code-point class accepts (see class-oracle). */
+  /** Optional faster way to list the code points a one-code-point class accepts (see engine-code-points.ts). */
   codePoints?(classPattern: string): CodePointSet;
 }
 

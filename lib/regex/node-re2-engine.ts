@@ -1,6 +1,6 @@
 /** {@link Re2Engine} over the native `re2` package. */
 import RE2 from 're2';
-import { allCodePointsText, codePointAtUtf8Offset, runsToSet } from './class-oracle.js';
+import { allCodePointsText, codePointAtUtf8Offset, runsToSet } from './engine-code-points.js';
 import type { CodePointSet } from './code-point-set.js';
 import type { Re2Engine, Re2Program } from './engine.js';
 import { type RegexMatch, RegexSyntaxError } from './types.js';

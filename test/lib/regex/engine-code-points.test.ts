@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { foldAscii } from '../../../lib/regex/ascii-classes.js';
-import { engineCodePoints } from '../../../lib/regex/class-oracle.js';
+import { engineCodePoints } from '../../../lib/regex/engine-code-points.js';
 import { CodePointSet } from '../../../lib/regex/code-point-set.js';
 import type { Re2Engine } from '../../../lib/regex/engine.js';
 import { nodeRe2Engine } from '../../../lib/regex/node-re2-engine.js';

@@ -1,12 +1,18 @@
-/** {@link Re2Engine} over `re2js`, a pure JavaScript port of RE2 for the browser. */
+/**
+ * The regex pipeline on a second engine: {@link Re2Engine} over `re2js`, a pure JavaScript port of
+ * RE2, with error texts put in the `re2` package's words. Running the same patterns through both
+ * engines shows that translation, group names and error wording depend on RE2's semantics and not
+ * on the native package (the pipeline takes its engine as a parameter for that reason).
+ */
 import { RE2JS, RE2JSSyntaxException } from 're2js';
-import type { Re2Engine, Re2Program } from './engine.js';
-import { rewriteJsEscapes } from './js-escapes.js';
-import { type RegexMatch, RegexSyntaxError } from './types.js';
+import { compileWith } from '../../../../lib/regex/compile.js';
+import type { Re2Engine, Re2Program } from '../../../../lib/regex/engine.js';
+import { rewriteJsEscapes } from '../../../../lib/regex/js-escapes.js';
+import { type CompileOptions, type Regex, type RegexMatch, RegexSyntaxError } from '../../../../lib/regex/types.js';
 
 /**
  * re2js reports errors in Go's words; these are the `re2` package's (C++ RE2) words for the same
- * error codes, so the playground shows what the server would.
+ * error codes, so both engines report an error the same way.
  */
 const CPP_WORDING: Readonly<Record<string, string>> = {
   'invalid or unsupported Perl syntax': 'invalid perl operator',
@@ -65,3 +71,8 @@ export const re2jsEngine: Re2Engine = {
     };
   },
 };
+
+/** Compiles an RE2 pattern like `compileRegex` of lib/regex/index.ts, but on re2js. */
+export function compileOnRe2js(pattern: string, options?: CompileOptions): Regex {
+  return compileWith(re2jsEngine, null, pattern, options);
+}
