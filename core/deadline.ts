@@ -4,7 +4,7 @@
  * writer can send the time left onward (Connect-Timeout-Ms) hop by hop.
  */
 import { DeadlineExceededError } from '../lib/go/context-errors.js';
-import { MAX_TIMER_MS } from './clock.js';
+import { type Clock, epochMs, scheduleAt, systemClock } from './clock.js';
 
 const deadlines = new WeakMap<AbortSignal, number>();
 
@@ -15,43 +15,39 @@ export interface ScopedDeadline {
   release(): void;
 }
 
+/** The real clock, for deadlines made without a component's. */
+const realClock = systemClock();
+
 /**
- * A signal that aborts with DeadlineExceededError at `deadlineMs` (epoch milliseconds) or with
- * `parent`'s reason when `parent` aborts first. Its deadline is the earlier of the two. Call
- * `release` when the work it bounds is over, so no timer or listener outlives it.
+ * A signal that aborts with DeadlineExceededError at `deadlineMs` (epoch milliseconds on `clock`,
+ * the component's; the real one when none is given) or with `parent`'s reason when `parent`
+ * aborts first. Its deadline is the earlier of the two. Call `release` when the work it bounds is
+ * over, so no timer or listener outlives it: the timer is the clock scheduler's, which keeps a
+ * process alive while it is pending.
  */
-export function scopedDeadline(deadlineMs: number, parent?: AbortSignal): ScopedDeadline {
+export function scopedDeadline(deadlineMs: number, parent?: AbortSignal, clock: Clock = realClock): ScopedDeadline {
   const inherited = parent ? deadlineOf(parent) : undefined;
   const effective = inherited !== undefined ? Math.min(inherited, deadlineMs) : deadlineMs;
   const controller = new AbortController();
   deadlines.set(controller.signal, effective);
-  let timer: NodeJS.Timeout | undefined;
+  let cancelTimer: (() => void) | undefined;
   const onParentAbort = () => controller.abort(parent!.reason);
   const release = () => {
-    if (timer !== undefined) clearTimeout(timer);
+    cancelTimer?.();
     parent?.removeEventListener('abort', onParentAbort);
   };
   if (parent?.aborted) {
     controller.abort(parent.reason);
     return { signal: controller.signal, release };
   }
-  const left = effective - Date.now();
-  if (left <= 0) {
+  if (effective <= epochMs(clock)) {
     controller.abort(new DeadlineExceededError());
     return { signal: controller.signal, release };
   }
-  const fire = () => {
+  cancelTimer = scheduleAt(clock, effective, () => {
     release();
     controller.abort(new DeadlineExceededError());
-  };
-  // Node cuts a delay past MAX_TIMER_MS down to 1 ms (with a TimeoutOverflowWarning), which would
-  // fire a deadline days away at once: a far deadline waits in steps and re-arms until it is due.
-  const arm = (ms: number) => {
-    timer = ms > MAX_TIMER_MS ? setTimeout(() => arm(effective - Date.now()), MAX_TIMER_MS) : setTimeout(fire, ms);
-    // A pending deadline must not keep a process alive on its own.
-    timer.unref?.();
-  };
-  arm(left);
+  });
   parent?.addEventListener('abort', onParentAbort, { once: true });
   controller.signal.addEventListener('abort', release, { once: true });
   return { signal: controller.signal, release };

@@ -15,7 +15,8 @@ import { deadlineOf } from '../core/deadline.js';
 import { labelsToObject } from '../lib/pyroscope/labels.js';
 import { profilesReceiverCapsule, type IngestProfile, type ProfilesReceiver, type PushSeries } from '../core/profiles.js';
 import { checkedOutputPath, outputPath } from './output-path.js';
-import { Counter, type Registry } from 'prom-client';
+import { Counter } from 'prom-client';
+import { perRegistry } from '../core/metrics.js';
 import { defineComponent, healthy, type ComponentContext } from '../core/runtime/component.js';
 import { profilesSink, type ProfilesSink } from '../core/profile-delivery.js';
 import { standaloneContext, type RunOptions } from '../core/runtime/standalone.js';
@@ -27,35 +28,28 @@ interface EchoMetrics {
   readonly errors: Counter<'component_id'>;
 }
 
-const metricsByRegistry = new WeakMap<Registry, EchoMetrics>();
-
-function echoMetrics(registry: Registry): EchoMetrics {
-  let metrics = metricsByRegistry.get(registry);
-  if (!metrics) {
-    metrics = {
-      profiles: new Counter({
-        name: 'profiles_echo_profiles_total',
-        help: 'Profiles recorded, by API (ingest or push; a push series counts once per sample).',
-        labelNames: ['component_id', 'api'],
-        registers: [registry],
-      }),
-      bytes: new Counter({
-        name: 'profiles_echo_bytes_total',
-        help: 'Bytes of profiles recorded.',
-        labelNames: ['component_id'],
-        registers: [registry],
-      }),
-      errors: new Counter({
-        name: 'profiles_echo_write_errors_total',
-        help: 'Records that could not be written.',
-        labelNames: ['component_id'],
-        registers: [registry],
-      }),
-    };
-    metricsByRegistry.set(registry, metrics);
-  }
-  return metrics;
-}
+const echoMetrics = perRegistry(
+  (registry): EchoMetrics => ({
+    profiles: new Counter({
+      name: 'profiles_echo_profiles_total',
+      help: 'Profiles recorded, by API (ingest or push; a push series counts once per sample).',
+      labelNames: ['component_id', 'api'],
+      registers: [registry],
+    }),
+    bytes: new Counter({
+      name: 'profiles_echo_bytes_total',
+      help: 'Bytes of profiles recorded.',
+      labelNames: ['component_id'],
+      registers: [registry],
+    }),
+    errors: new Counter({
+      name: 'profiles_echo_write_errors_total',
+      help: 'Records that could not be written.',
+      labelNames: ['component_id'],
+      registers: [registry],
+    }),
+  }),
+);
 
 export const profilesEchoComponent = defineComponent({
   name: 'profiles.echo',
@@ -135,7 +129,10 @@ class ProfilesEcho {
   private sequence = 0;
   private readonly metrics: EchoMetrics;
   private readonly componentId: string;
-  /** Keeps raw file names unique across runs that share a directory. */
+  /**
+   * Keeps raw file names unique across runs that share a directory. The wall clock, not the
+   * component's: two runs on a virtual clock would start at the same time and share names.
+   */
   private readonly runId = Date.now().toString(36);
 
   constructor(

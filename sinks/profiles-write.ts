@@ -12,7 +12,6 @@ import { defineComponent, healthy, type ComponentArgs, type ComponentContext, ty
 import { profilesSink, type ProfilesSink } from '../core/profile-delivery.js';
 import { standaloneContext, type RunOptions } from '../core/runtime/standalone.js';
 import { applyDefaults, t } from '../lib/config/schema.js';
-import { backoffClockOn } from '../lib/backoff.js';
 import { endpointBlockSpec, resolveWriteConfig, type WriteConfig } from './profiles/config.js';
 import { WriteMetrics } from './profiles/metrics.js';
 import { ProfilesWriter } from './profiles/writer.js';
@@ -125,9 +124,8 @@ function createProfilesWriteSink(
   initial: WriteConfig,
   ctx: ComponentContext,
 ): ProfilesWriteSink & { reconfigure(config: WriteConfig): void } {
-  const metrics = new WriteMetrics(ctx.registry, ctx.id);
-  const clock = backoffClockOn(ctx.clock.scheduler);
-  const newWriter = (config: WriteConfig) => new ProfilesWriter(config, { metrics, userAgent: USER_AGENT, log: ctx.log, clock });
+  const metrics = new WriteMetrics(ctx.registry, ctx.id, ctx.clock);
+  const newWriter = (config: WriteConfig) => new ProfilesWriter(config, { metrics, userAgent: USER_AGENT, log: ctx.log, clock: ctx.clock });
   let writer = newWriter(initial);
   // One receiver for the sink's life; it always uses the current writer.
   const receiver: ProfilesReceiver = {
@@ -141,7 +139,8 @@ function createProfilesWriteSink(
   const reconfigure = (config: WriteConfig) => {
     const previous = writer;
     writer = newWriter(config);
-    // Calls in flight keep their clients until they finish; idle sockets go now.
+    // Calls in flight keep their clients until they finish; idle sockets go now. A real timer:
+    // it frees sockets, which live in real time whatever the component's clock says.
     setTimeout(() => previous.close(), 60_000).unref();
   };
   return Object.assign(sink, { reconfigure, update: (next: ProfilesWriteOptions) => reconfigure(configOfOptions(next)) });

@@ -5,6 +5,7 @@
  * component's id and path, as the reference's runtime labels every component metric.
  */
 import { Counter, Histogram, type Registry } from 'prom-client';
+import { type Clock, stopwatch, systemClock } from '../../core/clock.js';
 import { perRegistry } from '../../core/metrics.js';
 
 interface Families {
@@ -42,7 +43,12 @@ export class WriteMetrics {
   private readonly families: Families;
   private readonly base: Record<string, string>;
 
-  constructor(registry: Registry, componentId: string) {
+  /** Latencies are measured on `clock`, the component's (the real one by default). */
+  constructor(
+    registry: Registry,
+    componentId: string,
+    private readonly clock: Clock = systemClock(),
+  ) {
     this.families = familiesOf(registry);
     this.base = { component_path: '/', component_id: componentId };
   }
@@ -63,8 +69,8 @@ export class WriteMetrics {
 
   /** Starts a latency measurement; call the result when the measured work ends. */
   time(endpoint: string, type: LatencyType): () => void {
-    const start = process.hrtime.bigint();
-    return () => this.families.latency.observe({ ...this.base, endpoint, type }, Number(process.hrtime.bigint() - start) / 1e9);
+    const elapsed = stopwatch(this.clock);
+    return () => this.families.latency.observe({ ...this.base, endpoint, type }, elapsed());
   }
 
   /** Removes this instance's series. */

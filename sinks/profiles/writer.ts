@@ -21,7 +21,8 @@ import { encodeQuery, parseQuery } from '../../lib/go/url-query.js';
 import { joinErrors, WrappedError } from '../../lib/go/error-chain.js';
 import type { IngestProfile, ProfilesReceiver, PushSeries } from '../../core/profiles.js';
 import type { Log } from '../../lib/log.js';
-import { Backoff, realBackoffClock, type BackoffClock } from '../../lib/backoff.js';
+import { Backoff, backoffClockOn, type BackoffClock } from '../../lib/backoff.js';
+import { type Clock, epochMs, systemClock } from '../../core/clock.js';
 import { PushRequestSchema, type PushRequest } from '../../lib/pyroscope/gen/push/v1/push_pb.js';
 import type { EndpointConfig, WriteConfig } from './config.js';
 import { IngestClient } from './ingest-client.js';
@@ -36,7 +37,10 @@ export interface WriterOptions {
   readonly userAgent: string;
   /** The `X-Alloy-Id` value of every request; empty when absent (Rivulet keeps no agent id). */
   readonly agentId?: string;
-  readonly clock?: BackoffClock;
+  /** The component's clock: attempt deadlines, and retry waits unless `backoff` is given (the real one by default). */
+  readonly clock?: Clock;
+  /** Paces retries in place of waits on `clock` (tests record the waits asked for). */
+  readonly backoff?: BackoffClock;
   readonly log?: Log;
 }
 
@@ -51,13 +55,15 @@ const KEPT_RESERVED = new Set(['__name__', '__delta__']);
 
 export class ProfilesWriter implements ProfilesReceiver {
   private readonly endpoints: Endpoint[];
-  private readonly clock: BackoffClock;
+  private readonly clock: Clock;
+  private readonly backoff: BackoffClock;
 
   constructor(
     private readonly config: WriteConfig,
     private readonly options: WriterOptions,
   ) {
-    this.clock = options.clock ?? realBackoffClock;
+    this.clock = options.clock ?? systemClock();
+    this.backoff = options.backoff ?? backoffClockOn(this.clock.scheduler);
     const agentId = options.agentId ?? '';
     this.endpoints = config.endpoints.map((e) => ({
       config: e,
@@ -132,7 +138,9 @@ export class ProfilesWriter implements ProfilesReceiver {
     callerSignal: AbortSignal,
   ): Promise<void> {
     try {
-      await endpoint.push.push(request, timeoutMs, callerSignal);
+      // The attempt's signal ends the call at its deadline on the writer's clock (and when the
+      // caller gives up); the Connect client's own timer for timeoutMs only backs it up in real time.
+      await endpoint.push.push(request, timeoutMs, attemptSignal);
     } catch (err) {
       throw pushFailure(err, callerSignal, attemptSignal.aborted);
     }
@@ -156,7 +164,7 @@ export class ProfilesWriter implements ProfilesReceiver {
         const done = this.options.metrics.time(url, kind === 'push' ? 'push_endpoint' : 'ingest_endpoint');
         const backoff = new Backoff(
           { minMs: endpoint.config.minBackoffMs, maxMs: endpoint.config.maxBackoffMs, maxRetries: endpoint.config.maxBackoffRetries },
-          this.clock,
+          this.backoff,
           signal,
         );
         let failure: unknown;
@@ -164,11 +172,9 @@ export class ProfilesWriter implements ProfilesReceiver {
           failure = undefined;
           const downstream = this.options.metrics.time(url, kind === 'push' ? 'push_downstream' : 'ingest_downstream');
           const deadline = deadlineOf(signal);
-          const timeoutMs = Math.max(
-            0,
-            Math.min(endpoint.config.remoteTimeoutMs, deadline === undefined ? Infinity : deadline - Date.now()),
-          );
-          const attemptDeadline = scopedDeadline(Date.now() + timeoutMs, signal);
+          const nowMs = epochMs(this.clock);
+          const timeoutMs = Math.max(0, Math.min(endpoint.config.remoteTimeoutMs, deadline === undefined ? Infinity : deadline - nowMs));
+          const attemptDeadline = scopedDeadline(nowMs + timeoutMs, signal, this.clock);
           try {
             if (attemptDeadline.signal.aborted && kind === 'push') throw attemptDeadline.signal.reason;
             await attempt(endpoint, attemptDeadline.signal, timeoutMs);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ManualClock } from '../../core/clock.js';
 import { deadlineOf, scopedDeadline } from '../../core/deadline.js';
 import { CanceledError, DeadlineExceededError } from '../../lib/go/context-errors.js';
 
@@ -52,5 +53,42 @@ describe('scopedDeadline', () => {
     await new Promise((r) => setTimeout(r, 40));
     controller.abort();
     expect(scoped.signal.aborted).toBe(false);
+  });
+});
+
+describe('scopedDeadline on a component clock', () => {
+  const at = (ms: number) => new ManualClock(BigInt(ms) * 1_000_000n);
+
+  it('fires when its clock reaches the deadline, on virtual time', () => {
+    const clock = at(1_000_000);
+    const scoped = scopedDeadline(1_000_500, undefined, clock);
+    clock.advanceBy(499);
+    expect(scoped.signal.aborted).toBe(false);
+    clock.advanceBy(1);
+    expect(scoped.signal.aborted).toBe(true);
+    expect(scoped.signal.reason).toBeInstanceOf(DeadlineExceededError);
+    expect(clock.pendingTimers()).toBe(0);
+  });
+
+  it('is already aborted when its clock is past the deadline, whatever the wall clock says', () => {
+    const clock = at(Date.UTC(2100, 0, 1));
+    const scoped = scopedDeadline(Date.UTC(2099, 0, 1), undefined, clock);
+    expect(scoped.signal.aborted).toBe(true);
+    expect(scoped.signal.reason).toBeInstanceOf(DeadlineExceededError);
+    expect(clock.pendingTimers()).toBe(0);
+  });
+
+  it("takes its parent's earlier deadline and fires at it; release cancels the clock's timer", () => {
+    const clock = at(0);
+    const parent = scopedDeadline(200, undefined, clock);
+    const child = scopedDeadline(10_000, parent.signal, clock);
+    expect(deadlineOf(child.signal)).toBe(200);
+    const released = scopedDeadline(100, undefined, clock);
+    released.release();
+    clock.advanceBy(200);
+    expect(released.signal.aborted).toBe(false);
+    expect(child.signal.aborted).toBe(true);
+    expect(child.signal.reason).toBeInstanceOf(DeadlineExceededError);
+    expect(clock.pendingTimers()).toBe(0);
   });
 });

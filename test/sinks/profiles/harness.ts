@@ -14,6 +14,8 @@ import type { Block } from '../../../lib/config/ast.js';
 import { PusherService, type PushRequest } from '../../../lib/pyroscope/gen/push/v1/push_pb.js';
 import { decodeBlock } from '../../../lib/config/schema.js';
 import type { BackoffClock } from '../../../lib/backoff.js';
+import type { Clock } from '../../../core/clock.js';
+import type { Log } from '../../../lib/log.js';
 import { resolveWriteConfig } from '../../../sinks/profiles/config.js';
 import { WriteMetrics } from '../../../sinks/profiles/metrics.js';
 import { ProfilesWriter } from '../../../sinks/profiles/writer.js';
@@ -120,7 +122,7 @@ export function decodeWrite(body: string) {
 export function writerFor(body: string, clock: BackoffClock = instantClock(), registry = new Registry()) {
   const config = resolveWriteConfig(decodeWrite(body).values);
   const metrics = new WriteMetrics(registry, 'profiles.write.test');
-  return { writer: new ProfilesWriter(config, { metrics, userAgent: USER_AGENT, clock }), registry, config };
+  return { writer: new ProfilesWriter(config, { metrics, userAgent: USER_AGENT, backoff: clock }), registry, config };
 }
 
 /** A signal nobody aborts. */
@@ -130,4 +132,11 @@ setMaxListeners(0, noSignal);
 
 export function connectError(message: string, code: number): ConnectError {
   return new ConnectError(message, code);
+}
+
+/** A writer for a `profiles.write` body on a component clock: its deadlines, retry waits and latencies. */
+export function writerOn(body: string, clock: Clock, log?: Log, registry = new Registry()) {
+  const config = resolveWriteConfig(decodeWrite(body).values);
+  const metrics = new WriteMetrics(registry, 'profiles.write.test', clock);
+  return { writer: new ProfilesWriter(config, { metrics, userAgent: USER_AGENT, clock, ...(log ? { log } : {}) }), registry, config };
 }

@@ -2,13 +2,15 @@ import { createServer } from 'node:http';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { Code, ConnectError } from '@connectrpc/connect';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { ManualClock } from '../../../core/clock.js';
 import { CanceledError } from '../../../lib/go/context-errors.js';
 import { labelsFromObject } from '../../../lib/pyroscope/labels.js';
 import { scopedDeadline } from '../../../core/deadline.js';
 import type { IngestProfile } from '../../../core/profiles.js';
 import { freePort } from '../../receivers/profiles/harness.js';
-import { instantClock, noSignal, startIngestServer, startPushServer, writerFor, type DownstreamServer } from './harness.js';
+import { instantClock, noSignal, startIngestServer, startPushServer, writerFor, writerOn, type DownstreamServer } from './harness.js';
 
 let servers: Array<DownstreamServer<unknown>> = [];
 afterEach(async () => {
@@ -391,5 +393,74 @@ describe('profiles.write, ingest redirects (follow_redirects)', () => {
     expect(err.message).toBe(
       `failed to ingest to endpoint ${loop.url} (1 retries): do request: Post "/ingest?hop=10": stopped after 10 redirects`,
     );
+  });
+});
+
+describe('ProfilesWriter on its component clock', () => {
+  /** A clock at a fixed moment, moved only by the test. */
+  const virtualClock = () => new ManualClock(BigInt(Date.UTC(2030, 0, 1)) * 1_000_000n);
+  /** Whether `promise` has settled, after the I/O and microtasks under way have run. */
+  const settledYet = async (promise: Promise<unknown>) => {
+    let settled = false;
+    promise.then(
+      () => (settled = true),
+      () => (settled = true),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    return settled;
+  };
+
+  it('ends an unanswered attempt when the clock reaches remote_timeout, not the wall clock', async () => {
+    let answer: () => void = () => {};
+    const server = track(await startPushServer(() => new Promise<void>((resolve) => (answer = resolve))));
+    const clock = virtualClock();
+    const { writer } = writerOn(`endpoint {\n  url = "${server.url}"\n  remote_timeout = "3s"\n  max_backoff_retries = 1\n}`, clock);
+    const pushing = writer.append(series, noSignal);
+    const failure = pushing.then(
+      () => new Error('the push succeeded'),
+      (err: Error) => err,
+    );
+    await vi.waitFor(() => expect(server.calls).toHaveLength(1));
+    expect(server.calls[0]!.timeoutMs).toBeGreaterThan(2_500);
+    expect(server.calls[0]!.timeoutMs).toBeLessThanOrEqual(3_000);
+    clock.advanceBy(2_999);
+    expect(await settledYet(pushing)).toBe(false);
+    clock.advanceBy(1);
+    expect((await failure).message).toBe(
+      `failed to push to endpoint ${server.url} (1 retries): deadline_exceeded: context deadline exceeded`,
+    );
+    answer();
+  });
+
+  it('waits out the retry backoff on the clock and times the call on it', async () => {
+    const server = track(
+      await startPushServer((n) => {
+        if (n === 0) throw new ConnectError('try later', Code.Unavailable);
+      }),
+    );
+    const clock = virtualClock();
+    const failures: string[] = [];
+    const { writer, registry } = writerOn(
+      `endpoint {\n  url = "${server.url}"\n  min_backoff_period = "2s"\n  max_backoff_period = "2s"\n}`,
+      clock,
+      (_level, message) => failures.push(message),
+    );
+    const pushing = writer.append(series, noSignal);
+    // The writer logs a failure just before it starts waiting out the backoff.
+    await vi.waitFor(() => expect(failures).toEqual(['failed to push to endpoint']));
+    clock.advanceBy(1_999);
+    expect(await settledYet(pushing)).toBe(false);
+    expect(server.calls).toHaveLength(1);
+    clock.advanceBy(1);
+    await pushing;
+    expect(server.calls).toHaveLength(2);
+    const text = await registry.metrics();
+    const labels = `component_path="/",component_id="profiles.write.test",endpoint="${server.url}"`;
+    expect(text).toContain(`profiles_write_retries_total{${labels}} 1\n`);
+    expect(text).toContain(
+      `profiles_write_latency_sum{component_path="/",component_id="profiles.write.test",endpoint="-",type="push_total"} 2\n`,
+    );
+    expect(text).toContain(`profiles_write_latency_sum{${labels},type="push_endpoint"} 2\n`);
+    expect(text).toContain(`profiles_write_latency_sum{${labels},type="push_downstream"} 0\n`);
   });
 });
