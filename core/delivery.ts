@@ -1,6 +1,7 @@
 import { Observable, type Observer, type OperatorFunction, type Subscriber } from 'rxjs';
 import type { Entry } from './entry.js';
 import { fanOut, type LogsReceiver, type SendOptions } from './receiver.js';
+import type { HandBack } from './hand-back.js';
 import type { InputBacklog } from './input-time.js';
 
 /**
@@ -25,6 +26,8 @@ export interface LogBatch {
   readonly untilSentOn?: boolean;
   /** The source's input received and not yet sent (see `SendOptions.backlog`). */
   readonly backlog?: InputBacklog;
+  /** How the source takes back what stages still hold of the batch (see `SendOptions.handBack`). */
+  readonly handBack?: HandBack;
   /** The entries are taken over: the source may answer its client, save its position. */
   ack(): void;
   /**
@@ -217,8 +220,10 @@ export function forwardBatches(source: Observable<LogBatch>, receivers: () => re
 
 /** The send options a batch asks for. */
 export function sendOptionsOf(batch: LogBatch): SendOptions | undefined {
-  if (batch.backlog) return batch.untilSentOn ? { untilSentOn: true, backlog: batch.backlog } : { backlog: batch.backlog };
-  return batch.untilSentOn ? UNTIL_SENT_ON : undefined;
+  const { untilSentOn, backlog, handBack } = batch;
+  if (backlog || handBack)
+    return { ...(untilSentOn ? { untilSentOn } : {}), ...(backlog ? { backlog } : {}), ...(handBack ? { handBack } : {}) };
+  return untilSentOn ? UNTIL_SENT_ON : undefined;
 }
 
 const UNTIL_SENT_ON: SendOptions = { untilSentOn: true };

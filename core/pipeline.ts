@@ -1,5 +1,6 @@
 import { Observable, type OperatorFunction } from 'rxjs';
 import { systemClock, type Clock } from './clock.js';
+import type { HandBack } from './hand-back.js';
 import type { InputTime } from './input-time.js';
 import { cloneEntry, seedLabels, type Entry } from './entry.js';
 import { ConfigError } from '../lib/config/errors.js';
@@ -15,6 +16,8 @@ export interface PipelineOptions {
   readonly clock?: Clock;
   /** The time idle input is measured on (see core/input-time.ts); the clock's time when absent. */
   readonly input?: InputTime;
+  /** The hand-back of the batch being pushed now (see `BuildContext.currentHandBack`). */
+  readonly currentHandBack?: () => HandBack | undefined;
   readonly registry?: Registry;
   readonly random?: () => number;
   readonly trace?: PipelineTracer;
@@ -30,6 +33,7 @@ function contextFor(options: PipelineOptions): BuildContext {
   const ctx: BuildContext = {
     clock: options.clock ?? systemClock(),
     input: options.input,
+    currentHandBack: options.currentHandBack,
     metrics,
     random: options.random ?? Math.random,
     trace: options.trace,

@@ -2,6 +2,7 @@ import { didYouMean } from '../lib/suggest.js';
 import type { Registry } from 'prom-client';
 import { Inlet } from './inlet.js';
 import type { Clock } from './clock.js';
+import type { HandBack } from './hand-back.js';
 import type { InputTime } from './input-time.js';
 import type { Block, ConfigFile } from '../lib/config/ast.js';
 import { parseConfig } from '../lib/config/parser.js';
@@ -97,6 +98,8 @@ export interface ProcessRunOptions {
   readonly clock: Clock;
   /** The time idle input is measured on (see core/input-time.ts); the clock's time when absent. */
   readonly input?: InputTime;
+  /** The hand-back of the batch being pushed now (see `BuildContext.currentHandBack`). */
+  readonly currentHandBack?: () => HandBack | undefined;
   readonly registry: Registry;
   readonly trace?: PipelineTracer;
   readonly random?: () => number;

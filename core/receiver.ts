@@ -1,5 +1,6 @@
 import { cloneEntry, type Entry } from './entry.js';
 import { makeCapsule, type Capsule } from '../lib/config/evaluate.js';
+import type { HandBack } from './hand-back.js';
 import type { InputBacklog } from './input-time.js';
 
 /**
@@ -29,6 +30,12 @@ export interface SendOptions {
    * core/input-time.ts).
    */
   readonly backlog?: InputBacklog;
+  /**
+   * With `untilSentOn`: when the sender requests it (it stops), stages drop what they still hold
+   * of its batches rather than flush it, and those sends fail with `HandedBackError`, so the
+   * sender gives that input back for a next reader to complete (see core/hand-back.ts).
+   */
+  readonly handBack?: HandBack;
 }
 
 export const LOGS_RECEIVER = 'logs.receiver';

@@ -2,6 +2,7 @@ import { Observable, type OperatorFunction } from 'rxjs';
 import type { Block } from '../lib/config/ast.js';
 import type { EvalScope } from '../lib/config/evaluate.js';
 import type { Clock } from './clock.js';
+import type { HandBack } from './hand-back.js';
 import type { InputTime } from './input-time.js';
 import type { Entry } from './entry.js';
 import { ConfigError, ConfigErrors } from '../lib/config/errors.js';
@@ -49,6 +50,11 @@ export interface BuildContext {
    * core/input-time.ts). Absent, the clock's scheduler time is meant.
    */
   readonly input?: InputTime;
+  /**
+   * The hand-back of the batch being pushed now, if its sender may take back what a stage still
+   * holds of it (see core/hand-back.ts); a stage that holds entries drops them when it is requested.
+   */
+  readonly currentHandBack?: () => HandBack | undefined;
   readonly metrics: ProcessMetrics;
   /** Uniform in [0, 1); injectable so sampling is deterministic in tests. */
   readonly random: () => number;

@@ -36,6 +36,7 @@ import { cloneEntry, labelsKey, type Entry, type Labels } from '../core/entry.js
 import { FieldError } from '../lib/config/errors.js';
 import type { Regex } from '../lib/regex/index.js';
 import { compileFieldRegex } from '../core/field-regex.js';
+import type { HandBack } from '../core/hand-back.js';
 import { atInputTime, wallInputTime, type InputTime } from '../core/input-time.js';
 import { defineStage, type BuildContext, type StageImpl } from '../core/stage.js';
 import { NO_NAMES } from '../core/stage-partitioning.js';
@@ -98,6 +99,7 @@ function buildMultiline(config: MultilineConfig, ctx: BuildContext): StageImpl {
       trimNewlines: config.trim_newlines,
       scheduler: ctx.clock.scheduler,
       input: ctx.input,
+      currentHandBack: ctx.currentHandBack,
     }),
   };
 }
@@ -116,6 +118,11 @@ export interface MultilineOptions {
    * core/input-time.ts). The scheduler's own time when not given.
    */
   readonly input?: InputTime;
+  /**
+   * The hand-back of the batch being pushed (core/hand-back.ts): a block all of whose lines came
+   * with one is dropped, not flushed, when its sender requests it.
+   */
+  readonly currentHandBack?: () => HandBack | undefined;
   /** Told of every line taken into a block and of every block sent on. */
   readonly held?: HeldLines;
 }
@@ -161,6 +168,8 @@ interface StreamBlock {
   lastActivityMs: number;
   /** The number (HeldLines) of the block's first line. */
   firstHeld: number;
+  /** The hand-back every line of the block came with; undefined when none did or they differ. */
+  handBack: HandBack | undefined;
 }
 
 /**
@@ -171,6 +180,7 @@ interface StreamBlock {
 export function multilineBlocks(options: MultilineOptions): OperatorFunction<Entry, Entry> {
   const { isFirstLine, maxLines, maxWaitMs, trimNewlines, scheduler, held } = options;
   const input = options.input ?? wallInputTime(scheduler);
+  const currentHandBack = options.currentHandBack ?? (() => undefined);
   return (source) =>
     new Observable<Entry>((subscriber) => {
       // Insertion order is activity order: a stream is moved to the end on each of its lines.
@@ -226,6 +236,20 @@ export function multilineBlocks(options: MultilineOptions): OperatorFunction<Ent
         }
         armTimer();
       };
+      // Blocks whose sender took their lines back are forgotten unsent: the sender gives the lines
+      // to a next reader, which sends them again and completes the block.
+      const handBacks = new Map<HandBack, () => void>();
+      const listenForHandBack = (handBack: HandBack) => {
+        if (handBacks.has(handBack) || handBack.requested) return;
+        handBacks.set(
+          handBack,
+          handBack.onRequest(() => {
+            handBacks.delete(handBack);
+            for (const [key, stream] of streams) if (stream.handBack === handBack && stream.text.length > 0) streams.delete(key);
+            held?.sentOn();
+          }),
+        );
+      };
       const flushAll = () => {
         timer?.unsubscribe();
         timer = undefined;
@@ -253,7 +277,7 @@ export function multilineBlocks(options: MultilineOptions): OperatorFunction<Ent
               subscriber.next(entry);
               return;
             }
-            stream = { start: entry, text: '', lines: 0, lastActivityMs: nowMs, firstHeld: 0 };
+            stream = { start: entry, text: '', lines: 0, lastActivityMs: nowMs, firstHeld: 0, handBack: undefined };
           } else {
             if (starts) {
               flush(stream, true);
@@ -266,7 +290,12 @@ export function multilineBlocks(options: MultilineOptions): OperatorFunction<Ent
           streams.set(key, stream);
           const line = trimNewlines ? trimTrailingNewlines(entry.line) : entry.line;
           const number = held?.take() ?? 0;
-          if (stream.text.length === 0) stream.firstHeld = number;
+          const handBack = currentHandBack();
+          if (stream.text.length === 0) {
+            stream.firstHeld = number;
+            stream.handBack = handBack;
+            if (handBack) listenForHandBack(handBack);
+          } else if (stream.handBack !== handBack) stream.handBack = undefined;
           stream.text = stream.text.length > 0 ? stream.text + '\n' + line : line;
           stream.lines++;
           if (stream.lines === maxLines) {
@@ -289,6 +318,8 @@ export function multilineBlocks(options: MultilineOptions): OperatorFunction<Ent
         timer?.unsubscribe();
         timer = undefined;
         streams.clear();
+        for (const stopListening of handBacks.values()) stopListening();
+        handBacks.clear();
         // Nothing is held any more: nobody may wait for it.
         held?.sentOn();
       };

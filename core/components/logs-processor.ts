@@ -6,6 +6,8 @@
  */
 import { Observable, type OperatorFunction, type Subscription } from 'rxjs';
 import { Inlet } from '../inlet.js';
+import { type HandBack, HandedBackError } from '../hand-back.js';
+import { InputClock } from '../input-time.js';
 import { type Entry, seedLabels } from '../entry.js';
 import { buildPipeline } from '../pipeline.js';
 import { addMetricsSource } from '../metrics.js';
@@ -54,12 +56,20 @@ export class LogsProcessor implements LogsReceiver {
   private running: RunningPipeline;
   /** Outputs produced while a send() pushes synchronously; forwarded as one batch. */
   private collecting: Entry[] | undefined;
+  /** The hand-back of the batch a send() pushes now (see core/hand-back.ts). */
+  private pushing: HandBack | undefined;
   /** Forwarding is serialised so entries reach receivers in the order the pipeline emitted them. */
   private forwarding: Promise<void> = Promise.resolve();
   /** Pipelines replaced by a reload that are still flushing. */
   private stopping = new Set<Promise<void>>();
   /** Entries queued for the receivers and not yet taken over by all of them. */
   private handingOn = 0;
+  /**
+   * The time the stages measure idle input on: it stands still while a batch is pushed through
+   * them and while a source that sends here holds input it has not sent yet (core/input-time.ts).
+   * Worker threads read it from shared memory.
+   */
+  private readonly input: InputClock;
 
   constructor(
     stages: readonly StageSpec[],
@@ -69,6 +79,7 @@ export class LogsProcessor implements LogsReceiver {
     /** Told when the stages on threads fail (the component turns unhealthy). */
     private readonly onThreadsFailure: (err: Error) => void = () => {},
   ) {
+    this.input = (ctx.pipelineThreads ?? 1) > 1 ? InputClock.shared(ctx.clock.scheduler) : new InputClock(ctx.clock.scheduler);
     this.running = this.startPipeline(stages, fingerprint);
   }
 
@@ -78,7 +89,9 @@ export class LogsProcessor implements LogsReceiver {
   }
 
   send(entries: readonly Entry[], options?: SendOptions): Promise<void> {
-    return this.sendBatch(entries, options?.untilSentOn === true);
+    if (options?.backlog) this.input.follow(options.backlog);
+    const untilSentOn = options?.untilSentOn === true;
+    return this.sendBatch(entries, untilSentOn, untilSentOn ? options?.handBack : undefined);
   }
 
   /**
@@ -98,6 +111,7 @@ export class LogsProcessor implements LogsReceiver {
     await this.stopPipeline(this.running);
     await Promise.all(this.stopping);
     await this.drainForwarding();
+    this.input.unfollowAll();
   }
 
   /**
@@ -116,19 +130,25 @@ export class LogsProcessor implements LogsReceiver {
    * over by the receivers — including entries a waiting limit released later — so the sender's
    * acknowledgement means nothing is left in flight here.
    */
-  private async sendBatch(entries: readonly Entry[], untilSentOn: boolean): Promise<void> {
+  private async sendBatch(entries: readonly Entry[], untilSentOn: boolean, handBack?: HandBack): Promise<void> {
     const running = this.running;
     if (running.kind === 'threads') {
-      const { outputs, settled } = running.pool.process(entries, untilSentOn);
+      // Queued until the threads answered: a thread's stages take the batch in as one.
+      const release = this.input.hold();
+      const { outputs, settled } = running.pool.process(entries, untilSentOn, handBack);
+      outputs.then(release, release);
       const handedOn = this.forward(outputs as Promise<Entry[]>);
       handedOn.catch(() => {});
-      await settled;
+      await this.unlessHandedBack(settled, handBack);
       await handedOn;
       await this.forwarding;
       return;
     }
     const outputs: Entry[] = [];
     this.collecting = outputs;
+    this.pushing = handBack;
+    // The whole batch arrived at once: its entries are input queued until the last is pushed.
+    const release = this.input.hold();
     try {
       // The receiver owns what it is sent (see LogsReceiver), so entries go in without a copy.
       for (const entry of entries) {
@@ -136,7 +156,9 @@ export class LogsProcessor implements LogsReceiver {
         running.input.next(entry);
       }
     } finally {
+      release();
       this.collecting = undefined;
+      this.pushing = undefined;
     }
     // Asked now: what this batch left in open blocks, not what later batches add.
     const sentOn = untilSentOn ? running.built.held() : undefined;
@@ -144,9 +166,27 @@ export class LogsProcessor implements LogsReceiver {
     // Keep a failure of this batch for the sender, but wait for held entries first.
     handedOn.catch(() => {});
     await running.built.pending();
-    await sentOn;
+    await this.unlessHandedBack(sentOn, handBack);
     await handedOn;
     await this.forwarding;
+  }
+
+  /**
+   * Waits for what a stage held of a batch to be sent on; fails with HandedBackError when its
+   * sender took it back meanwhile (the stage dropped it, so the sender must not acknowledge it).
+   */
+  private async unlessHandedBack(sentOn: Promise<void> | undefined, handBack: HandBack | undefined): Promise<void> {
+    if (!sentOn || !handBack) return sentOn;
+    let sent = false;
+    let handedBack = false;
+    const settledFirst = sentOn.then(() => (sent = true));
+    const stopListening = handBack.onRequest(() => (handedBack ||= !sent));
+    try {
+      await settledFirst;
+    } finally {
+      stopListening();
+    }
+    if (handedBack) throw new HandedBackError();
   }
 
   /**
@@ -184,6 +224,8 @@ export class LogsProcessor implements LogsReceiver {
     }
     const built = buildPipeline(stages, {
       clock: this.ctx.clock,
+      input: this.input,
+      currentHandBack: () => this.pushing,
       registry: this.ctx.registry,
       debug: (message, fields) => this.ctx.log('debug', message, fields),
     });
@@ -210,7 +252,12 @@ export class LogsProcessor implements LogsReceiver {
     const pool = new PartitionedPipeline({
       workers,
       plan,
-      setup: { stagesText: fingerprint, file: `${this.ctx.id} stages`, output: 'entries' },
+      setup: {
+        stagesText: fingerprint,
+        file: `${this.ctx.id} stages`,
+        output: 'entries',
+        ...(this.input.shared ? { inputTime: this.input.shared } : {}),
+      },
       // Nobody waits on a timer flush; a failure is logged by forward().
       onEmit: (items) => void this.forward(items as Entry[]).catch(() => {}),
       onFailure: (err) => {

@@ -19,6 +19,8 @@ export interface StageListSetup {
   readonly output: PartitionOutput;
   /** Set for a virtual clock starting at this instant (ns, decimal): timers run only at end of input. */
   readonly virtualStartNs?: string;
+  /** The main thread's input time (core/input-time.ts `InputClock.shared`), which stages measure idleness on. */
+  readonly inputTime?: SharedArrayBuffer;
 }
 
 /** What a worker gets: the stage list, and what it needs to know the stages the main thread knows. */
@@ -47,7 +49,11 @@ export type ToPartitionWorker =
       readonly packed: PackedEntries;
       readonly seqs: Int32Array;
       readonly untilSentOn: boolean;
+      /** The id of the batch's hand-back (core/hand-back.ts), if its sender may take held entries back. */
+      readonly handBack?: number;
     }
+  /** The sender of the batches with this hand-back id takes back what the stages hold of them. */
+  | { readonly kind: 'handBack'; readonly id: number }
   | { readonly kind: 'end' }
   | { readonly kind: 'metrics'; readonly id: number };
 

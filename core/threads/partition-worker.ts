@@ -7,6 +7,8 @@
 import type { MessagePort } from 'node:worker_threads';
 import { Registry } from 'prom-client';
 import { ManualClock, systemClock } from '../clock.js';
+import { HandBack } from '../hand-back.js';
+import { sharedInputTime } from '../input-time.js';
 import type { Entry } from '../entry.js';
 import { formatEntry } from '../entry-json.js';
 import { configErrorsOf } from '../../lib/config/errors.js';
@@ -20,6 +22,7 @@ export function servePartition(port: MessagePort, setup: PartitionWorkerSetup): 
   const registry = new Registry();
   const manual = setup.virtualStartNs === undefined ? undefined : new ManualClock(BigInt(setup.virtualStartNs));
   const clock = manual ?? systemClock();
+  const input = setup.inputTime && !manual ? sharedInputTime(setup.inputTime, clock.scheduler) : undefined;
   const present = (entry: Entry): PartitionItem => {
     if (setup.output !== 'entries') return formatEntry(entry, setup.output);
     // A component hands entries on without their extracted map; no need to copy it across.
@@ -31,6 +34,9 @@ export function servePartition(port: MessagePort, setup: PartitionWorkerSetup): 
 
   // Where forwarded outputs go: the current batch's answer, or the next timer emission.
   let batch: { items: PartitionItem[]; seqs: number[]; seq: number } | undefined;
+  /** The hand-backs of the batches taken in, by id, and the one of the batch being pushed. */
+  const handBacks = new Map<number, HandBack>();
+  let pushing: HandBack | undefined;
   let emitted: PartitionItem[] = [];
   let emitScheduled = false;
   let ending = false;
@@ -43,6 +49,8 @@ export function servePartition(port: MessagePort, setup: PartitionWorkerSetup): 
   try {
     run = startProcessRun(loadStageList(setup.stagesText, setup.file), {
       clock,
+      ...(input ? { input } : {}),
+      currentHandBack: () => pushing,
       registry,
       onEntry: (entry) => {
         const item = present(entry);
@@ -71,11 +79,13 @@ export function servePartition(port: MessagePort, setup: PartitionWorkerSetup): 
     emitted = [];
   }
 
-  function processBatch(id: number, packed: PackedEntries, seqs: Int32Array, untilSentOn: boolean): void {
+  function processBatch(id: number, packed: PackedEntries, seqs: Int32Array, untilSentOn: boolean, handBackId?: number): void {
     const entries = decodeEntries(packed);
     // Timer outputs not yet sent came before this batch.
     flushEmitted();
     batch = { items: [], seqs: [], seq: 0 };
+    if (handBackId !== undefined && !handBacks.has(handBackId)) handBacks.set(handBackId, new HandBack());
+    pushing = handBackId === undefined ? undefined : handBacks.get(handBackId);
     try {
       for (let i = 0; i < entries.length; i++) {
         batch.seq = seqs[i]!;
@@ -84,6 +94,7 @@ export function servePartition(port: MessagePort, setup: PartitionWorkerSetup): 
     } finally {
       const answer = batch;
       batch = undefined;
+      pushing = undefined;
       post({ kind: 'outputs', id, items: pack(answer.items), seqs: Int32Array.from(answer.seqs) });
     }
     const settling = Promise.all([run.pending(), untilSentOn ? run.held() : undefined]).then(() => {
@@ -109,8 +120,11 @@ export function servePartition(port: MessagePort, setup: PartitionWorkerSetup): 
   }
 
   port.on('message', (message: ToPartitionWorker) => {
-    if (message.kind === 'batch') processBatch(message.id, message.packed, message.seqs, message.untilSentOn);
-    else if (message.kind === 'end') void end();
+    if (message.kind === 'batch') processBatch(message.id, message.packed, message.seqs, message.untilSentOn, message.handBack);
+    else if (message.kind === 'handBack') {
+      handBacks.get(message.id)?.request();
+      handBacks.delete(message.id);
+    } else if (message.kind === 'end') void end();
     else void registry.getMetricsAsJSON().then((families) => post({ kind: 'metrics', id: message.id, families }));
   });
   post({ kind: 'ready' });

@@ -8,6 +8,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import type { Entry } from '../entry.js';
+import type { HandBack } from '../hand-back.js';
 import type { MetricFamilies } from '../metrics.js';
 import { decodeEntries, encodeEntries, LabelSets, packedBuffers } from './entry-batch-codec.js';
 import type {
@@ -91,6 +92,8 @@ export class PartitionedPipeline {
   private readonly threads: PartitionThread[];
   private readonly batches = new Map<number, BatchInFlight>();
   private nextId = 0;
+  /** The ids of the hand-backs batches came with (see process()). */
+  private readonly handBackIds = new Map<HandBack, number>();
   private failure: Error | undefined;
   /** The partition of an entry's labels, for a partitioned plan. */
   private readonly partitionOf: ((labels: Entry['labels']) => number) | undefined;
@@ -125,7 +128,11 @@ export class PartitionedPipeline {
    * was pushed, in one thread's order; `settled` once no stage holds any of it back for timing
    * reasons, and with `untilSentOn` once every entry held in a block has been sent on too.
    */
-  process(entries: readonly Entry[], untilSentOn = false): { outputs: Promise<PartitionItem[]>; settled: Promise<void> } {
+  process(
+    entries: readonly Entry[],
+    untilSentOn = false,
+    handBack?: HandBack,
+  ): { outputs: Promise<PartitionItem[]>; settled: Promise<void> } {
     const batch: BatchInFlight = {
       id: this.nextId++,
       answers: new Map(),
@@ -142,6 +149,7 @@ export class PartitionedPipeline {
     }
     const sets = new LabelSets();
     const parts = this.split(entries, sets);
+    const handBackId = handBack ? this.handBackId(handBack) : undefined;
     parts.forEach((part, index) => {
       if (part.entries.length === 0) return;
       const thread = this.threads[index]!;
@@ -150,7 +158,10 @@ export class PartitionedPipeline {
       thread.unanswered.push(batch);
       const seqs = Int32Array.from(part.seqs);
       const packed = encodeEntries(part.entries, sets, part.setOf);
-      thread.post({ kind: 'batch', id: batch.id, packed, seqs, untilSentOn }, [seqs.buffer, ...packedBuffers(packed)]);
+      thread.post({ kind: 'batch', id: batch.id, packed, seqs, untilSentOn, handBack: handBackId }, [
+        seqs.buffer,
+        ...packedBuffers(packed),
+      ]);
     });
     if (batch.awaitingAnswers === 0) {
       batch.answered.resolve([]);
@@ -159,6 +170,20 @@ export class PartitionedPipeline {
       this.batches.set(batch.id, batch);
     }
     return { outputs: batch.answered.promise, settled: batch.settled.promise };
+  }
+
+  /** The id a hand-back crosses to the threads as; its request is passed on to every thread. */
+  private handBackId(handBack: HandBack): number {
+    let id = this.handBackIds.get(handBack);
+    if (id !== undefined) return id;
+    id = this.nextId++;
+    this.handBackIds.set(handBack, id);
+    const known = id;
+    handBack.onRequest(() => {
+      this.handBackIds.delete(handBack);
+      for (const thread of this.threads) thread.post({ kind: 'handBack', id: known });
+    });
+    return id;
   }
 
   /** Ends every thread's input: the stages flush, and what they forward comes back in thread order. */
