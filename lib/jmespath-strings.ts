@@ -1,4 +1,18 @@
+import { TYPE_NUMBER, TYPE_STRING, type register } from '@jmespath-community/jmespath';
 import { goReplace, goSplitN, goToLower, goToUpper, goTrim, goTrimLeft, goTrimRight, isGoSpace } from './template/funcs/gostrings.js';
+
+/** An argument list's types as the engine checks them before a call (its `InputSignature[]`). */
+export type JmesSignature = Parameters<typeof register>[2];
+
+/** A function in the engine's calling convention: its signature, and its body on checked arguments. */
+export interface JmesFunction {
+  readonly signature: JmesSignature;
+  readonly call: (args: unknown[]) => unknown;
+}
+
+const STRING = { types: [TYPE_STRING] };
+const NUMBER = { types: [TYPE_NUMBER] };
+const optional = (argument: { types: JmesSignature[number]['types'] }) => ({ ...argument, optional: true });
 
 /**
  * The Community Edition's string functions as the reference's go-jmespath computes them, where
@@ -6,23 +20,42 @@ import { goReplace, goSplitN, goToLower, goToUpper, goTrim, goTrimLeft, goTrimRi
  * byte offsets and `pad_left`/`pad_right` count widths (and the one-character pad) in bytes;
  * `upper`/`lower` map rune by rune (`ß` stays `ß`, no final sigma); `trim` without characters
  * trims Go's white space (U+0085 yes, U+FEFF no); `split` with an empty separator splits runes,
- * not UTF-16 halves. Each takes the engine's already type-checked arguments.
+ * not UTF-16 halves. Each has the signature of the engine's function of the same name, so the
+ * engine checks the arguments before the body sees them.
  */
-export const goStringFunctions: Readonly<Record<string, (args: unknown[]) => unknown>> = {
-  upper: ([s]) => goToUpper(s as string),
-  lower: ([s]) => goToLower(s as string),
-  find_first: (args) => find('find_first', args, (haystack, needle) => haystack.indexOf(needle)),
-  find_last: (args) => find('find_last', args, (haystack, needle) => haystack.lastIndexOf(needle)),
-  pad_left: (args) => pad('pad_left', args, (s, padding) => padding + s),
-  pad_right: (args) => pad('pad_right', args, (s, padding) => s + padding),
-  trim: ([s, cutset]) => (cutset ? goTrim(s as string, cutset as string) : trimSpace(s as string, true, true)),
-  trim_left: ([s, cutset]) => (cutset ? goTrimLeft(s as string, cutset as string) : trimSpace(s as string, true, false)),
-  trim_right: ([s, cutset]) => (cutset ? goTrimRight(s as string, cutset as string) : trimSpace(s as string, false, true)),
-  split: (args) => split(args),
-  replace: (args) => {
-    const [subject, old, replacement] = args as string[];
-    const count = args.length > 3 ? positiveInteger(args[3], 'replace', 'count') : -1;
-    return goReplace(subject!, old!, replacement!, count);
+export const goStringFunctions: Readonly<Record<string, JmesFunction>> = {
+  upper: { signature: [STRING], call: ([s]) => goToUpper(s as string) },
+  lower: { signature: [STRING], call: ([s]) => goToLower(s as string) },
+  find_first: {
+    signature: [STRING, STRING, optional(NUMBER), optional(NUMBER)],
+    call: (args) => find('find_first', args, (haystack, needle) => haystack.indexOf(needle)),
+  },
+  find_last: {
+    signature: [STRING, STRING, optional(NUMBER), optional(NUMBER)],
+    call: (args) => find('find_last', args, (haystack, needle) => haystack.lastIndexOf(needle)),
+  },
+  pad_left: { signature: [STRING, NUMBER, optional(STRING)], call: (args) => pad('pad_left', args, (s, padding) => padding + s) },
+  pad_right: { signature: [STRING, NUMBER, optional(STRING)], call: (args) => pad('pad_right', args, (s, padding) => s + padding) },
+  trim: {
+    signature: [STRING, optional(STRING)],
+    call: ([s, cutset]) => (cutset ? goTrim(s as string, cutset as string) : trimSpace(s as string, true, true)),
+  },
+  trim_left: {
+    signature: [STRING, optional(STRING)],
+    call: ([s, cutset]) => (cutset ? goTrimLeft(s as string, cutset as string) : trimSpace(s as string, true, false)),
+  },
+  trim_right: {
+    signature: [STRING, optional(STRING)],
+    call: ([s, cutset]) => (cutset ? goTrimRight(s as string, cutset as string) : trimSpace(s as string, false, true)),
+  },
+  split: { signature: [STRING, STRING, optional(NUMBER)], call: (args) => split(args) },
+  replace: {
+    signature: [STRING, STRING, STRING, optional(NUMBER)],
+    call: (args) => {
+      const [subject, old, replacement] = args as string[];
+      const count = args.length > 3 ? positiveInteger(args[3], 'replace', 'count') : -1;
+      return goReplace(subject!, old!, replacement!, count);
+    },
   },
 };
 

@@ -1,6 +1,6 @@
-import { compile, TreeInterpreter } from '@jmespath-community/jmespath';
+import { compile, isRegistered, register, type search, TreeInterpreter, TYPE_ANY } from '@jmespath-community/jmespath';
 import { goJsonMarshal } from './go/gojson.js';
-import { goStringFunctions } from './jmespath-strings.js';
+import { goStringFunctions, type JmesFunction } from './jmespath-strings.js';
 import { parseGoFloatOrUndefined } from './go/strconv.js';
 
 /**
@@ -21,6 +21,10 @@ export interface JmesPath {
 export class JmesPathSyntaxError extends Error {}
 
 type Expression = ReturnType<typeof compile>;
+type Value = Parameters<typeof search>[0];
+type BinaryOperator = Extract<Expression, { type: 'Arithmetic' }>['operator'];
+
+const ANY = { types: [TYPE_ANY] };
 
 /** Compiles once at build time; plain dotted paths (most configs) are read without the interpreter. */
 export function compileJmesPath(text: string): JmesPath {
@@ -32,7 +36,13 @@ export function compileJmesPath(text: string): JmesPath {
   }
   const path = fieldPath(expression);
   if (path) return { search: (data) => readPath(data, path) };
-  return { search: (data) => interpreter.search(expression, data as Value) };
+  const dialect = goDialect(expression);
+  return {
+    search: (data) => {
+      ensureRegistered();
+      return TreeInterpreter.search(dialect, data as Value);
+    },
+  };
 }
 
 /**
@@ -48,90 +58,119 @@ function goSyntaxMessage(message: string): string {
   return `SyntaxError: ${message.replace(/^Syntax error:\s*/, '')}`;
 }
 
-type Interpreter = typeof TreeInterpreter;
-type Node = Parameters<Interpreter['visit']>[0];
-type Value = ReturnType<Interpreter['search']>;
-type FunctionEntry = Interpreter['runtime']['_functionTable'][string];
-/** Engine fields that TypeScript marks private but a scoped copy must carry over. */
-interface InterpreterState {
-  _rootValue: unknown;
-  _scope: { withScope(scope: Record<string, unknown>): unknown };
+/**
+ * The Go dialect on the engine's public API only: the compiled tree is rewritten so the engine's
+ * own interpreter computes what go-jmespath does. A field whose name an object inherits
+ * (`constructor`, `toString`…) becomes a call that reads own properties; arithmetic and unary
+ * signs become calls that give null for a non-number; `{…}` is guarded by `@ == null`; and the
+ * functions the reference computes differently are called by private names. The private
+ * functions are registered in the engine's function table, which every user of the package in
+ * this process shares: their names (`go:…`) cannot be written in an expression, so they neither
+ * clash with nor replace anyone's functions, and the built-ins stay as the engine ships them.
+ */
+const PRIVATE = 'go:';
+
+const goFunctions: Readonly<Record<string, JmesFunction>> = {
+  field: { signature: [ANY, ANY], call: ([value, name]) => ownField(value, name as string) },
+  to_string: { signature: [ANY], call: ([value]) => (typeof value === 'string' ? value : goJsonMarshal(value)) },
+  to_number: { signature: [ANY], call: ([value]) => goToNumber(value) },
+  ...goStringFunctions,
+  ...arithmetic({
+    Plus: (a, b) => a + b,
+    Minus: (a, b) => a - b,
+    Multiply: (a, b) => a * b,
+    Star: (a, b) => a * b,
+    // Go's float64 division: a zero divisor gives ±Inf or NaN, never an error.
+    Divide: (a, b) => a / b,
+    Modulo: (a, b) => a % b,
+    Div: (a, b) => Math.floor(a / b),
+  }),
+  'unary Plus': { signature: [ANY], call: ([a]) => (typeof a === 'number' ? a : null) },
+  'unary Minus': { signature: [ANY], call: ([a]) => (typeof a === 'number' ? -a : null) },
+};
+
+/** The functions evaluated the reference's way instead of the engine's. */
+const REPLACED_FUNCTIONS = new Set(['to_string', 'to_number', ...Object.keys(goStringFunctions)]);
+
+function arithmetic(operators: Record<BinaryOperator, (a: number, b: number) => number>): Record<string, JmesFunction> {
+  return Object.fromEntries(
+    Object.entries(operators).map(([operator, apply]) => [
+      `arithmetic ${operator}`,
+      { signature: [ANY, ANY], call: ([a, b]) => (typeof a === 'number' && typeof b === 'number' ? apply(a, b) : null) },
+    ]),
+  );
 }
 
-const EngineInterpreter = Object.getPrototypeOf(TreeInterpreter).constructor as new () => Interpreter;
-
-class GoDialectInterpreter extends EngineInterpreter {
-  constructor() {
-    super();
-    const table = this.runtime._functionTable;
-    table.to_string = {
-      ...(table.to_string as FunctionEntry),
-      _func: ([value]: Value[]) => (typeof value === 'string' ? value : goJsonMarshal(value)),
-    };
-    table.to_number = { ...(table.to_number as FunctionEntry), _func: ([value]: Value[]) => goToNumber(value) };
-    for (const [name, goFunction] of Object.entries(goStringFunctions)) {
-      table[name] = { ...(table[name] as FunctionEntry), _func: (args: Value[]) => goFunction(args) as Value };
-    }
+/** Registers the private functions, again after anyone cleared the package's custom functions. */
+function ensureRegistered(): void {
+  if (isRegistered(`${PRIVATE}field`)) return;
+  for (const [name, { signature, call }] of Object.entries(goFunctions)) {
+    register(`${PRIVATE}${name}`, call as Parameters<typeof register>[1], signature, { override: true });
   }
+}
 
-  override visit(node: Node, value: Value | Node): ReturnType<Interpreter['visit']> {
-    switch (node.type) {
-      case 'Field': {
-        if (value === null || typeof value !== 'object' || Array.isArray(value)) return null;
-        return Object.hasOwn(value, node.name) ? ((value as Record<string, Value>)[node.name] ?? null) : null;
-      }
-      case 'Arithmetic': {
-        const left = this.visit(node.left, value);
-        const right = this.visit(node.right, value);
-        if (typeof left !== 'number' || typeof right !== 'number') return null;
-        switch (node.operator) {
-          case 'Plus':
-            return left + right;
-          case 'Minus':
-            return left - right;
-          case 'Multiply':
-          case 'Star':
-            return left * right;
-          case 'Divide':
-            return left / right;
-          case 'Modulo':
-            return left % right;
-          case 'Div':
-            return Math.floor(left / right);
-        }
-        return null;
-      }
-      case 'Unary': {
-        const operand = this.visit(node.operand, value);
-        if (typeof operand !== 'number') return null;
-        return node.operator === 'Minus' ? -operand : operand;
-      }
-      case 'MultiSelectHash':
-        if (value === null) return null;
-        break;
-    }
-    return super.visit(node, value);
-  }
+const call = (name: string, children: Expression[]): Expression => ({ type: 'Function', name: `${PRIVATE}${name}`, children });
+const literal = (value: string | null): Expression => ({ type: 'Literal', value });
+const CURRENT: Expression = { type: 'Current' };
 
-  override withScope(scope: Record<string, Value>): Interpreter {
-    const scoped = new GoDialectInterpreter();
-    scoped.runtime._functionTable = this.runtime._functionTable;
-    const from = this as unknown as InterpreterState;
-    const to = scoped as unknown as InterpreterState;
-    to._rootValue = from._rootValue;
-    to._scope = from._scope.withScope(scope) as InterpreterState['_scope'];
-    return scoped;
+/** The tree with the Go dialect's rewrites applied; every other node is copied as it is. */
+function goDialect(node: Expression): Expression {
+  switch (node.type) {
+    case 'Field':
+      // The data are plain objects (parsed JSON, MaxMind records): only Object.prototype's names
+      // can be inherited, so only those fields need the call; the others stay as fast as they are.
+      return node.name in Object.prototype ? call('field', [CURRENT, literal(node.name)]) : node;
+    case 'Arithmetic':
+      return call(`arithmetic ${node.operator}`, [goDialect(node.left), goDialect(node.right)]);
+    case 'Unary':
+      return call(`unary ${node.operator}`, [goDialect(node.operand)]);
+    case 'Function':
+      return {
+        ...node,
+        name: REPLACED_FUNCTIONS.has(node.name) ? `${PRIVATE}${node.name}` : node.name,
+        children: node.children.map(goDialect),
+      };
+    case 'MultiSelectHash':
+      return {
+        type: 'Ternary',
+        condition: { type: 'Comparator', name: 'EQ', left: CURRENT, right: literal(null) },
+        trueExpr: literal(null),
+        falseExpr: { ...node, children: node.children.map((pair) => ({ ...pair, value: goDialect(pair.value) })) },
+      };
+    case 'Literal':
+      // A literal's value is JSON, not a tree: `{"type": "Field"}` is data.
+      return node;
+    default:
+      return rewriteChildren(node);
   }
+}
+
+/** Applies `goDialect` to whatever subexpressions a node holds, whatever its type. */
+function rewriteChildren(node: Expression): Expression {
+  const copy: Record<string, unknown> = { ...node };
+  for (const [key, child] of Object.entries(node)) {
+    if (Array.isArray(child)) copy[key] = child.map((c) => (isNode(c) ? goDialect(c) : c));
+    else if (isNode(child)) copy[key] = goDialect(child);
+  }
+  return copy as unknown as Expression;
+}
+
+function isNode(value: unknown): value is Expression {
+  return typeof value === 'object' && value !== null && typeof (value as { type?: unknown }).type === 'string';
+}
+
+/** A field as go-jmespath reads it: an own property of an object, else null. */
+function ownField(value: unknown, name: string): unknown {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return null;
+  return Object.hasOwn(value, name) ? ((value as Record<string, unknown>)[name] ?? null) : null;
 }
 
 /** Go's `to_number`: numbers as they are, strings through strconv.ParseFloat, else null. */
-function goToNumber(value: Value): number | null {
+function goToNumber(value: unknown): number | null {
   if (typeof value === 'number') return value;
   if (typeof value === 'string') return parseGoFloatOrUndefined(value) ?? null;
   return null;
 }
-
-const interpreter = new GoDialectInterpreter();
 
 /**
  * The field names of an expression that is only a dotted path (`a`, `a.b."c-d"`), which most
