@@ -138,11 +138,6 @@ export function secretHeaderValues(headers: Readonly<Record<string, string>>): s
     .map(([, value]) => value);
 }
 
-/** A copy of `headers` with the values of secret ones redacted. */
-export function redactHeaders(headers: Readonly<Record<string, string>>): Record<string, string> {
-  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, isSecretHeader(name) ? REDACTED : value]));
-}
-
 /**
  * `text` with every occurrence of each secret (and of its percent-encoded form) replaced, and the
  * credentials of every URL in it hidden. For messages that may quote a request or a server's answer.

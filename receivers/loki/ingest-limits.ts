@@ -19,8 +19,6 @@ export interface IngestLimits {
   readonly maxLineSize: number;
 }
 
-export const NO_INGEST_LIMITS: IngestLimits = { maxLabelNamesPerSeries: 0, maxLabelNameLength: 0, maxLabelValueLength: 0, maxLineSize: 0 };
-
 /** A broken limit: Loki's reason and message. */
 export interface Violation {
   readonly reason: 'max_label_names_per_series' | 'label_name_too_long' | 'label_value_too_long' | 'line_too_long';

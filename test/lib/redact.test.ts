@@ -2,7 +2,6 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   isSecretHeader,
-  redactHeaders,
   isSecretParameter,
   redactText,
   redactUrl,
@@ -129,9 +128,8 @@ describe('secret headers', () => {
     expect(plain.filter((h) => isSecretHeader(h))).toEqual([]);
   });
 
-  it('are hidden in a copy and listed by value', () => {
+  it('are listed by value', () => {
     const headers = { 'X-Api-Key': 'k-123', 'X-Scope-OrgID': 'team-a' };
-    expect(redactHeaders(headers)).toEqual({ 'X-Api-Key': 'xxxxx', 'X-Scope-OrgID': 'team-a' });
     expect(secretHeaderValues(headers)).toEqual(['k-123']);
   });
 });

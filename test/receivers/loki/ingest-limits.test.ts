@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { checksLabels, labelViolation, lineViolation, NO_INGEST_LIMITS, type IngestLimits } from '../../../receivers/loki/ingest-limits.js';
+import { checksLabels, labelViolation, lineViolation, type IngestLimits } from '../../../receivers/loki/ingest-limits.js';
+
+const NO_INGEST_LIMITS: IngestLimits = { maxLabelNamesPerSeries: 0, maxLabelNameLength: 0, maxLabelValueLength: 0, maxLineSize: 0 };
 
 const limits = (over: Partial<IngestLimits>): IngestLimits => ({ ...NO_INGEST_LIMITS, ...over });
 const quoted = () => '{b="2", a="1"}';
