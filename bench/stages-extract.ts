@@ -14,7 +14,7 @@ import type { Entry } from '../core/entry.js';
 import { buildPipeline, ingress } from '../core/pipeline.js';
 import type { StageSpec } from '../core/stage.js';
 import { eventLogMessage, geoip, hostEvent, labels, pattern, regex } from '../operators/index.js';
-import { mmdb, writeMmdb, type MmdbNetwork } from '../lib/mmdb-writer.js';
+import { mmdb, writeMmdb, type MmdbNetwork } from '../playground/samples/mmdb-writer.js';
 import { calibrate, compared, peakRssMiB, rate, scaled, type Timed } from './harness.js';
 import type { BenchRow } from './types.js';
 

@@ -1,7 +1,7 @@
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { mmdb, writeMmdb, type MmdbNetwork } from '../../lib/mmdb-writer.js';
+import { mmdb, writeMmdb, type MmdbNetwork } from './mmdb-writer.js';
 
 /** Placeholder for the generated database's path in sample configs. */
 export const GEOIP_CITY_DB = '{{geoip_city_db}}';

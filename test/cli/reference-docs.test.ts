@@ -11,7 +11,7 @@ import { componentDefinitions } from '../../core/runtime/component.js';
 import { ComponentGraph } from '../../core/runtime/graph.js';
 import { stageDefinitions } from '../../core/stage.js';
 import { configErrorsOf } from '../../lib/config/errors.js';
-import { writeMmdb } from '../../lib/mmdb-writer.js';
+import { writeMmdb } from '../../playground/samples/mmdb-writer.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const dir = mkdtempSync(join(tmpdir(), 'rivulet-reference-'));

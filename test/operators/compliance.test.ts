@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { writeMmdb } from '../../lib/mmdb-writer.js';
+import { writeMmdb } from '../../playground/samples/mmdb-writer.js';
 import { stageDefinitions, type StageFactory } from '../../core/stage.js';
 import { criLine, entryStream, jsonLine, logfmtLine, stageCompliance, type ComplianceOptions } from '../../testing/index.js';
 import * as stages from '../../operators/index.js';

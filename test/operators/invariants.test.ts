@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { labelsKey, type Entry } from '../../core/entry.js';
-import { writeMmdb } from '../../lib/mmdb-writer.js';
+import { writeMmdb } from '../../playground/samples/mmdb-writer.js';
 import { stageDefinitions } from '../../core/stage.js';
 import {
   ansiLine,

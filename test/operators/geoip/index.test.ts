@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { geoip } from '../../../operators/geoip/index.js';
-import { mmdb, writeMmdb, type MmdbNetwork, type MmdbOptions } from '../../../lib/mmdb-writer.js';
+import { mmdb, writeMmdb, type MmdbNetwork, type MmdbOptions } from '../../../playground/samples/mmdb-writer.js';
 import { entry, runConfig } from '../../support/run-stages.js';
 
 const NUM_RUNS = Number(process.env.FC_NUM_RUNS ?? 100);

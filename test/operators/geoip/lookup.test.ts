@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { GeoipDatabase, GeoipLookupError, geoipFields, parseGoIP } from '../../../operators/geoip/lookup.js';
-import { mmdb, writeMmdb } from '../../../lib/mmdb-writer.js';
+import { mmdb, writeMmdb } from '../../../playground/samples/mmdb-writer.js';
 
 function bytesOf(text: string): string | undefined {
   const ip = parseGoIP(text);

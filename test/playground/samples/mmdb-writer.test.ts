@@ -1,6 +1,6 @@
 import { Reader } from 'maxmind';
 import { describe, expect, it } from 'vitest';
-import { mmdb, writeMmdb, type MmdbNetwork } from '../../lib/mmdb-writer.js';
+import { mmdb, writeMmdb, type MmdbNetwork } from '../../../playground/samples/mmdb-writer.js';
 
 describe('writeMmdb', () => {
   for (const ipVersion of [4, 6] as const) {

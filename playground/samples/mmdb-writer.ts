@@ -1,10 +1,11 @@
 /**
- * A small MaxMind DB (MMDB v2) writer for tests and the playground's sample databases: builds a database from a list of networks and
- * their records, so no real database has to be downloaded. It writes the binary search tree (IPv4
- * or IPv6, 24/28/32-bit records; in an IPv6 tree IPv4 networks live under `::/96` where readers
- * look for them), the data section (maps, UTF-8 strings, doubles, floats, bytes, uint16/32/64/128,
- * int32, booleans, arrays; map keys repeated across records are written once and then referenced
- * by pointers, as real databases do) and the metadata section.
+ * A small MaxMind DB (MMDB v2) writer for the playground's sample databases (and the tests and
+ * bench of stage.geoip): builds a database from a list of networks and their records, so no real
+ * database has to be downloaded. It writes the binary search tree (IPv4 or IPv6, 24/28/32-bit
+ * records; in an IPv6 tree IPv4 networks live under `::/96` where readers look for them), the
+ * data section (maps, UTF-8 strings, doubles, floats, bytes, uint16/32/64/128, int32, booleans,
+ * arrays; map keys repeated across records are written once and then referenced by pointers, as
+ * real databases do) and the metadata section.
  *
  * @example
  * writeMmdb([{ network: '192.0.2.0/24', data: { city: { names: { en: 'London' } } } }], { databaseType: 'GeoIP2-City' })
