@@ -20,7 +20,7 @@ import { errorText, NatsLink, takesTermReasons, type NatsConnectionSettings } fr
 import { parseLayoutDescription, partitionSubject } from '../../lib/jetstream/partition.js';
 import type { FixedSettings } from '../../lib/jetstream/settings-change.js';
 import type { Entry } from '../../core/entry.js';
-import type { LogsReceiver } from '../../core/receiver.js';
+import type { LogsReceiver, SendOptions } from '../../core/receiver.js';
 import { healthy, unhealthy, type ComponentContext, type Health } from '../../core/runtime/component.js';
 import { LeaseKeeper } from './leases.js';
 import { jetStreamSourceMetrics, type JetStreamSourceMetrics } from './metrics.js';
@@ -246,7 +246,7 @@ export class JetStreamGroupReader {
       maxEntriesPerMessage,
       termReasons: takesTermReasons(this.link.connection()?.info?.version),
       maxPayloadBytes: this.link.connection()?.info?.max_payload ?? DEFAULT_MAX_PAYLOAD_BYTES,
-      forward: (entries) => this.forward(entries),
+      forward: (entries, options) => this.forward(entries, options),
       ...(this.leftovers.has(partition) ? { after: this.afterLeftovers(partition) } : {}),
       holds: () => this.keeper?.holds(partition, token) === true,
       failed: (error) => this.restartReader(partition, reader, error),
@@ -322,11 +322,9 @@ export class JetStreamGroupReader {
     });
   }
 
-  private forward(entries: Entry[]): Promise<void> {
+  private forward(entries: Entry[], options: SendOptions): Promise<void> {
     // Acknowledged upstream once this resolves: wait for lines a stage still holds (an open
     // multiline block), or a lost instance would lose them with their messages acknowledged.
-    return this.receiver!.send(entries, UNTIL_SENT_ON);
+    return this.receiver!.send(entries, { ...options, untilSentOn: true });
   }
 }
-
-const UNTIL_SENT_ON = { untilSentOn: true } as const;

@@ -67,6 +67,9 @@ import { errorText } from '../../lib/jetstream/connection.js';
 import { ItemSlices } from '../../lib/slices.js';
 import type { Log } from '../../lib/log.js';
 import { copyMap, makeEntry, type Entry } from '../../core/entry.js';
+import { HandBack, HandedBackError } from '../../core/hand-back.js';
+import { InputBacklog } from '../../core/input-time.js';
+import type { SendOptions } from '../../core/receiver.js';
 import type { JetStreamSourceMetrics } from './metrics.js';
 
 /** Longest a hand-over waits for the receivers to take over what is in flight (ack delay aside). */
@@ -130,7 +133,12 @@ export interface PartitionReaderOptions {
   readonly termReasons: boolean;
   /** Messages up to this many bytes are forwarded whole (WHOLE_MESSAGE_BYTES unless given). */
   readonly wholeMessageBytes?: number;
-  readonly forward: (entries: Entry[]) => Promise<void>;
+  /**
+   * Sends a batch on; `options` carry the session's backlog (messages received and not forwarded
+   * yet, during which the pipeline's stages do not take the input for idle) and its hand-back
+   * (requested at a stop: what a stage still holds is dropped and not acknowledged).
+   */
+  readonly forward: (entries: Entry[], options: SendOptions) => Promise<void>;
   /** The reader reads nothing before this settles (the previous session's batches, see settled()). */
   readonly after?: Promise<void>;
   /** Whether the lease still allows forwarding and acknowledging. */
@@ -198,6 +206,14 @@ export class PartitionReader {
   private leaseWaiters: Array<() => void> = [];
   /** Batches forwarded in this session that the receivers have not settled yet, acknowledged or not. */
   private readonly unsettled = new Set<Promise<unknown>>();
+  /** Messages received and not forwarded yet, for the stages' idle timers (core/input-time.ts). */
+  private readonly backlog = new InputBacklog();
+  private releaseBacklog: (() => void) | undefined;
+  /** While decoding waits for the receivers to take entries over: not input waiting on us (see noteBacklog). */
+  private waitingForRoom = false;
+  /** Requested when the session ends: stages drop what they hold of its batches (core/hand-back.ts). */
+  private readonly handBackHeld = new HandBack();
+  private readonly sendOptions: SendOptions = { backlog: this.backlog, handBack: this.handBackHeld };
 
   constructor(private readonly options: PartitionReaderOptions) {}
 
@@ -332,6 +348,10 @@ export class PartitionReader {
     // The message being read is finished: handed back, its part already forwarded would reach the
     // next owner's pipeline twice.
     while (this.reading && this.state === 'draining' && this.options.holds()) await this.pump();
+    // A block a stage still holds can only be completed by lines this session no longer reads:
+    // flushed, its first part would go out alone and the rest, read by the next owner, as an
+    // orphan. It is handed back instead: dropped, and its messages are not acknowledged.
+    this.handBackHeld.request();
     // A receiver that never takes its batch over (an endpoint that stays down) must not hold the
     // hand-over forever: what is still unacknowledged then goes to the next owner.
     let timer: NodeJS.Timeout | undefined;
@@ -345,12 +365,15 @@ export class PartitionReader {
       this.abandon();
     }
     this.state = 'stopped';
+    this.backlog.close();
   }
 
   /** Stops at once, acknowledging nothing more (the lease is gone). */
   abandon(): void {
     this.state = 'stopped';
     this.handBack();
+    this.handBackHeld.request();
+    this.backlog.close();
     this.inFlight.length = 0;
     this.ackTimer?.wake();
     this.wakeLeaseWaiters();
@@ -412,12 +435,27 @@ export class PartitionReader {
     this.handBackIncoming();
   }
 
+  /**
+   * Tells the pipelines whether input waits here: received messages not forwarded yet, unless
+   * decoding waits for the receivers to take entries over — which may take a stage's idle flush,
+   * so counting that as queued input would wait for ever.
+   */
+  private noteBacklog(): void {
+    const waiting = (this.incoming.length > 0 || this.reading !== undefined) && !this.waitingForRoom && this.state !== 'stopped';
+    if (waiting) this.releaseBacklog ??= this.backlog.hold();
+    else {
+      this.releaseBacklog?.();
+      this.releaseBacklog = undefined;
+    }
+  }
+
   /** Gives back the messages received and not read yet (not the one being read). */
   private handBackIncoming(): void {
     for (const message of this.incoming.splice(0)) {
       this.done(message);
       message.nak();
     }
+    this.noteBacklog();
     this.wakeRoomWaiters();
     for (const wake of this.fetchWaiters.splice(0)) wake();
   }
@@ -430,6 +468,7 @@ export class PartitionReader {
     }
     this.incoming.push(message);
     this.receivedBytes += message.data.length;
+    this.noteBacklog();
     // Everything that arrived in the same read of the socket goes out in the same slices.
     this.schedulePump();
   }
@@ -445,6 +484,7 @@ export class PartitionReader {
     this.pumpScheduled = false;
     this.pumping ??= this.forwardIncoming().finally(() => {
       this.pumping = undefined;
+      this.noteBacklog();
       // Messages that came in while the last slice was on its way.
       if (this.incoming.length > 0 && this.isReading() && this.options.holds()) this.schedulePump();
     });
@@ -545,7 +585,9 @@ export class PartitionReader {
     if (forwarded > 0) metrics.receivedMessages.inc(labels, forwarded);
     if (entries.length > 0) metrics.receivedEntries.inc(labels, entries.length);
     const takenOver =
-      entries.length === 0 ? Promise.resolve(performance.now()) : this.options.forward(entries).then(() => performance.now());
+      entries.length === 0
+        ? Promise.resolve(performance.now())
+        : this.options.forward(entries, this.sendOptions).then(() => performance.now());
     // Failures are handled in order by the acknowledging loop.
     takenOver.catch(() => {});
     this.forwardingEntries += entries.length;
@@ -564,8 +606,13 @@ export class PartitionReader {
   /** Gives the event loop a turn, then waits while too many entries are on their way. */
   private async turn(): Promise<void> {
     await new Promise<void>((resolve) => setImmediate(resolve));
-    while (this.forwardingEntries > MAX_FORWARDING_ENTRIES && this.isReading())
+    while (this.forwardingEntries > MAX_FORWARDING_ENTRIES && this.isReading()) {
+      this.waitingForRoom = true;
+      this.noteBacklog();
       await new Promise<void>((resolve) => this.roomWaiters.push(resolve));
+      this.waitingForRoom = false;
+      this.noteBacklog();
+    }
   }
 
   /** Acknowledges the batches in order, each once taken over and its ack delay has passed. */
@@ -578,6 +625,12 @@ export class PartitionReader {
         at = await head.takenOver;
       } catch (err) {
         if (this.state === 'stopped') return;
+        if (err instanceof HandedBackError) {
+          // The session ends and a stage dropped lines of this batch: it and every batch after it
+          // stay unacknowledged, for the next owner to read again from the acknowledgement floor.
+          for (const batch of this.inFlight.splice(0)) for (const message of batch.messages) message.nak();
+          return;
+        }
         this.fail(`a receiver refused entries: ${errorText(err)}`);
         return;
       }
