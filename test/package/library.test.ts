@@ -156,3 +156,51 @@ describe('docs/library.md in an installed project', () => {
     expect(result.stderr).toBe('');
   }, 60_000);
 });
+
+describe('pipeline threads in an installed project', () => {
+  const PROGRAM = `import { Registry } from 'prom-client';
+import { ComponentGraph, loadStageModules, systemClock } from 'rivulet';
+
+await loadStageModules(['./thread-id.mjs'], process.cwd());
+const graph = new ComponentGraph((id) => ({
+  id,
+  clock: systemClock(),
+  registry: new Registry(),
+  stdout: process.stdout,
+  log: () => {},
+  pipelineThreads: 2,
+}));
+graph.load(\`logs.process "p" {
+  stage.json {
+    expressions = { level = "" }
+  }
+  stage.thread_id { }
+  forward_to = [logs.echo.out.receiver]
+}
+
+logs.echo "out" { }
+\`, 'threads.alloy');
+await graph.start();
+const entry = (level, n) => ({ labels: { app: 'a' }, line: JSON.stringify({ level, n }), timestamp: 1_000_000_000n, structuredMetadata: [], extracted: {} });
+await graph.component('logs.process.p').exports.receiver.value.send(['info', 'warn', 'error', 'debug'].map(entry));
+await graph.stop();
+`;
+
+  it('runs a ComponentGraph asked for two threads on two worker threads the package starts itself', async () => {
+    writeFileSync(join(consumer.dir, 'thread-id.mjs'), readFileSync(join(ROOT, 'test/fixtures/stages/thread-id.mjs')));
+    writeFileSync(join(consumer.dir, 'threads.mjs'), PROGRAM);
+    const { stdout, stderr } = await run(process.execPath, ['threads.mjs'], { cwd: consumer.dir });
+    expect(stderr).toBe('');
+    const lines = stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { line: string }).line);
+    const threads = lines.map((line) => Number(/ thread=(\d+)$/.exec(line)![1]));
+    expect(lines.map((line) => line.replace(/ thread=\d+$/, ''))).toEqual(
+      ['info', 'warn', 'error', 'debug'].map((level, n) => JSON.stringify({ level, n })),
+    );
+    // Even slices of a stateless batch, each on a thread of its own, neither the program's main thread (0).
+    expect([threads[0] === threads[1], threads[2] === threads[3]]).toEqual([true, true]);
+    expect(new Set([0, threads[0], threads[2]]).size).toBe(3);
+  }, 60_000);
+});

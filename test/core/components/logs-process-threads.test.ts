@@ -26,7 +26,7 @@ logs.echo "out" { }
 
 describe('logs.process with pipelineThreads in its context', () => {
   it('runs built-in and custom stages on that many worker threads, and hands on in order', async () => {
-    await loadStageModules(['test/fixtures/stages/thread-id.ts'], process.cwd());
+    await loadStageModules(['test/fixtures/stages/thread-id.mjs'], process.cwd());
     const stdout = new PassThrough();
     let output = '';
     stdout.on('data', (chunk) => (output += chunk));
