@@ -1,7 +1,7 @@
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { PushRequestSchema } from '../../../lib/loki/gen/logproto_pb.js';
+import { PushRequestSchema } from '../../support/gen/logproto_pb.js';
 import {
   decodePushRequest,
   decodePushRequestSteps,
