@@ -16,6 +16,7 @@
 import Koa from 'koa';
 import { Router } from '@koa/router';
 import type { Log } from '../../lib/log.js';
+import { type Clock, systemClock } from '../../core/clock.js';
 import { scopedDeadline } from '../../core/deadline.js';
 import type { ProfilesReceiver } from '../../core/profiles.js';
 import type { BodyLimits } from '../http/body.js';
@@ -38,6 +39,8 @@ export interface ProfilesAppOptions {
   readonly limits?: () => BodyLimits;
   /** Told as each profile request starts and once it is answered (a source's graceful stop waits for them). */
   readonly requests?: RequestTracker;
+  /** The component's clock, which call deadlines are read and kept on; the real one when absent. */
+  readonly clock?: Clock;
 }
 
 /** Counts the profile requests being served. */
@@ -67,11 +70,16 @@ export function createProfilesHandler(options: ProfilesAppOptions): HttpHandler 
 export function createProfilesRoutes(options: ProfilesAppOptions): ProfilesRoutes {
   const unexpected = (err: unknown) => options.log('error', 'request failed', { err: (err as Error).message });
   const limits = options.limits ?? (() => NO_LIMITS);
-  const pushHandler = createPushHandler((request, call) => {
-    if (call.deadlineMs === undefined) return forwardPush(request, options.receivers(), call.signal);
-    const deadline = scopedDeadline(call.deadlineMs, call.signal);
-    return forwardPush(request, options.receivers(), deadline.signal).finally(deadline.release);
-  }, limits);
+  const clock = options.clock ?? systemClock();
+  const pushHandler = createPushHandler(
+    (request, call) => {
+      if (call.deadlineMs === undefined) return forwardPush(request, options.receivers(), call.signal);
+      const deadline = scopedDeadline(call.deadlineMs, call.signal, clock);
+      return forwardPush(request, options.receivers(), deadline.signal).finally(deadline.release);
+    },
+    limits,
+    clock,
+  );
   const tracked = (route: RouteHandler): RouteHandler => {
     const requests = options.requests;
     if (requests === undefined) return route;

@@ -13,6 +13,7 @@
  * `Retry-After`.
  */
 import { Code, ConnectError } from '@connectrpc/connect';
+import { type Clock, epochMs } from '../../core/clock.js';
 import { codeToHttpStatus, errorToJsonBytes, parseTimeout } from '@connectrpc/connect/protocol-connect';
 import { BodyBudgetError, BodyTooLargeError, readBody, RETRY_AFTER_SECONDS, type BodyLimits } from '../http/body.js';
 import { firstHeader } from '../http/headers.js';
@@ -34,14 +35,15 @@ export async function serveConnectUnary(
   res: HttpResponse,
   binary: boolean,
   implementation: PushImplementation,
-  limits?: BodyLimits,
+  limits: BodyLimits | undefined,
+  clock: Clock,
 ): Promise<void> {
   let closeConnection = false;
   try {
     const version = firstHeader(req, 'connect-protocol-version');
     if (version !== undefined && version !== '1')
       throw new ConnectError(`Connect-Protocol-Version must be "1": got "${version}"`, Code.InvalidArgument);
-    const deadlineMs = deadlineOf(firstHeader(req, 'connect-timeout-ms'));
+    const deadlineMs = deadlineOf(firstHeader(req, 'connect-timeout-ms'), clock);
     const encodingHeader = firstHeader(req, 'content-encoding') ?? null;
     const encoding = encodingOf(encodingHeader);
     if (!encoding) throw unknownEncoding(encodingHeader!);
@@ -67,14 +69,14 @@ export async function serveConnectUnary(
 }
 
 /**
- * The call's deadline (epoch milliseconds) from its `Connect-Timeout-Ms`, counted from now (the
- * request's arrival: no byte of its body has been awaited yet); throws for a malformed value.
+ * The call's deadline (epoch milliseconds on `clock`) from its `Connect-Timeout-Ms`, counted from
+ * now (the request's arrival: no byte of its body has been awaited yet); throws for a malformed value.
  */
-function deadlineOf(timeoutHeader: string | undefined): number | undefined {
+function deadlineOf(timeoutHeader: string | undefined, clock: Clock): number | undefined {
   if (timeoutHeader === undefined) return undefined;
   const timeout = parseTimeout(timeoutHeader, Number.MAX_SAFE_INTEGER);
   if (timeout.error) throw timeout.error;
-  return timeout.timeoutMs === undefined ? undefined : Date.now() + timeout.timeoutMs;
+  return timeout.timeoutMs === undefined ? undefined : epochMs(clock) + timeout.timeoutMs;
 }
 
 /** Connect's JSON error answer, with the code's HTTP status. */

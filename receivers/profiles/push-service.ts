@@ -20,6 +20,7 @@ import { createAsyncIterable, type UniversalHandler } from '@connectrpc/connect/
 import { parseContentType as parseConnectContentType } from '@connectrpc/connect/protocol-connect';
 import { parseContentType as parseGrpcContentType, parseTimeout as parseGrpcTimeout } from '@connectrpc/connect/protocol-grpc';
 import { parseContentType as parseGrpcWebContentType } from '@connectrpc/connect/protocol-grpc-web';
+import { type Clock, epochMs, systemClock } from '../../core/clock.js';
 import { PushResponseSchema, PusherService, type PushRequest } from '../../lib/pyroscope/gen/push/v1/push_pb.js';
 import { BodyBudgetError, BodyTooLargeError, readBody, type BodyLimits } from '../http/body.js';
 import { firstHeader } from '../http/headers.js';
@@ -40,17 +41,18 @@ const PREPARED = createContextKey<Prepared | undefined>(undefined, { description
 
 /**
  * A Node request listener for the PusherService paths. Any other procedure under the service
- * prefix is 404 with the reference's text.
+ * prefix is 404 with the reference's text. A call's timeout becomes its deadline on `clock`.
  */
 export function createPushHandler(
   implementation: PushImplementation,
   limits: () => BodyLimits = () => ({ maxBytes: 0 }),
+  clock: Clock = systemClock(),
 ): (req: HttpRequest, res: HttpResponse, path?: string) => Promise<void> {
   // connect-es reads the requests this module leaves to it under its own per-message limit, set
   // when its router is made: a new max_body_size makes a new router.
   let routed: { readonly maxBytes: number; readonly handlers: Map<string, UniversalHandler> } | undefined;
   const handlersFor = (maxBytes: number) => {
-    if (routed?.maxBytes !== maxBytes) routed = { maxBytes, handlers: connectHandlers(implementation, maxBytes) };
+    if (routed?.maxBytes !== maxBytes) routed = { maxBytes, handlers: connectHandlers(implementation, maxBytes, clock) };
     return routed.handlers;
   };
 
@@ -67,8 +69,8 @@ export function createPushHandler(
       return Promise.resolve();
     }
     const connect = req.method === 'POST' ? connectContentType(firstHeader(req, 'content-type') ?? '') : undefined;
-    if (connect && !connect.stream) return serveConnectUnary(req, res, connect.binary, implementation, current);
-    return serveThroughConnect(req, res, handler, current);
+    if (connect && !connect.stream) return serveConnectUnary(req, res, connect.binary, implementation, current, clock);
+    return serveThroughConnect(req, res, handler, current, clock);
   };
 }
 
@@ -80,15 +82,17 @@ function connectContentType(contentType: string): { readonly stream: boolean; re
 }
 
 /** connect-es's handlers for the PusherService paths, reading at most `maxBytes` per message (0: no limit). */
-function connectHandlers(implementation: PushImplementation, maxBytes: number): Map<string, UniversalHandler> {
+function connectHandlers(implementation: PushImplementation, maxBytes: number, clock: Clock): Map<string, UniversalHandler> {
   const router = createConnectRouter({ acceptCompression: [compressionGzip], ...(maxBytes > 0 ? { readMaxBytes: maxBytes } : {}) });
   router.service(PusherService, {
     async push(request, context: HandlerContext) {
       const prepared = context.values.get(PREPARED);
       if (prepared?.error) throw prepared.error;
       const timeoutMs = context.timeoutMs();
-      const deadlineMs = prepared?.deadlineMs ?? (timeoutMs === undefined ? undefined : Date.now() + timeoutMs);
+      const deadlineMs = prepared?.deadlineMs ?? (timeoutMs === undefined ? undefined : epochMs(clock) + timeoutMs);
       await implementation(prepared?.message ?? request, {
+        // connect-es also aborts this signal at the timeout, on its own real timer: the deadline
+        // the receivers work under is the one kept on the component's clock.
         signal: context.signal,
         ...(deadlineMs !== undefined ? { deadlineMs } : {}),
         protocol: context.protocolName,
@@ -100,10 +104,16 @@ function connectHandlers(implementation: PushImplementation, maxBytes: number): 
 }
 
 /** gRPC, gRPC-Web and anything else on the path: connect-es's handler, after prepareGrpc. */
-async function serveThroughConnect(req: HttpRequest, res: HttpResponse, handler: UniversalHandler, limits: BodyLimits): Promise<void> {
+async function serveThroughConnect(
+  req: HttpRequest,
+  res: HttpResponse,
+  handler: UniversalHandler,
+  limits: BodyLimits,
+  clock: Clock,
+): Promise<void> {
   const values = createContextValues();
   const universal = universalRequestFromNodeRequest(req as never, res as never, undefined, values);
-  const prepared = await prepareGrpc(req, res, universal.header, limits);
+  const prepared = await prepareGrpc(req, res, universal.header, limits, clock);
   if (prepared) values.set(PREPARED, prepared.outcome);
   if (prepared?.closeConnection && !('stream' in req)) res.setHeader('Connection', 'close');
   const response = await handler(
@@ -126,7 +136,13 @@ interface PreparedRequest {
  * request to connect-es as it came; a replayed body is returned for requests whose bytes were
  * read but not understood.
  */
-async function prepareGrpc(req: HttpRequest, res: HttpResponse, header: Headers, limits: BodyLimits): Promise<PreparedRequest | undefined> {
+async function prepareGrpc(
+  req: HttpRequest,
+  res: HttpResponse,
+  header: Headers,
+  limits: BodyLimits,
+  clock: Clock,
+): Promise<PreparedRequest | undefined> {
   if (req.method !== 'POST') return undefined;
   const contentType = header.get('content-type') ?? '';
   const grpc = parseGrpcContentType(contentType);
@@ -139,7 +155,7 @@ async function prepareGrpc(req: HttpRequest, res: HttpResponse, header: Headers,
   // A malformed timeout header is connect-es's to report.
   if (timeout.error) return undefined;
 
-  const deadlineMs = timeout.timeoutMs === undefined ? undefined : Date.now() + timeout.timeoutMs;
+  const deadlineMs = timeout.timeoutMs === undefined ? undefined : epochMs(clock) + timeout.timeoutMs;
   const stripped = new Headers(header);
   for (const name of ['content-length', 'grpc-encoding']) stripped.delete(name);
   const standIn = (outcome: Prepared): PreparedRequest => ({

@@ -73,6 +73,7 @@ export function createProfilesHttpSource(initial: SourceSettings, ctx: Component
   const routes = createProfilesRoutes({
     receivers: () => accepting,
     log: ctx.log,
+    clock: ctx.clock,
     limits: () => limits,
     requests: {
       begin: () => void serving++,

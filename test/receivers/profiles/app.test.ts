@@ -4,7 +4,10 @@
  * the receivers got must be the same, byte for byte where it matters.
  */
 import { create, toBinary } from '@bufbuild/protobuf';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { ManualClock } from '../../../core/clock.js';
+import { deadlineOf } from '../../../core/deadline.js';
+import { DeadlineExceededError } from '../../../lib/go/context-errors.js';
 import { RemoteStatusError } from '../../../lib/pyroscope/remote-status-error.js';
 import { labelsToObject } from '../../../lib/pyroscope/labels.js';
 import type { ProfilesReceiver } from '../../../core/profiles.js';
@@ -12,7 +15,7 @@ import { PushRequestSchema } from '../../../lib/pyroscope/gen/push/v1/push_pb.js
 import { resolveHttpConfig } from '../../../receivers/http/schema.js';
 import { startHttpServer, type RunningHttpServer } from '../../../receivers/http/server.js';
 import { createProfilesHandler } from '../../../receivers/profiles/app.js';
-import { rawRequest, recordingReceiver, type RawResponse, type RecordingReceiver } from './harness.js';
+import { grpcFrame, rawRequest, recordingReceiver, type RawResponse, type RecordingReceiver } from './harness.js';
 
 /** What the next calls of every receiver do: succeed, or fail with this error. */
 let failWith: (() => Error) | undefined;
@@ -263,4 +266,49 @@ describe('direct lane and Koa lane', () => {
     expect(direct.logs).toEqual(viaKoa.logs);
     expect(direct.logs).toContain('warn Failed to ingest profiles');
   });
+});
+
+describe('call deadlines on the component clock', () => {
+  const startMs = Date.UTC(2030, 0, 1);
+  it.each([
+    ['Connect', { 'content-type': 'application/proto', 'connect-protocol-version': '1', 'connect-timeout-ms': '2000' }, pushBody],
+    ['gRPC', { 'content-type': 'application/grpc', te: 'trailers', 'grpc-timeout': '2S' }, grpcFrame(pushBody)],
+  ] as const)(
+    "%s: the timeout counts from the clock's time at arrival and ends the receivers' call when the clock passes it",
+    async (_protocol, headers, body) => {
+      const clock = new ManualClock(BigInt(startMs) * 1_000_000n);
+      const calls: AbortSignal[] = [];
+      const waiting: ProfilesReceiver = {
+        append: (_series, signal) => {
+          calls.push(signal);
+          return new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }));
+        },
+        appendIngest: async () => {},
+      };
+      const handler = createProfilesHandler({ receivers: () => [waiting], log: () => {}, clock });
+      const config = resolveHttpConfig({ listen_address: '127.0.0.1', listen_port: 0 }, { listenPort: 0, connLimit: 0 });
+      const server = await startHttpServer(config, handler);
+      try {
+        const answer = rawRequest(`${server.url}/push.v1.PusherService/Push`, { headers: { ...headers }, body });
+        await vi.waitFor(() => expect(calls).toHaveLength(1));
+        const signal = calls[0]!;
+        expect(deadlineOf(signal)).toBe(startMs + 2_000);
+        clock.advanceBy(1_999);
+        expect(signal.aborted).toBe(false);
+        clock.advanceBy(1);
+        expect(signal.reason).toBeInstanceOf(DeadlineExceededError);
+        const res = await answer;
+        const failure = 'unable to append series {__name__="app", env="prod"} to appendable 0: context deadline exceeded';
+        if (res.trailers['grpc-status'] === undefined) {
+          expect(res.status).toBe(500);
+          expect(JSON.parse(res.body.toString())).toEqual({ code: 'internal', message: failure });
+        } else {
+          expect(res.trailers['grpc-status']).toBe('13');
+          expect(decodeURIComponent(res.trailers['grpc-message']!)).toBe(failure);
+        }
+      } finally {
+        await server.close(0);
+      }
+    },
+  );
 });
