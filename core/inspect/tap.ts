@@ -300,7 +300,11 @@ export class TapHub {
     this.publish(`${direction} ${id}`, entries);
   }
 
-  /** Has `sub`'s lines written at the next flush. */
+  /**
+   * Has `sub`'s lines written at the next flush. Taps keep real time (a Node timer here,
+   * `performance.now()` for their rates), whatever the graph's clock: they pace what a person
+   * watching is shown and write to sockets, and take no part in what the pipeline does.
+   */
   schedule(sub: TapSubscription): void {
     this.pending.add(sub);
     if (this.flushTimer) return;

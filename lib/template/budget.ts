@@ -45,7 +45,10 @@ export const TIMED_OUT: unique symbol = Symbol('timed out');
 /** Milliseconds on a monotonic clock: what a render's time is read from (injectable for tests). */
 export type RenderClock = () => number;
 
-/** The default render clock. */
+/**
+ * The default render clock: real time on purpose, since the budget bounds the work a render really
+ * does, which a virtual clock (standing still through a synchronous render) would never see.
+ */
 export const monotonicClock: RenderClock = () => performance.now();
 
 /**

@@ -259,6 +259,7 @@ export async function startHttpServer(
       if (busy && !busy.headersSent) busy.setHeader('Connection', 'close');
     }
     drained = (async () => {
+      // Real time: what this waits for is sockets closing, which happens on the network's time.
       const deadline = Date.now() + graceMs;
       while ((live.size > 0 || queue.length > 0) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
       for (const socket of queue.splice(0)) socket.destroy();
@@ -557,6 +558,7 @@ function withRequestTimeouts(handler: HttpHandler, config: HttpServerConfig): { 
   if (read <= 0 && write <= 0) return { handler, stop() {} };
   const holders = new Set<Holder>();
   const period = Math.max(10, Math.min(250, Math.floor(Math.min(...[read, write].filter((t) => t > 0)) / 4)));
+  // Real time, as Node's own socket timeouts are: these bound how long a client may take on the wire.
   const sweep = setInterval(() => {
     const now = Date.now();
     for (const holder of holders) {

@@ -127,6 +127,10 @@ function floorDiv(a: bigint, b: bigint): bigint {
   return a < 0n && q * b !== a ? q - 1n : q;
 }
 
+/**
+ * The wall clock, as Go's time.Now() in the reference's templates: template functions get no
+ * execution context that could carry a stage's clock.
+ */
 function nowNs(): bigint {
   const ms = BigInt(Date.now());
   // Date.now() has millisecond resolution; hrtime supplies the sub-millisecond digits.

@@ -206,6 +206,7 @@ export function createCertificate(
   const subject = name(template.commonName);
   const issuerName = issuer === 'self' ? subject : issuer.subject;
   const serial = BigInt('0x' + randomBytes(16).toString('hex'));
+  // The wall clock, as the reference's certificates are dated (see nowNs in sprig-dates.ts).
   const notBefore = new Date();
   const notAfter = new Date(notBefore.getTime() + template.daysValid * 24 * 3600 * 1000);
 
