@@ -13,7 +13,7 @@ import { parseConfig } from '../lib/config/parser.js';
 import { ConfigError, ConfigErrors, type Position } from '../lib/config/errors.js';
 import { aliasPackagesToBundle } from './package-aliases.js';
 import { blockTitle, decodeBlock, t, type BlockSpec } from '../lib/config/schema.js';
-import { defineStage, stageDefinition, type StageDefinition } from './stage.js';
+import { defineStage, stageDefinition, stageDefinitions, type StageDefinition } from './stage.js';
 
 /**
  * The top-level block that names a stage module in a config file, in the agent's block style:
@@ -82,20 +82,28 @@ export function loadedStageModuleFiles(): string[] {
   return [...loadedModules].filter(([, defs]) => defs.some((def) => stageDefinition(def.name) === def)).map(([file]) => file);
 }
 
-/** Modules whose import registers stages, besides the stage modules loaded here. */
-const registrars = new Set<string>();
+/** Modules whose import registers stages, besides the stage modules loaded here, with what they registered. */
+const registrars = new Map<string, readonly StageDefinition<any>[]>();
 
 /**
- * Says that importing `moduleUrl` registers stages, as the built-in stages' module says of itself,
- * so another thread (a pipeline thread) imports it to know the same stages.
+ * Says that importing `moduleUrl` registers stages, as the built-in stages' module says of itself
+ * once it has registered them, so another thread (a pipeline thread) imports it to know the same.
  */
 export function registersStages(moduleUrl: string): void {
-  registrars.add(moduleUrl);
+  registrars.set(moduleUrl, stageDefinitions());
 }
 
 /** The modules declared with `registersStages`, in the order they were. */
 export function stageRegistrars(): string[] {
-  return [...registrars];
+  return [...registrars.keys()];
+}
+
+/**
+ * Whether a thread that imports the registrars and loads the stage modules loaded here knows
+ * `def`: not when a program defined the stage itself, outside any module.
+ */
+export function definedInModule(def: { readonly name: string }): boolean {
+  return [...registrars.values(), ...loadedModules.values()].some((defs) => defs.some((d) => d === def));
 }
 
 const TYPESCRIPT_MODULE = /\.[cm]?tsx?$/;

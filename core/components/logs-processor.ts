@@ -14,6 +14,8 @@ import { addMetricsSource } from '../metrics.js';
 import { PartitionedPipeline } from '../threads/partitioned-pipeline.js';
 import { planPartitions, type PartitionPlan } from '../threads/partitioning.js';
 import { loadStageList } from '../process.js';
+import { definedInModule } from '../stage-modules.js';
+import type { PartitionedStage } from '../stage-partitioning.js';
 import { fanOut, type LogsReceiver, type SendOptions } from '../receiver.js';
 import type { BuiltPipeline, StageOperator, StageSpec } from '../stage.js';
 import type { ComponentContext } from '../runtime/component.js';
@@ -307,17 +309,32 @@ export class LogsProcessor implements LogsReceiver {
 
 /**
  * How a stage list spreads over threads: by its partition plan, provided worker threads can read
- * it on their own (arguments that refer to other components cannot cross).
+ * it on their own (arguments that refer to other components cannot cross, and a thread knows only
+ * the stages that modules define).
  */
 function threadPlan(stages: readonly StageSpec[], stagesText: string): PartitionPlan {
   const plan = planPartitions(stages);
   if (plan.kind === 'single') return plan;
+  const ownStage = stageOutsideModules(stages);
+  if (ownStage !== undefined)
+    return { kind: 'single', reason: `stage.${ownStage} is defined outside a stage module, which a thread would import` };
   try {
     loadStageList(stagesText, 'stages');
   } catch {
     return { kind: 'single', reason: 'stage arguments refer to other components' };
   }
   return plan;
+}
+
+/** The name of the first stage, nested ones included, that the program defined itself rather than a module. */
+function stageOutsideModules(stages: readonly PartitionedStage[]): string | undefined {
+  for (const stage of stages) {
+    if (!definedInModule(stage.def)) return stage.def.name;
+    const nested = stage.def.partitioning?.(stage.config).nested;
+    const inner = nested && stageOutsideModules(nested);
+    if (inner !== undefined) return inner;
+  }
+  return undefined;
 }
 
 /**

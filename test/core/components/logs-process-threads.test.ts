@@ -6,7 +6,7 @@
 import { PassThrough } from 'node:stream';
 import { threadId } from 'node:worker_threads';
 import { Registry } from 'prom-client';
-import { ComponentGraph, loadStageModules, systemClock } from 'rivulet';
+import { ComponentGraph, defineStage, loadStageModules, PER_ENTRY, systemClock } from 'rivulet';
 import { describe, expect, it } from 'vitest';
 import { entry, receiverOf } from '../../support/graph-harness.js';
 
@@ -56,4 +56,47 @@ describe('logs.process with pipelineThreads in its context', () => {
     expect(threads[2]).toBe(threads[3]);
     expect(new Set([threadId, threads[0], threads[2]]).size).toBe(3);
   }, 60_000);
+
+  it("runs in place, and says why, when a stage is the program's own rather than a module's", async () => {
+    defineStage({
+      name: 'own_mark',
+      doc: 'Appends the id of the thread it runs on.',
+      fields: {},
+      build: () => ({
+        kind: 'map',
+        process: (e) => {
+          e.line = `${e.line} thread=${threadId}`;
+          return e;
+        },
+      }),
+      partitioning: () => PER_ENTRY,
+    });
+    const stdout = new PassThrough();
+    let output = '';
+    stdout.on('data', (chunk) => (output += chunk));
+    const logged: unknown[] = [];
+    const graph = new ComponentGraph((id) => ({
+      id,
+      clock: systemClock(),
+      registry: new Registry(),
+      stdout,
+      log: (level, message, fields) => logged.push({ level, message, ...fields }),
+      pipelineThreads: 2,
+    }));
+    graph.load(
+      CONFIG.replace('stage.thread_id { }', 'stage.match {\n    selector = "{app=\\"a\\"}"\n    stage.own_mark { }\n  }'),
+      'own.alloy',
+    );
+    await graph.start();
+    await receiverOf(graph, 'logs.process.p').send([entry('{"level":"info"}', { app: 'a' })]);
+    await graph.stop();
+    expect(logged).toEqual([
+      {
+        level: 'info',
+        message: 'stages run on one thread',
+        reason: 'stage.own_mark is defined outside a stage module, which a thread would import',
+      },
+    ]);
+    expect((JSON.parse(output) as { line: string }).line).toBe(`{"level":"info"} thread=${threadId}`);
+  });
 });
