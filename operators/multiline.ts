@@ -237,18 +237,34 @@ export function multilineBlocks(options: MultilineOptions): OperatorFunction<Ent
         armTimer();
       };
       // Blocks whose sender took their lines back are forgotten unsent: the sender gives the lines
-      // to a next reader, which sends them again and completes the block.
+      // to a next reader, which sends them again and completes the block. Blocks whose sender ended
+      // its session keeping what it sent are sent on at once: no more lines come from it.
       const handBacks = new Map<HandBack, () => void>();
+      const blocksOf = (handBack: HandBack): Array<[string, StreamBlock]> =>
+        [...streams].filter(([, stream]) => stream.handBack === handBack && stream.text.length > 0);
       const listenForHandBack = (handBack: HandBack) => {
         if (handBacks.has(handBack) || handBack.requested) return;
-        handBacks.set(
-          handBack,
-          handBack.onRequest(() => {
-            handBacks.delete(handBack);
-            for (const [key, stream] of streams) if (stream.handBack === handBack && stream.text.length > 0) streams.delete(key);
-            held?.sentOn();
-          }),
-        );
+        const stopListening = () => {
+          handBacks.get(handBack)?.();
+          handBacks.delete(handBack);
+        };
+        const takenBack = handBack.onRequest(() => {
+          stopListening();
+          for (const [key] of blocksOf(handBack)) streams.delete(key);
+          held?.sentOn();
+        });
+        const ended = handBack.onEnd(() => {
+          stopListening();
+          for (const [key, stream] of blocksOf(handBack)) {
+            if (subscriber.closed) return;
+            streams.delete(key);
+            flush(stream, true);
+          }
+        });
+        handBacks.set(handBack, () => {
+          takenBack();
+          ended();
+        });
       };
       const flushAll = () => {
         timer?.unsubscribe();

@@ -52,8 +52,11 @@ export type ToPartitionWorker =
       /** The id of the batch's hand-back (core/hand-back.ts), if its sender may take held entries back. */
       readonly handBack?: number;
     }
-  /** The sender of the batches with this hand-back id takes back what the stages hold of them. */
-  | { readonly kind: 'handBack'; readonly id: number }
+  /**
+   * The sender of the batches with this hand-back id takes back what the stages hold of them, or
+   * (`end`) ends its session keeping it: the stages send it on now.
+   */
+  | { readonly kind: 'handBack'; readonly id: number; readonly end: boolean }
   | { readonly kind: 'end' }
   | { readonly kind: 'metrics'; readonly id: number };
 

@@ -122,8 +122,10 @@ export function servePartition(port: MessagePort, setup: PartitionWorkerSetup): 
   port.on('message', (message: ToPartitionWorker) => {
     if (message.kind === 'batch') processBatch(message.id, message.packed, message.seqs, message.untilSentOn, message.handBack);
     else if (message.kind === 'handBack') {
-      handBacks.get(message.id)?.request();
+      const handBack = handBacks.get(message.id);
       handBacks.delete(message.id);
+      if (message.end) handBack?.end();
+      else handBack?.request();
     } else if (message.kind === 'end') void end();
     else void registry.getMetricsAsJSON().then((families) => post({ kind: 'metrics', id: message.id, families }));
   });

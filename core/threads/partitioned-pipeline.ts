@@ -179,10 +179,12 @@ export class PartitionedPipeline {
     id = this.nextId++;
     this.handBackIds.set(handBack, id);
     const known = id;
-    handBack.onRequest(() => {
+    const passOn = (end: boolean) => () => {
       this.handBackIds.delete(handBack);
-      for (const thread of this.threads) thread.post({ kind: 'handBack', id: known });
-    });
+      for (const thread of this.threads) thread.post({ kind: 'handBack', id: known, end });
+    };
+    handBack.onRequest(passOn(false));
+    handBack.onEnd(passOn(true));
     return id;
   }
 

@@ -276,7 +276,8 @@ export class JetStreamGroupReader {
   private async drainReader(partition: number): Promise<void> {
     const reader = this.readers.get(partition);
     if (!reader) return;
-    await reader.drain();
+    // Stopping, a block still open is handed back to the next owner; handing over, it is sent on.
+    await reader.drain(this.stopped);
     // Drained batches are all handed on; one given up on (or abandoned meanwhile) may not be.
     this.keepLeftovers(partition, reader);
     if (this.readers.get(partition) === reader) this.readers.delete(partition);

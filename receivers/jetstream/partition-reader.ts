@@ -338,9 +338,10 @@ export class PartitionReader {
 
   /**
    * Stops taking messages and waits until what was forwarded is acknowledged (ack delay
-   * included). Messages received but not forwarded are left to the next owner.
+   * included). Messages received but not forwarded are left to the next owner, and so, with
+   * `takeBack` (the source stops), are the lines a stage still holds in an open block.
    */
-  async drain(): Promise<void> {
+  async drain(takeBack = false): Promise<void> {
     if (this.state === 'stopped') return;
     this.state = 'draining';
     this.handBackIncoming();
@@ -348,10 +349,14 @@ export class PartitionReader {
     // The message being read is finished: handed back, its part already forwarded would reach the
     // next owner's pipeline twice.
     while (this.reading && this.state === 'draining' && this.options.holds()) await this.pump();
-    // A block a stage still holds can only be completed by lines this session no longer reads:
-    // flushed, its first part would go out alone and the rest, read by the next owner, as an
-    // orphan. It is handed back instead: dropped, and its messages are not acknowledged.
-    this.handBackHeld.request();
+    // A block a stage still holds can only be completed by lines this session no longer reads.
+    // Stopping (`takeBack`), it is handed back: dropped, its messages not acknowledged, so the next
+    // owner completes it rather than get the rest of it as an orphan. Handing the partition over
+    // while running on, it is sent on now: dropped, the lines a stage counted before it (metrics)
+    // would be counted twice while nobody died, and waiting for max_wait_time would hold the
+    // hand-over up for as long as other partitions keep the pipeline busy.
+    if (takeBack) this.handBackHeld.request();
+    else this.handBackHeld.end();
     // A receiver that never takes its batch over (an endpoint that stays down) must not hold the
     // hand-over forever: what is still unacknowledged then goes to the next owner.
     let timer: NodeJS.Timeout | undefined;

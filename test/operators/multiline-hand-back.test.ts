@@ -111,6 +111,26 @@ describe('stage.multiline: an open block handed back at stop', () => {
     expect([...run.out].sort()).toEqual(['START b\n  at frame 1', 'START c']);
   });
 
+  it('sends on at once the blocks of a sender that ends its session keeping what it sent, and acknowledges their sends', async () => {
+    const run = handedProcessor();
+    const handBack = new HandBack();
+    const other = new HandBack();
+    const sent = run.send([line('START a', 'a'), line('  at frame 1', 'a')], { untilSentOn: true, handBack });
+    const kept = run.send([line('START b', 'b')], { untilSentOn: true, handBack: other });
+    await run.turn();
+    expect(run.out).toEqual([]);
+    handBack.end();
+    await sent.done;
+    await run.turn();
+    expect(sent.outcome.state).toBe('acked');
+    expect(kept.outcome.state).toBe('waiting');
+    expect(run.out).toEqual(['START a\n  at frame 1']);
+    handBack.request();
+    await run.end();
+    await kept.done;
+    expect(run.out).toEqual(['START a\n  at frame 1', 'START b']);
+  });
+
   it('flushes a block whose lines came with different hand-backs, rather than drop lines another sender will not send again', async () => {
     const run = handedProcessor();
     const earlier = new HandBack();
