@@ -9,10 +9,10 @@
  * The component is that source with its batches handed to `forward_to` (`forwardBatches`).
  *
  * Ownership is a lease per partition in the JetStream key-value bucket
- * `rivulet_leases_<stream>_<group>` (see jetstream/leases.ts): renewed every `lease_ttl`/3,
+ * `rivulet_leases_<stream>_<group>` (see jetstream/leases.ts): renewed every `lease_ttl`/4,
  * taken over by the others once an instance has been gone for `lease_ttl`, and rebalanced so N
  * instances hold about partitions/N each. Each owned partition is read through the durable pull
- * consumer `<group>-<partition>` (see jetstream/partition-reader.ts).
+ * consumer of its lease grant, `<group>-<partition>-<token>` (see jetstream/partition-reader.ts).
  *
  * Delivery is at least once: a message is acknowledged only after every receiver took its
  * entries over, lines held in open multiline blocks included (plus `ack_delay`); what an instance had not acknowledged when it died or lost its
@@ -61,6 +61,13 @@ const NAME = /^[A-Za-z0-9_-]+$/;
  * holds at most about 26,000 entries, one of 1MiB (NATS's default max_payload) about 105,000.
  */
 const DEFAULT_MAX_ENTRIES_PER_MESSAGE = 100_000;
+/**
+ * The smallest lease_ttl: a lease survives an event-loop stall shorter than 3/4 of it (less a
+ * round trip to the server), and processing instances catching up a backlog on two loaded cores
+ * were held up to 1.4 s (docs/jetstream.md has the figures). At 300 ms every run under load lost
+ * leases without any instance dying.
+ */
+const MIN_LEASE_TTL_MS = 3000;
 
 export const logsSourceJetStreamComponent = defineComponent({
   name: 'logs.source.jetstream',
@@ -88,7 +95,7 @@ logs.echo "out" { }`,
     lease_ttl: {
       kind: t.duration,
       default: 10_000_000_000n,
-      doc: 'How long a partition stays with an instance that stopped renewing its lease.',
+      doc: 'How long a partition stays with an instance that stopped renewing its lease; at least 3s (a lease survives event-loop stalls up to about 3/4 of it).',
     },
     max_in_flight: { kind: t.int, default: 1000, doc: 'Most messages per partition forwarded and not yet acknowledged.' },
     ack_delay: {
@@ -241,7 +248,7 @@ function settingsOf(
   if (prefix !== '' && !/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/.test(prefix))
     fail(`subject_prefix must be dot-separated tokens without wildcards, got ${JSON.stringify(prefix)}`, 'subject_prefix');
   const leaseTtlMs = durationMs(v.lease_ttl);
-  if (leaseTtlMs < 300) fail('lease_ttl must be at least 300ms', 'lease_ttl');
+  if (leaseTtlMs < MIN_LEASE_TTL_MS) fail(`lease_ttl must be at least ${MIN_LEASE_TTL_MS / 1000}s`, 'lease_ttl');
   const maxInFlight = v.max_in_flight as number;
   if (maxInFlight < 1) fail('max_in_flight must be at least 1', 'max_in_flight');
   const ackDelayMs = durationMs(v.ack_delay);

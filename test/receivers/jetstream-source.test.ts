@@ -43,7 +43,7 @@ interface Member {
 /** A group member whose batches the test answers itself. */
 function member(stream: string, options: { max_in_flight?: number } = {}): Member {
   const registry = new Registry();
-  const source = jetStreamSource({ url: nats.server.url, stream, group: 'g', lease_ttl: '1s', ...options }, { log: quiet, registry });
+  const source = jetStreamSource({ url: nats.server.url, stream, group: 'g', lease_ttl: '3s', ...options }, { log: quiet, registry });
   cleanups.push(() => source.stop());
   const batches: LogBatch[] = [];
   let completed = false;
@@ -147,7 +147,7 @@ describe.skipIf(natsServer.skip)(natsServer.title('logs.source.jetstream on jetS
     const sink = writer(stream);
     const [first, second] = [recordingReceiver(), recordingReceiver()];
     const config = (s: string, to: string) =>
-      `logs.source.jetstream "in" {\n url = "${nats.server.url}"\n stream = "${s}"\n group = "g"\n forward_to = [${to}]\n lease_ttl = "1s"\n}`;
+      `logs.source.jetstream "in" {\n url = "${nats.server.url}"\n stream = "${s}"\n group = "g"\n forward_to = [${to}]\n lease_ttl = "3s"\n}`;
     const ctx = testContext('logs.source.jetstream.in');
     const component = new LogsSourceJetStream(componentArgs(logsSourceJetStreamComponent, config(stream, 'r0'), [first, second]), ctx);
     cleanups.push(() => component.stop());
@@ -181,9 +181,7 @@ describe('jetStreamSource options', () => {
     expect(messageOf(() => jetStreamSource({ ...base, max_entries_per_message: 0, group: 'a.b' }))).toBe(
       'logs.source.jetstream: group must be letters, digits, "_" or "-", got "a.b"\nlogs.source.jetstream: max_entries_per_message must be at least 1',
     );
-    expect(messageOf(() => jetStreamSource({ ...base, lease_ttl: '100ms' }))).toBe(
-      'logs.source.jetstream: lease_ttl must be at least 300ms',
-    );
+    expect(messageOf(() => jetStreamSource({ ...base, lease_ttl: '100ms' }))).toBe('logs.source.jetstream: lease_ttl must be at least 3s');
     expect(messageOf(() => jetStreamSource({ ...base, forward_to: [] } as never))).toBe(
       'logs.source.jetstream: unrecognized attribute name "forward_to"',
     );

@@ -35,7 +35,7 @@ async function startSource(stream: string, options: { extra?: string; refuse?: (
     },
   };
   const ctx = testContext('logs.source.jetstream.in');
-  const config = `logs.source.jetstream "in" {\n url = "${nats.server.url}"\n stream = "${stream}"\n group = "g"\n forward_to = [r0]\n lease_ttl = "1s"\n ${options.extra ?? ''}\n}`;
+  const config = `logs.source.jetstream "in" {\n url = "${nats.server.url}"\n stream = "${stream}"\n group = "g"\n forward_to = [r0]\n lease_ttl = "3s"\n ${options.extra ?? ''}\n}`;
   const source = new LogsSourceJetStream(componentArgs(logsSourceJetStreamComponent, config, [receiver]), ctx);
   let stopped = false;
   cleanups.push(async () => {
@@ -148,7 +148,7 @@ describe.skipIf(natsServer.skip)(natsServer.title('logs.write.jetstream and logs
     }, 10);
     cleanups.push(async () => clearInterval(watch));
     const ctx = testContext('logs.source.jetstream.in');
-    const config = `logs.source.jetstream "in" {\n url = "${nats.server.url}"\n stream = "${stream}"\n group = "g"\n forward_to = [r0]\n lease_ttl = "1s"\n}`;
+    const config = `logs.source.jetstream "in" {\n url = "${nats.server.url}"\n stream = "${stream}"\n group = "g"\n forward_to = [r0]\n lease_ttl = "3s"\n}`;
     const source = new LogsSourceJetStream(componentArgs(logsSourceJetStreamComponent, config, [sink]), ctx);
     cleanups.push(() => source.stop());
     await source.start();
@@ -162,7 +162,8 @@ describe.skipIf(natsServer.skip)(natsServer.title('logs.write.jetstream and logs
     expect(lastLine).toBe(lineOf(messages * perMessage - 1));
     expect(await metricValue(ctx.registry, 'logs_source_jetstream_partition_changes_total', { change: 'lost' })).toBe(0);
     expect(largestBatch).toBeLessThanOrEqual(1024);
-    // The lease is held for 90% of lease_ttl past a renewal's send: a longer stall could lose it.
+    // A lease survives stalls up to 3/4 of lease_ttl less a round trip; this stays far below.
+    console.log(`backlog catch-up: longest event-loop stall ${Math.round(longestStall)} ms`);
     expect(longestStall).toBeLessThan(900);
   });
 
