@@ -607,7 +607,7 @@ describe('logs.write write-ahead log faults', () => {
     const path = join(dir, 'main', segment!);
     const bytes = readFileSync(path);
     const at = bytes.indexOf('line-3');
-    bytes[at + 2] ^= 0x01;
+    bytes[at + 2]! ^= 0x01;
     writeFileSync(path, bytes);
     await loki.up();
     const second = startWrite(config);

@@ -59,7 +59,7 @@ describe('segments of the first format', () => {
   it('keep what precedes damage; the records after it are given up, counted from the next segment’s number', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'rivulet-legacy-'));
     const first = legacyRecords(['a', 'b', 'c']);
-    first[9 + 8] ^= 0xff;
+    first[9 + 8]! ^= 0xff;
     writeFileSync(join(dir, '00000000000000000000.seg'), first);
     writeFileSync(join(dir, '00000000000000000003.seg'), legacyRecords(['d']));
     const { log, logs, lost, read } = await openLog(dir);

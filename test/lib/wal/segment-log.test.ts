@@ -47,7 +47,7 @@ describe('write-ahead records', () => {
       10,
     );
     const payloadHit = Buffer.from(framed);
-    payloadHit[25 + 24] ^= 0x01;
+    payloadHit[25 + 24]! ^= 0x01;
     expect(parsedTexts(payloadHit)).toEqual(['10:a', '12:c', '13:d']);
     expect(parseRecords(payloadHit)).toMatchObject({ consumed: 100, skipped: 25, highestSeq: 13 });
     // A length of 2^31 - 1 in the second header: only its checksum tells it is wrong.
@@ -209,7 +209,7 @@ describe('segment log faults: each record lost is counted, none more', () => {
   it('a flipped byte in a payload loses that record alone, counted once even when read again', async () => {
     const { dir, log, logs, lost } = await damagedLog(400, 200, (d) =>
       edit(segmentPath(d, 0), (bytes) => {
-        bytes[57 * 124 + 24 + 50] ^= 0x10;
+        bytes[57 * 124 + 24 + 50]! ^= 0x10;
       }),
     );
     expect(numbers(await readAll(log))).toEqual(allBut(400, 57));

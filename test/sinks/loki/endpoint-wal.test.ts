@@ -255,7 +255,7 @@ describe('endpoint write-ahead log faults', () => {
     open.pop();
     const [segment] = segmentFiles(dir);
     const bytes = readFileSync(join(dir, segment!));
-    bytes[30] ^= 0xff;
+    bytes[30]! ^= 0xff;
     writeFileSync(join(dir, segment!), bytes);
     const again = openFaultWal(dir);
     await again.wal.ready();
