@@ -1,5 +1,14 @@
 import { goExposition } from '../lib/go-exposition.js';
-import { AggregatorRegistry, Counter, Registry, collectDefaultMetrics, type MetricObjectWithValues, type MetricValue } from 'prom-client';
+import {
+  AggregatorRegistry,
+  Counter,
+  Gauge,
+  Histogram,
+  Registry,
+  collectDefaultMetrics,
+  type MetricObjectWithValues,
+  type MetricValue,
+} from 'prom-client';
 
 /**
  * The counters every logs pipeline shares. They are registered once per prom-client registry and
@@ -21,64 +30,73 @@ export interface CriMetrics {
   readonly linesTruncated: Counter<string>;
 }
 
+/** Makes metric families registered on one registry, with their label names typed. */
+export interface FamilyMaker {
+  counter<L extends string = string>(name: string, help: string, labelNames?: readonly L[]): Counter<L>;
+  gauge<L extends string = string>(name: string, help: string, labelNames?: readonly L[]): Gauge<L>;
+  histogram<L extends string = string>(name: string, help: string, labelNames?: readonly L[]): Histogram<L>;
+}
+
+function familyMaker(registry: Registry): FamilyMaker {
+  const registers = [registry];
+  return {
+    counter: (name, help, labelNames = []) => new Counter({ name, help, labelNames, registers }),
+    gauge: (name, help, labelNames = []) => new Gauge({ name, help, labelNames, registers }),
+    histogram: (name, help, labelNames = []) => new Histogram({ name, help, labelNames, registers }),
+  };
+}
+
 /**
  * Makes `create` run once per prom-client registry: the function returned hands back what
  * `create` made for a registry the first time it was asked. prom-client refuses a second family
  * of one name in a registry, so every component registers its families through this and all its
- * instances sharing a registry add to the same families. A registry that goes takes its entry
- * with it.
+ * instances sharing a registry add to the same families. `make` registers families on the
+ * registry. A registry that goes takes its entry with it.
  *
  * @example
- *   const echoMetrics = perRegistry((registry) => ({
- *     entries: new Counter({ name: 'logs_echo_entries_total', help: 'Entries written.', registers: [registry] }),
+ *   const echoMetrics = perRegistry((_registry, make) => ({
+ *     entries: make.counter('logs_echo_entries_total', 'Entries written.', ['component_id']),
  *   }));
- *   echoMetrics(registry).entries.inc(); // the same counter on every call with this registry
+ *   echoMetrics(registry).entries.inc({ component_id: 'logs.echo.out' }); // one counter per registry
  */
-export function perRegistry<T>(create: (registry: Registry) => T): (registry: Registry) => T {
+export function perRegistry<T>(create: (registry: Registry, make: FamilyMaker) => T): (registry: Registry) => T {
   const made = new WeakMap<Registry, T>();
   return (registry) => {
     if (made.has(registry)) return made.get(registry) as T;
-    const value = create(registry);
+    const value = create(registry, familyMaker(registry));
     made.set(registry, value);
     return value;
   };
 }
 
 /** The shared pipeline counters on `registry`, created on first use. */
-export const processMetrics: (registry: Registry) => ProcessMetrics = perRegistry((registry) => {
+export const processMetrics: (registry: Registry) => ProcessMetrics = perRegistry((registry, make) => {
   let cri: CriMetrics | undefined;
   return {
     registry,
-    droppedLines: new Counter({
-      name: 'logs_process_dropped_lines_total',
-      help: 'A count of all log lines dropped as a result of a pipeline stage',
-      labelNames: ['reason'],
-      registers: [registry],
-    }),
-    droppedLinesByLabel: new Counter({
-      name: 'logs_process_dropped_lines_by_label_total',
-      help: 'A count of all log lines dropped as a result of a pipeline stage',
-      labelNames: ['label_name', 'label_value'],
-      registers: [registry],
-    }),
-    truncatedFields: new Counter({
-      name: 'logs_process_truncated_fields_total',
-      help: 'A count of all log lines, labels, extracted values, or structured_metadata truncated as a result of a pipeline stage',
-      labelNames: ['field'],
-      registers: [registry],
-    }),
+    droppedLines: make.counter('logs_process_dropped_lines_total', 'A count of all log lines dropped as a result of a pipeline stage', [
+      'reason',
+    ]),
+    droppedLinesByLabel: make.counter(
+      'logs_process_dropped_lines_by_label_total',
+      'A count of all log lines dropped as a result of a pipeline stage',
+      ['label_name', 'label_value'],
+    ),
+    truncatedFields: make.counter(
+      'logs_process_truncated_fields_total',
+      'A count of all log lines, labels, extracted values, or structured_metadata truncated as a result of a pipeline stage',
+      ['field'],
+    ),
     cri: () => {
       cri ??= {
-        partialLinesFlushed: new Counter({
-          name: 'logs_process_cri_partial_lines_flushed_total',
-          help: 'A count of partial lines that were flushed prematurely due to the max_partial_lines limit being exceeded',
-          registers: [registry],
-        }),
-        linesTruncated: new Counter({
-          name: 'logs_process_cri_lines_truncated_total',
-          help: 'A count of lines that were truncated due to the max_partial_line_size limit',
-          registers: [registry],
-        }),
+        partialLinesFlushed: make.counter(
+          'logs_process_cri_partial_lines_flushed_total',
+          'A count of partial lines that were flushed prematurely due to the max_partial_lines limit being exceeded',
+        ),
+        linesTruncated: make.counter(
+          'logs_process_cri_lines_truncated_total',
+          'A count of lines that were truncated due to the max_partial_line_size limit',
+        ),
       };
       return cri;
     },

@@ -4,18 +4,16 @@
  * stopped by its execution budget. The reference has no such counter: its renders have no budget,
  * and an execution error is only logged.
  */
-import { Counter, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
 import { type BudgetLimit, TemplateBudgetError } from '../lib/template/index.js';
 import { perRegistry } from './metrics.js';
 
-const failureCounter = perRegistry(
-  (registry) =>
-    new Counter({
-      name: 'logs_process_template_failures_total',
-      help: 'Template renders that failed, by stage and reason (error, step_budget, size_budget, time_budget).',
-      labelNames: ['stage', 'reason'],
-      registers: [registry],
-    }),
+const failureCounter = perRegistry((_registry, make) =>
+  make.counter(
+    'logs_process_template_failures_total',
+    'Template renders that failed, by stage and reason (error, step_budget, size_budget, time_budget).',
+    ['stage', 'reason'],
+  ),
 );
 
 const BUDGET_REASONS: Readonly<Record<BudgetLimit, string>> = { steps: 'step_budget', size: 'size_budget', time: 'time_budget' };

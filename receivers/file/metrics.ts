@@ -4,7 +4,7 @@
  * carrying the instance's `component_id`; and for `max_line_size`, the counters the reference's
  * client keeps for lines over it (`dropped_*` and `mutated_*`, reason `line_too_long`).
  */
-import { Counter, Gauge, type Registry } from 'prom-client';
+import type { Counter, Gauge, Registry } from 'prom-client';
 import { perRegistry } from '../../core/metrics.js';
 
 export interface SourceFileMetrics {
@@ -24,57 +24,32 @@ export interface SourceFileMetrics {
   readonly mutatedBytes: Counter<'component_id' | 'path' | 'reason'>;
 }
 
-export const sourceFileMetrics: (registry: Registry) => SourceFileMetrics = perRegistry((registry) => {
-  const registers = [registry];
+export const sourceFileMetrics: (registry: Registry) => SourceFileMetrics = perRegistry((_registry, make) => {
   const metrics: SourceFileMetrics = {
-    readLines: new Counter({
-      name: 'logs_source_file_read_lines_total',
-      help: 'Number of lines read.',
-      labelNames: ['component_id', 'path'],
-      registers,
-    }),
-    readBytes: new Gauge({
-      name: 'logs_source_file_read_bytes_total',
-      help: 'Number of bytes read.',
-      labelNames: ['component_id', 'path'],
-      registers,
-    }),
-    fileBytes: new Gauge({
-      name: 'logs_source_file_file_bytes_total',
-      help: 'Number of bytes total.',
-      labelNames: ['component_id', 'path'],
-      registers,
-    }),
-    filesActive: new Gauge({
-      name: 'logs_source_file_files_active_total',
-      help: 'Number of active files.',
-      labelNames: ['component_id'],
-      registers,
-    }),
-    droppedEntries: new Counter({
-      name: 'logs_source_file_dropped_entries_total',
-      help: 'Number of lines dropped for being longer than max_line_size.',
-      labelNames: ['component_id', 'path', 'reason'],
-      registers,
-    }),
-    droppedBytes: new Counter({
-      name: 'logs_source_file_dropped_bytes_total',
-      help: 'Number of bytes of the lines dropped for being longer than max_line_size.',
-      labelNames: ['component_id', 'path', 'reason'],
-      registers,
-    }),
-    mutatedEntries: new Counter({
-      name: 'logs_source_file_mutated_entries_total',
-      help: 'Number of lines truncated to max_line_size.',
-      labelNames: ['component_id', 'path', 'reason'],
-      registers,
-    }),
-    mutatedBytes: new Counter({
-      name: 'logs_source_file_mutated_bytes_total',
-      help: 'Number of bytes cut off lines truncated to max_line_size.',
-      labelNames: ['component_id', 'path', 'reason'],
-      registers,
-    }),
+    readLines: make.counter('logs_source_file_read_lines_total', 'Number of lines read.', ['component_id', 'path']),
+    readBytes: make.gauge('logs_source_file_read_bytes_total', 'Number of bytes read.', ['component_id', 'path']),
+    fileBytes: make.gauge('logs_source_file_file_bytes_total', 'Number of bytes total.', ['component_id', 'path']),
+    filesActive: make.gauge('logs_source_file_files_active_total', 'Number of active files.', ['component_id']),
+    droppedEntries: make.counter('logs_source_file_dropped_entries_total', 'Number of lines dropped for being longer than max_line_size.', [
+      'component_id',
+      'path',
+      'reason',
+    ]),
+    droppedBytes: make.counter(
+      'logs_source_file_dropped_bytes_total',
+      'Number of bytes of the lines dropped for being longer than max_line_size.',
+      ['component_id', 'path', 'reason'],
+    ),
+    mutatedEntries: make.counter('logs_source_file_mutated_entries_total', 'Number of lines truncated to max_line_size.', [
+      'component_id',
+      'path',
+      'reason',
+    ]),
+    mutatedBytes: make.counter('logs_source_file_mutated_bytes_total', 'Number of bytes cut off lines truncated to max_line_size.', [
+      'component_id',
+      'path',
+      'reason',
+    ]),
   };
   return metrics;
 });

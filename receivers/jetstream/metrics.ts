@@ -1,5 +1,5 @@
 /** The metric families of logs.source.jetstream, registered once per registry. */
-import { Counter, Gauge, type Registry } from 'prom-client';
+import type { Counter, Gauge, Registry } from 'prom-client';
 import { perRegistry } from '../../core/metrics.js';
 
 export interface JetStreamSourceMetrics {
@@ -14,48 +14,41 @@ export interface JetStreamSourceMetrics {
   readonly partitionChanges: Counter<'component_id' | 'change'>;
 }
 
-export const jetStreamSourceMetrics: (registry: Registry) => JetStreamSourceMetrics = perRegistry((registry) => {
-  const registers = [registry];
-  const counter = <L extends string>(name: string, help: string, labelNames: L[]) => new Counter<L>({ name, help, labelNames, registers });
+export const jetStreamSourceMetrics: (registry: Registry) => JetStreamSourceMetrics = perRegistry((_registry, make) => {
   const metrics: JetStreamSourceMetrics = {
-    receivedMessages: counter('logs_source_jetstream_received_messages_total', 'Messages taken from JetStream and forwarded.', [
+    receivedMessages: make.counter('logs_source_jetstream_received_messages_total', 'Messages taken from JetStream and forwarded.', [
       'component_id',
     ]),
-    receivedEntries: counter('logs_source_jetstream_received_entries_total', 'Log entries taken from JetStream and forwarded.', [
+    receivedEntries: make.counter('logs_source_jetstream_received_entries_total', 'Log entries taken from JetStream and forwarded.', [
       'component_id',
     ]),
-    ackedMessages: counter(
+    ackedMessages: make.counter(
       'logs_source_jetstream_acked_messages_total',
       'Messages acknowledged to JetStream after the receivers took their entries over.',
       ['component_id'],
     ),
-    malformedMessages: counter(
+    malformedMessages: make.counter(
       'logs_source_jetstream_malformed_messages_total',
       'Messages that did not decode; they are logged and terminated so they are not delivered again.',
       ['component_id'],
     ),
-    terminatedMessages: counter(
+    terminatedMessages: make.counter(
       'logs_source_jetstream_terminated_messages_total',
       'Messages terminated unread so they are not delivered again, by reason: malformed, too_many_entries.',
       ['component_id', 'reason'],
     ),
-    redeliveredMessages: counter(
+    redeliveredMessages: make.counter(
       'logs_source_jetstream_redelivered_messages_total',
       'Messages delivered again to the owner that already forwarded them (not forwarded twice).',
       ['component_id'],
     ),
-    forwardFailures: counter(
+    forwardFailures: make.counter(
       'logs_source_jetstream_forward_failures_total',
       'Batches a receiver refused; the partition is read again from its last acknowledgement.',
       ['component_id'],
     ),
-    ownedPartitions: new Gauge({
-      name: 'logs_source_jetstream_owned_partitions',
-      help: 'Partitions this instance holds the lease of.',
-      labelNames: ['component_id'],
-      registers,
-    }),
-    partitionChanges: counter(
+    ownedPartitions: make.gauge('logs_source_jetstream_owned_partitions', 'Partitions this instance holds the lease of.', ['component_id']),
+    partitionChanges: make.counter(
       'logs_source_jetstream_partition_changes_total',
       'Partition leases acquired, released for rebalancing, or lost (expired or taken).',
       ['component_id', 'change'],

@@ -3,7 +3,7 @@
  * series carries the instance's `component_id`, the label the reference's runtime adds to every
  * component metric.
  */
-import { Counter, Gauge, type Registry } from 'prom-client';
+import type { Counter, Gauge, Registry } from 'prom-client';
 import { perRegistry } from '../../core/metrics.js';
 
 export interface SourceApiMetrics {
@@ -20,45 +20,28 @@ export interface SourceApiMetrics {
   readonly connectionsLimit: Gauge<'component_id' | 'protocol'>;
 }
 
-export const sourceApiMetrics: (registry: Registry) => SourceApiMetrics = perRegistry((registry) => {
-  const registers = [registry];
+export const sourceApiMetrics: (registry: Registry) => SourceApiMetrics = perRegistry((_registry, make) => {
   const metrics: SourceApiMetrics = {
-    requests: new Counter({
-      name: 'logs_source_api_requests_total',
-      help: 'Requests answered by the log push API, by route and status code.',
-      labelNames: ['component_id', 'route', 'status_code'],
-      registers,
-    }),
-    entries: new Counter({
-      name: 'logs_source_api_entries_total',
-      help: 'Log entries received and taken over by the receivers in forward_to.',
-      labelNames: ['component_id'],
-      registers,
-    }),
-    rejected: new Counter({
-      name: 'logs_source_api_rejected_requests_total',
-      help: 'Push requests refused, by reason.',
-      labelNames: ['component_id', 'reason'],
-      registers,
-    }),
-    pendingBytes: new Gauge({
-      name: 'logs_source_api_pending_bytes',
-      help: 'Decompressed bytes of pushes admitted and not yet taken over by the receivers.',
-      labelNames: ['component_id'],
-      registers,
-    }),
-    connections: new Gauge({
-      name: 'logs_source_api_tcp_connections',
-      help: 'Current number of accepted TCP connections.',
-      labelNames: ['component_id', 'protocol'],
-      registers,
-    }),
-    connectionsLimit: new Gauge({
-      name: 'logs_source_api_tcp_connections_limit',
-      help: 'The max number of TCP connections that can be accepted (0 means no limit).',
-      labelNames: ['component_id', 'protocol'],
-      registers,
-    }),
+    requests: make.counter('logs_source_api_requests_total', 'Requests answered by the log push API, by route and status code.', [
+      'component_id',
+      'route',
+      'status_code',
+    ]),
+    entries: make.counter('logs_source_api_entries_total', 'Log entries received and taken over by the receivers in forward_to.', [
+      'component_id',
+    ]),
+    rejected: make.counter('logs_source_api_rejected_requests_total', 'Push requests refused, by reason.', ['component_id', 'reason']),
+    pendingBytes: make.gauge(
+      'logs_source_api_pending_bytes',
+      'Decompressed bytes of pushes admitted and not yet taken over by the receivers.',
+      ['component_id'],
+    ),
+    connections: make.gauge('logs_source_api_tcp_connections', 'Current number of accepted TCP connections.', ['component_id', 'protocol']),
+    connectionsLimit: make.gauge(
+      'logs_source_api_tcp_connections_limit',
+      'The max number of TCP connections that can be accepted (0 means no limit).',
+      ['component_id', 'protocol'],
+    ),
   };
   return metrics;
 });

@@ -3,7 +3,7 @@
  * component's id (and path), as the reference's runtime labels every component metric; the
  * `protocol` label is the reference's too (only its `http` side exists here).
  */
-import { Gauge, type Registry } from 'prom-client';
+import type { Gauge, Registry } from 'prom-client';
 import { perRegistry } from '../../core/metrics.js';
 import { ConnectionGauges } from '../http/connection-gauges.js';
 
@@ -15,19 +15,13 @@ interface Families {
 const LABELS = ['component_path', 'component_id', 'protocol'];
 
 const familiesOf = perRegistry(
-  (registry): Families => ({
-    connections: new Gauge({
-      name: 'profiles_receive_http_tcp_connections',
-      help: 'Current number of accepted TCP connections.',
-      labelNames: LABELS,
-      registers: [registry],
-    }),
-    limit: new Gauge({
-      name: 'profiles_receive_http_tcp_connections_limit',
-      help: 'The max number of TCP connections that can be accepted (0 means no limit).',
-      labelNames: LABELS,
-      registers: [registry],
-    }),
+  (_registry, make): Families => ({
+    connections: make.gauge('profiles_receive_http_tcp_connections', 'Current number of accepted TCP connections.', LABELS),
+    limit: make.gauge(
+      'profiles_receive_http_tcp_connections_limit',
+      'The max number of TCP connections that can be accepted (0 means no limit).',
+      LABELS,
+    ),
   }),
 );
 

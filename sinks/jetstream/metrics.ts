@@ -1,5 +1,5 @@
 /** The metric families of logs.write.jetstream, registered once per registry. */
-import { Counter, Gauge, type Registry } from 'prom-client';
+import type { Counter, Gauge, Registry } from 'prom-client';
 import { perRegistry } from '../../core/metrics.js';
 
 export interface JetStreamWriteMetrics {
@@ -12,51 +12,37 @@ export interface JetStreamWriteMetrics {
   readonly inFlightMessages: Gauge<'component_id'>;
 }
 
-export const jetStreamWriteMetrics: (registry: Registry) => JetStreamWriteMetrics = perRegistry((registry) => {
-  const registers = [registry];
+export const jetStreamWriteMetrics: (registry: Registry) => JetStreamWriteMetrics = perRegistry((_registry, make) => {
   const metrics: JetStreamWriteMetrics = {
-    publishedEntries: new Counter({
-      name: 'logs_write_jetstream_published_entries_total',
-      help: 'Log entries JetStream acknowledged as stored.',
-      labelNames: ['component_id'],
-      registers,
-    }),
-    publishedMessages: new Counter({
-      name: 'logs_write_jetstream_published_messages_total',
-      help: 'Messages JetStream acknowledged as stored (each carries entries of one stream).',
-      labelNames: ['component_id'],
-      registers,
-    }),
-    publishedBytes: new Counter({
-      name: 'logs_write_jetstream_published_bytes_total',
-      help: 'Bytes of encoded messages JetStream acknowledged.',
-      labelNames: ['component_id'],
-      registers,
-    }),
-    duplicateMessages: new Counter({
-      name: 'logs_write_jetstream_duplicate_messages_total',
-      help: 'Repeated publishes JetStream recognised by message id and stored only once.',
-      labelNames: ['component_id'],
-      registers,
-    }),
-    retriedEntries: new Counter({
-      name: 'logs_write_jetstream_retried_entries_total',
-      help: 'Entries whose publish failed and was tried again, by reason.',
-      labelNames: ['component_id', 'reason'],
-      registers,
-    }),
-    failedEntries: new Counter({
-      name: 'logs_write_jetstream_failed_entries_total',
-      help: 'Entries given up on after the last retry, by reason; their send was rejected.',
-      labelNames: ['component_id', 'reason'],
-      registers,
-    }),
-    inFlightMessages: new Gauge({
-      name: 'logs_write_jetstream_in_flight_messages',
-      help: 'Messages published and waiting for their acknowledgement.',
-      labelNames: ['component_id'],
-      registers,
-    }),
+    publishedEntries: make.counter('logs_write_jetstream_published_entries_total', 'Log entries JetStream acknowledged as stored.', [
+      'component_id',
+    ]),
+    publishedMessages: make.counter(
+      'logs_write_jetstream_published_messages_total',
+      'Messages JetStream acknowledged as stored (each carries entries of one stream).',
+      ['component_id'],
+    ),
+    publishedBytes: make.counter('logs_write_jetstream_published_bytes_total', 'Bytes of encoded messages JetStream acknowledged.', [
+      'component_id',
+    ]),
+    duplicateMessages: make.counter(
+      'logs_write_jetstream_duplicate_messages_total',
+      'Repeated publishes JetStream recognised by message id and stored only once.',
+      ['component_id'],
+    ),
+    retriedEntries: make.counter(
+      'logs_write_jetstream_retried_entries_total',
+      'Entries whose publish failed and was tried again, by reason.',
+      ['component_id', 'reason'],
+    ),
+    failedEntries: make.counter(
+      'logs_write_jetstream_failed_entries_total',
+      'Entries given up on after the last retry, by reason; their send was rejected.',
+      ['component_id', 'reason'],
+    ),
+    inFlightMessages: make.gauge('logs_write_jetstream_in_flight_messages', 'Messages published and waiting for their acknowledgement.', [
+      'component_id',
+    ]),
   };
   return metrics;
 });

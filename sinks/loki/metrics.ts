@@ -4,7 +4,7 @@
  * registry and shared by every instance; each series also carries the instance's `component_id`,
  * the label the reference's runtime adds to every component metric.
  */
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { perRegistry } from '../../core/metrics.js';
 
 /** Why entries were given up; the `reason` label of the dropped counters. */
@@ -26,69 +26,47 @@ export interface WriteMetrics {
   readonly walLostEntries: Counter<'component_id' | 'host' | 'reason'>;
 }
 
-export const writeMetrics: (registry: Registry) => WriteMetrics = perRegistry((registry) => {
-  const registers = [registry];
+export const writeMetrics: (registry: Registry) => WriteMetrics = perRegistry((_registry, make) => {
   const metrics: WriteMetrics = {
-    encodedBytes: new Counter({
-      name: 'logs_write_encoded_bytes_total',
-      help: 'Bytes of encoded push bodies (protobuf, before compression) prepared for sending.',
-      labelNames: ['component_id', 'host'],
-      registers,
-    }),
-    sentBytes: new Counter({
-      name: 'logs_write_sent_bytes_total',
-      help: 'Bytes of log lines delivered to the endpoint.',
-      labelNames: ['component_id', 'host'],
-      registers,
-    }),
-    droppedBytes: new Counter({
-      name: 'logs_write_dropped_bytes_total',
-      help: 'Bytes of log lines given up on, by reason.',
-      labelNames: ['component_id', 'host', 'reason', 'tenant'],
-      registers,
-    }),
-    sentEntries: new Counter({
-      name: 'logs_write_sent_entries_total',
-      help: 'Log entries delivered to the endpoint.',
-      labelNames: ['component_id', 'host'],
-      registers,
-    }),
-    droppedEntries: new Counter({
-      name: 'logs_write_dropped_entries_total',
-      help: 'Log entries given up on, by reason.',
-      labelNames: ['component_id', 'host', 'reason', 'tenant'],
-      registers,
-    }),
-    requestDuration: new Histogram({
-      name: 'logs_write_request_duration_seconds',
-      help: 'Time taken by each push request, by HTTP status code.',
-      labelNames: ['component_id', 'status_code', 'host'],
-      registers,
-    }),
-    batchRetries: new Counter({
-      name: 'logs_write_batch_retries_total',
-      help: 'Push attempts that failed and were retried.',
-      labelNames: ['component_id', 'host', 'tenant'],
-      registers,
-    }),
-    queuedBytes: new Gauge({
-      name: 'logs_write_queued_bytes',
-      help: 'Bytes of log lines accepted and not yet sent or dropped.',
-      labelNames: ['component_id', 'host'],
-      registers,
-    }),
-    walBytes: new Gauge({
-      name: 'logs_write_wal_bytes',
-      help: 'Bytes of the write-ahead log files kept for the endpoint.',
-      labelNames: ['component_id', 'host'],
-      registers,
-    }),
-    walLostEntries: new Counter({
-      name: 'logs_write_wal_lost_entries_total',
-      help: 'Entries kept in the write-ahead log and given up because they could not be read back, by reason (damaged, truncated, undecodable).',
-      labelNames: ['component_id', 'host', 'reason'],
-      registers,
-    }),
+    encodedBytes: make.counter(
+      'logs_write_encoded_bytes_total',
+      'Bytes of encoded push bodies (protobuf, before compression) prepared for sending.',
+      ['component_id', 'host'],
+    ),
+    sentBytes: make.counter('logs_write_sent_bytes_total', 'Bytes of log lines delivered to the endpoint.', ['component_id', 'host']),
+    droppedBytes: make.counter('logs_write_dropped_bytes_total', 'Bytes of log lines given up on, by reason.', [
+      'component_id',
+      'host',
+      'reason',
+      'tenant',
+    ]),
+    sentEntries: make.counter('logs_write_sent_entries_total', 'Log entries delivered to the endpoint.', ['component_id', 'host']),
+    droppedEntries: make.counter('logs_write_dropped_entries_total', 'Log entries given up on, by reason.', [
+      'component_id',
+      'host',
+      'reason',
+      'tenant',
+    ]),
+    requestDuration: make.histogram('logs_write_request_duration_seconds', 'Time taken by each push request, by HTTP status code.', [
+      'component_id',
+      'status_code',
+      'host',
+    ]),
+    batchRetries: make.counter('logs_write_batch_retries_total', 'Push attempts that failed and were retried.', [
+      'component_id',
+      'host',
+      'tenant',
+    ]),
+    queuedBytes: make.gauge('logs_write_queued_bytes', 'Bytes of log lines accepted and not yet sent or dropped.', [
+      'component_id',
+      'host',
+    ]),
+    walBytes: make.gauge('logs_write_wal_bytes', 'Bytes of the write-ahead log files kept for the endpoint.', ['component_id', 'host']),
+    walLostEntries: make.counter(
+      'logs_write_wal_lost_entries_total',
+      'Entries kept in the write-ahead log and given up because they could not be read back, by reason (damaged, truncated, undecodable).',
+      ['component_id', 'host', 'reason'],
+    ),
   };
   return metrics;
 });

@@ -4,7 +4,7 @@
  * endpoint URL (`-` for whole calls). Instances share one registry, so series also carry the
  * component's id and path, as the reference's runtime labels every component metric.
  */
-import { Counter, Histogram, type Registry } from 'prom-client';
+import type { Counter, Histogram, Registry } from 'prom-client';
 import { type Clock, stopwatch, systemClock } from '../../core/clock.js';
 import { perRegistry } from '../../core/metrics.js';
 
@@ -19,20 +19,15 @@ interface Families {
 
 const ENDPOINT_LABELS = ['component_path', 'component_id', 'endpoint'];
 
-const familiesOf = perRegistry((registry): Families => {
-  const counter = (name: string, help: string) => new Counter({ name, help, labelNames: ENDPOINT_LABELS, registers: [registry] });
+const familiesOf = perRegistry((_registry, make): Families => {
+  const counter = (name: string, help: string) => make.counter(name, help, ENDPOINT_LABELS);
   return {
     sentBytes: counter('profiles_write_sent_bytes_total', 'Total number of compressed bytes sent to Pyroscope.'),
     droppedBytes: counter('profiles_write_dropped_bytes_total', 'Total number of compressed bytes dropped by Pyroscope.'),
     sentProfiles: counter('profiles_write_sent_profiles_total', 'Total number of profiles sent to Pyroscope.'),
     droppedProfiles: counter('profiles_write_dropped_profiles_total', 'Total number of profiles dropped by Pyroscope.'),
     retries: counter('profiles_write_retries_total', 'Total number of retries to Pyroscope.'),
-    latency: new Histogram({
-      name: 'profiles_write_latency',
-      help: 'Write latency for sending profiles to pyroscope',
-      labelNames: [...ENDPOINT_LABELS, 'type'],
-      registers: [registry],
-    }),
+    latency: make.histogram('profiles_write_latency', 'Write latency for sending profiles to pyroscope', [...ENDPOINT_LABELS, 'type']),
   };
 });
 
