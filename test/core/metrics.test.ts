@@ -48,6 +48,25 @@ describe('perRegistry', () => {
     expect(await b.metrics()).toContain('pushes_total 7\n');
   });
 
+  it('hands create a maker whose counters, gauges and histograms are registered on the registry with their label names', async () => {
+    const families = perRegistry((_registry, make) => ({
+      counter: make.counter('made_total', 'Made.', ['kind']),
+      gauge: make.gauge('made_level', 'Level.'),
+      histogram: make.histogram('made_seconds', 'Took.', ['kind']),
+    }));
+    const registry = new Registry();
+    const { counter, gauge, histogram } = families(registry);
+    counter.inc({ kind: 'a' }, 2);
+    gauge.set(7);
+    histogram.observe({ kind: 'b' }, 0.2);
+    const text = await registry.metrics();
+    expect(text).toContain('# HELP made_total Made.\n# TYPE made_total counter\nmade_total{kind="a"} 2\n');
+    expect(text).toContain('# HELP made_level Level.\n# TYPE made_level gauge\nmade_level 7\n');
+    expect(text).toContain('made_seconds_bucket{le="0.25",kind="b"} 1\n');
+    expect(text).toContain('made_seconds_sum{kind="b"} 0.2\nmade_seconds_count{kind="b"} 1\n');
+    expect(() => counter.inc({ other: 'x' } as never)).toThrow('Added label "other" is not included in initial labelset');
+  });
+
   it('keeps what it made even when that is falsy', () => {
     let calls = 0;
     const nothing = perRegistry(() => {
