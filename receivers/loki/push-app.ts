@@ -24,7 +24,8 @@ import Koa, { type Context, type Middleware } from 'koa';
 import { Router } from '@koa/router';
 import type { Entry, Labels, MetadataPair } from '../../core/entry.js';
 import { copyMap, TENANT_LABEL } from '../../core/entry.js';
-import { RetryLaterError } from '../../core/receiver.js';
+import type { InputBacklog } from '../../core/input-time.js';
+import { RetryLaterError, type SendOptions } from '../../core/receiver.js';
 import type { Log } from '../../lib/log.js';
 import { formatLabelText } from '../../lib/loki/label-text.js';
 import type { WireEntry } from '../../lib/loki/wire.js';
@@ -62,8 +63,16 @@ export interface PushAppOptions {
   readonly componentId: string;
   readonly settings: () => PushAppSettings;
   readonly pending: PendingBytes;
-  /** Hands entries on; resolves once they are taken over, rejects with the reason they were not. */
-  readonly forward: (entries: Entry[]) => Promise<void>;
+  /**
+   * Hands entries on with the receiver's backlog (see `backlog`); resolves once they are taken
+   * over, rejects with the reason they were not.
+   */
+  readonly forward: (entries: Entry[], options: SendOptions) => Promise<void>;
+  /**
+   * Held while a push is received whole and not yet forwarded (decoded in slices, a turn of the
+   * event loop between them), so the pipeline's stages do not take that time for idle input.
+   */
+  readonly backlog: InputBacklog;
   /** Receive time in nanoseconds, used unless `use_incoming_timestamp` is set. */
   readonly nowNs: () => bigint;
   /** True while pushes are refused with 503 (not started yet, or stopping). */
@@ -190,8 +199,9 @@ export function createPushRoutes(options: PushAppOptions): PushRoutes {
     if (!pending.hasRoom()) throw queueFull();
 
     const claim = new PendingClaim(pending);
+    let queued: (() => void) | undefined;
     try {
-      const decoded = await readAndDecode(ctx, kind, settings, claim);
+      const decoded = await readAndDecode(ctx, kind, settings, claim, () => (queued = options.backlog.hold()));
       // The bodies are garbage now; what stays alive is the decoded streams.
       claim.shrinkTo(decoded.bytes);
       showPending();
@@ -199,7 +209,10 @@ export function createPushRoutes(options: PushAppOptions): PushRoutes {
       const { entries, violation } = await toEntries(decoded, kind === 'raw' ? undefined : settings, settings.limits, tenant);
       if (entries.length > 0) {
         try {
-          await options.forward(entries);
+          const forwarded = options.forward(entries, { backlog: options.backlog });
+          // Pushed into the receiver: no longer waiting here.
+          queued?.();
+          await forwarded;
         } catch (err) {
           if (err instanceof RetryLaterError)
             throw new PushError(429, 'receiver_full', `${err.message}, retry after ${RETRY_AFTER_SECONDS}s`);
@@ -211,6 +224,7 @@ export function createPushRoutes(options: PushAppOptions): PushRoutes {
       if (violation !== undefined) throw new PushError(400, violation.reason, violation.message);
       ctx.status = 204;
     } finally {
+      queued?.();
       claim.release();
       showPending();
     }
@@ -220,7 +234,13 @@ export function createPushRoutes(options: PushAppOptions): PushRoutes {
    * Reads, decompresses and decodes the body, admitting every byte it grows by into `claim`
    * before it is kept. The bodies live only in this call, so they are garbage once it returns.
    */
-  async function readAndDecode(ctx: Context, kind: 'push' | 'raw', settings: PushAppSettings, claim: PendingClaim): Promise<DecodedPush> {
+  async function readAndDecode(
+    ctx: Context,
+    kind: 'push' | 'raw',
+    settings: PushAppSettings,
+    claim: PendingClaim,
+    received: () => void,
+  ): Promise<DecodedPush> {
     const maxBody = settings.maxBodyBytes;
     const admit = (bytes: number): void => {
       const refused = refusal(claim.take(bytes));
@@ -228,6 +248,7 @@ export function createPushRoutes(options: PushAppOptions): PushRoutes {
     };
     // A body that cannot fit the pending bound even alone is refused like one over the body limit.
     const raw = await readBodyCapped(ctx.req, Math.min(maxBody, options.pending.limit), (bytes) => refusal(claim.take(bytes)));
+    received();
     showPending();
     const body = await decodeContentEncodingAsync(raw, ctx.get('Content-Encoding') || undefined, maxBody, admit);
     showPending();

@@ -16,6 +16,7 @@ import type { Subscription } from 'rxjs';
 import type { Router } from '@koa/router';
 import { logSource, SourceNotSubscribedError, type LogSource } from '../../core/delivery.js';
 import type { Entry } from '../../core/entry.js';
+import { InputBacklog } from '../../core/input-time.js';
 import type { LogsReceiver } from '../../core/receiver.js';
 import type { ComponentContext } from '../../core/runtime/component.js';
 import { standaloneContext, type RunOptions } from '../../core/runtime/standalone.js';
@@ -147,7 +148,8 @@ export function pushReceiver(initial: PushSettings, ctx: ComponentContext): Push
     componentId: ctx.id,
     settings: () => settings.app,
     pending,
-    forward: (entries: Entry[]) => (target ? target.send(entries) : Promise.reject(new SourceNotSubscribedError())),
+    forward: (entries: Entry[], sendOptions) => (target ? target.send(entries, sendOptions) : Promise.reject(new SourceNotSubscribedError())),
+    backlog: new InputBacklog(),
     nowNs: () => ctx.clock.nowNs(),
     stopping: () => !accepting,
     inFlight: (push) => inFlight.run(push),
