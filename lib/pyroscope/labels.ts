@@ -58,10 +58,6 @@ export function labelValue(labels: ProfileLabels, name: string): string {
   return labels.find((l) => l.name === name)?.value ?? '';
 }
 
-export function hasLabel(labels: ProfileLabels, name: string): boolean {
-  return labels.some((l) => l.name === name);
-}
-
 /** A label set as a plain object, for JSON output. */
 export function labelsToObject(labels: ProfileLabels): Record<string, string> {
   const out: Record<string, string> = {};

@@ -15,8 +15,8 @@ import { isLegacyLabelName } from '../../lib/go/values.js';
  * @example ensureServiceName([{ name: '__name__', value: 'app' }]) // __name__=app, service_name=app
  */
 export function ensureServiceName(labels: ProfileLabels): Label[] {
-  // One pass for `labelValue(labels, '__name__')` and `hasLabel(labels, 'service_name')`: this
-  // runs for every profile received.
+  // One pass for the first `__name__` value and whether `service_name` is there: this runs for
+  // every profile received.
   let name: string | undefined;
   let hasServiceName = false;
   for (const label of labels) {
