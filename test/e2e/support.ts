@@ -67,23 +67,21 @@ export interface ChildRun {
 
 /**
  * Starts `rivulet run CONFIG` as a child process and waits until the run server and every
- * logs.source.api listed in `apis` are listening.
+ * logs.source.api listed in `apis` are listening. `launcher` is node's arguments before `run`:
+ * the built CLI unless told.
  */
 export async function spawnRun(
   configFile: string,
   apis: readonly string[],
   timeoutMs = 60_000,
   env: NodeJS.ProcessEnv = process.env,
+  launcher: readonly string[] = [join(PROJECT_ROOT, 'bin/rivulet.mjs')],
 ): Promise<ChildRun> {
-  const child = spawn(
-    process.execPath,
-    [join(PROJECT_ROOT, 'bin/rivulet.mjs'), 'run', configFile, '--server.http.listen-addr', '127.0.0.1:0'],
-    {
-      cwd: PROJECT_ROOT,
-      stdio: ['pipe', 'pipe', 'pipe'],
-      env,
-    },
-  );
+  const child = spawn(process.execPath, [...launcher, 'run', configFile, '--server.http.listen-addr', '127.0.0.1:0'], {
+    cwd: PROJECT_ROOT,
+    stdio: ['pipe', 'pipe', 'pipe'],
+    env,
+  });
   let stderr = '';
   let stdout = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
