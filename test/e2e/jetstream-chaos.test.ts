@@ -1,8 +1,8 @@
 /**
  * The processing tier over JetStream under chaos, small and bounded, at the smallest lease_ttl
- * logs.source.jetstream accepts: processing instances run the sources bundled by esbuild here
- * (`rivulet run`, no type check, dependencies from node_modules) as logs.source.jetstream → logs.process (stage.metrics, stage.multiline, stage.metrics) →
- * logs.write to a fake Loki; the test writes blocks of 1 to 3 lines per stream with
+ * logs.source.jetstream accepts: processing instances run from the sources (`rivulet run` under
+ * tsx, no build needed) as logs.source.jetstream → logs.process (stage.metrics, stage.multiline,
+ * stage.metrics) → logs.write to a fake Loki; the test writes blocks of 1 to 3 lines per stream with
  * jetStreamWrite, in this process, and counts a block as acknowledged once its send resolved.
  *
  * - Three instances catching up a stored backlog together lose no lease: every block arrives
@@ -21,8 +21,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { labelsKey, makeEntry, type Entry } from '../../core/entry.js';
 import { partitionOf } from '../../lib/jetstream/partition.js';
 import { jetStreamWrite, type JetStreamWrite } from '../../sinks/logs-write-jetstream.js';
@@ -36,8 +35,6 @@ const PARTITIONS = 12;
 const STREAMS = 120;
 const ACK_DELAY_MS = 1000;
 const LOOP_DELAY_PROBE = fileURLToPath(new URL('./jetstream-loop-delay.ts', import.meta.url));
-/** The CLI and the probe bundled; in node_modules so that their dependencies resolve. */
-const BUNDLE_DIR = join(PROJECT_ROOT, 'node_modules/.cache/rivulet-jetstream-chaos');
 
 const natsServer = needs('nats-server');
 const RUN = process.env.JETSTREAM_CHAOS === '1';
@@ -45,24 +42,6 @@ const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
-beforeAll(async () => {
-  if (natsServer.skip || !RUN) return;
-  await build({
-    // The CLI looks for its pipeline worker beside itself.
-    entryPoints: {
-      rivulet: join(PROJECT_ROOT, 'bin/rivulet.ts'),
-      'pipeline-worker': join(PROJECT_ROOT, 'core/threads/pipeline-worker.ts'),
-      'loop-delay': LOOP_DELAY_PROBE,
-    },
-    outdir: BUNDLE_DIR,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    packages: 'external',
-    logLevel: 'error',
-  });
-}, 120_000);
 
 function processConfig(natsUrl: string, lokiUrl: string): string {
   return `logs.source.jetstream "in" {
@@ -167,8 +146,10 @@ async function environment(): Promise<Env> {
     startProcessor: async () => {
       const run = await spawnRun(file, [], 120_000, process.env, [
         '--import',
-        join(BUNDLE_DIR, 'loop-delay.js'),
-        join(BUNDLE_DIR, 'rivulet.js'),
+        'tsx',
+        '--import',
+        LOOP_DELAY_PROBE,
+        join(PROJECT_ROOT, 'bin/rivulet.ts'),
       ]);
       cleanups.push(async () => {
         if (run.child.exitCode === null && run.child.signalCode === null) {
