@@ -226,7 +226,7 @@ function fileSource(initial: FileSourceSettings, ctx: ComponentContext): FileSou
   let running: TailedFiles | undefined;
   let starting: Promise<void> = Promise.resolve();
   const source = logSource((receiver) => {
-    const tailing = new TailedFiles(settings, ctx, (entries) => receiver.send(entries));
+    const tailing = new TailedFiles(settings, ctx, (entries, options) => receiver.send(entries, options));
     const loaded = tailing.start();
     running = tailing;
     starting = loaded;

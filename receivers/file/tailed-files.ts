@@ -10,6 +10,8 @@ import { access } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Subscription } from 'rxjs';
 import type { Entry, Labels } from '../../core/entry.js';
+import { InputBacklog } from '../../core/input-time.js';
+import type { SendOptions } from '../../core/receiver.js';
 import { healthy, unhealthy, type ComponentContext, type Health } from '../../core/runtime/component.js';
 import { expandBraces, globFiles, hasGlobSyntax, matchPath } from './glob.js';
 import { sourceFileMetrics, type SourceFileMetrics } from './metrics.js';
@@ -51,12 +53,14 @@ export class TailedFiles {
   private firstSync = true;
   private positionsTimer: Subscription | undefined;
   private readonly metrics: SourceFileMetrics;
+  /** Lines of files being read and not sent yet (see FileTailer's `backlog`). */
+  private readonly backlog = new InputBacklog();
 
   constructor(
     settings: FileSourceSettings,
     private readonly ctx: ComponentContext,
     /** Takes a batch over; resolves once it is taken over (acknowledged), rejects when refused. */
-    private readonly send: (entries: Entry[]) => Promise<void>,
+    private readonly send: (entries: Entry[], options?: SendOptions) => Promise<void>,
   ) {
     this.settings = settings;
     this.positions = new Positions(settings.positionsFile, ctx.log);
@@ -104,6 +108,7 @@ export class TailedFiles {
     this.watchers.clear();
     for (const tailer of this.tailers.values()) await tailer.close();
     this.metrics.filesActive.set({ component_id: this.ctx.id }, 0);
+    this.backlog.close();
     try {
       await this.positions.save();
     } catch (err) {
@@ -192,6 +197,7 @@ export class TailedFiles {
           identities: this.identities,
           clock: this.ctx.clock,
           send: this.send,
+          backlog: this.backlog,
           tailFromEnd: this.settings.tailFromEnd && this.firstSync,
           log: this.ctx.log,
           signal: this.abort.signal,

@@ -19,6 +19,8 @@
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import type { Clock } from '../../core/clock.js';
 import type { Entry, Labels } from '../../core/entry.js';
+import type { InputBacklog } from '../../core/input-time.js';
+import type { SendOptions } from '../../core/receiver.js';
 import type { Log } from '../../lib/log.js';
 import { BatchSize } from './batch-size.js';
 import { FileLines, type FileLine } from './file-lines.js';
@@ -67,7 +69,12 @@ export interface TailerOptions {
   readonly positions: Positions;
   readonly identities: FileIdentities;
   readonly clock: Clock;
-  readonly send: (entries: Entry[]) => Promise<void>;
+  readonly send: (entries: Entry[], options?: SendOptions) => Promise<void>;
+  /**
+   * Held while the file is read and its end not reached yet: the lines still to come are input
+   * waiting, which the pipeline's stages must not take for idle (see core/input-time.ts).
+   */
+  readonly backlog?: InputBacklog;
   /** For a file seen for the first time: start at its end instead of its start. */
   readonly tailFromEnd: boolean;
   readonly log: Log;
@@ -251,6 +258,7 @@ export class FileTailer {
     let batchBytes = 0;
     let overLong = new OverLongLines();
     let any = false;
+    let queued: (() => void) | undefined;
     const flush = async () => {
       if (batchBytes === 0) return;
       const entries = batch;
@@ -261,30 +269,39 @@ export class FileTailer {
       overLong = new OverLongLines();
       await this.sendLines(entries, bytes, skipped);
     };
-    while (!signal.aborted) {
-      const { bytesRead } = await handle.read(chunk, 0, CHUNK_BYTES, pos);
-      if (bytesRead === 0) break;
-      any = true;
-      pos += bytesRead;
-      // `chunk` is not read into again until this data has been consumed (FileLines copies what it keeps).
-      const data = chunk.subarray(0, bytesRead);
-      for (let got = this.lines.next(data, 0); got; got = this.lines.next(data, got.next)) {
-        const { line } = got;
-        if (line.text !== undefined) batch.push(this.entry(line.text));
-        overLong.add(line);
-        batchBytes += line.bytes;
-        if (batch.length >= this.batchSize.lines || batchBytes >= BATCH_BYTES) {
-          await flush();
-          if (signal.aborted) break;
+    try {
+      while (!signal.aborted) {
+        const { bytesRead } = await handle.read(chunk, 0, CHUNK_BYTES, pos);
+        if (bytesRead === 0) break;
+        any = true;
+        queued ??= this.options.backlog?.hold();
+        pos += bytesRead;
+        // `chunk` is not read into again until this data has been consumed (FileLines copies what it keeps).
+        const data = chunk.subarray(0, bytesRead);
+        for (let got = this.lines.next(data, 0); got; got = this.lines.next(data, got.next)) {
+          const { line } = got;
+          if (line.text !== undefined) batch.push(this.entry(line.text));
+          overLong.add(line);
+          batchBytes += line.bytes;
+          if (batch.length >= this.batchSize.lines || batchBytes >= BATCH_BYTES) {
+            await flush();
+            if (signal.aborted) break;
+          }
         }
       }
+      if (signal.aborted && batchBytes > 0) {
+        // Unsent lines are read again after a restart, from the saved offset.
+        this.lines.reset();
+        return any;
+      }
+      // The end of the file is reached: the last batch is all that still waits.
+      const last = batchBytes > 0 ? this.sendLines(batch, batchBytes, overLong) : undefined;
+      queued?.();
+      queued = undefined;
+      await last;
+    } finally {
+      queued?.();
     }
-    if (signal.aborted && batchBytes > 0) {
-      // Unsent lines are read again after a restart, from the saved offset.
-      this.lines.reset();
-      return any;
-    }
-    await flush();
     await this.takeFingerprint();
     return any;
   }
@@ -295,7 +312,7 @@ export class FileTailer {
     if (entries.length > 0) {
       const started = clock.scheduler.now();
       try {
-        await this.options.send(entries);
+        await this.options.send(entries, this.options.backlog ? { backlog: this.options.backlog } : undefined);
       } catch (err) {
         this.readAgainFromOffset();
         throw err;
