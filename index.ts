@@ -32,7 +32,17 @@ export { planPartitions, type PartitionPlan } from './core/threads/partitioning.
 export { assertReadable, type Sandbox } from './core/sandbox.js';
 export { pipeline, buildPipeline, type PipelineOptions } from './core/pipeline.js';
 export { loadStageList, startProcessRun } from './core/process.js';
-export { defineComponent } from './core/runtime/component.js';
+export {
+  defineComponent,
+  healthy,
+  unhealthy,
+  type Component,
+  type ComponentArgs,
+  type ComponentContext,
+  type ComponentDefinition,
+  type ComponentSpec,
+  type ComponentValues,
+} from './core/runtime/component.js';
 export {
   ackedSource,
   forwardBatches,
@@ -51,11 +61,11 @@ export { forwardProfiles, profileSource, profilesSink, type ProfileSource } from
 export type { ProfilesReceiver, PushSeries, IngestProfile } from './core/profiles.js';
 export type { Label as ProfileLabel } from './lib/pyroscope/labels.js';
 export type { Health } from './core/runtime/component.js';
-export { fanOut, RetryLaterError, type LogsReceiver, type SendOptions } from './core/receiver.js';
+export { fanOut, LOGS_RECEIVER, logsReceiverCapsule, RetryLaterError, type LogsReceiver, type SendOptions } from './core/receiver.js';
 export type { RunOptions } from './core/runtime/standalone.js';
 export { sharedRegistry } from './core/pipeline.js';
 export { ComponentGraph } from './core/runtime/graph.js';
-export { t, type FieldSpec, type FieldType } from './lib/config/schema.js';
+export { t, type BlockValues, type Checks, type FieldSpec, type FieldType, type NestedBlockSpec } from './lib/config/schema.js';
 export {
   ensureLinearTimeFallback as enableLinearTimeRegex,
   linearTimeFallbackEnabled as linearTimeRegexEnabled,

@@ -14,6 +14,7 @@ import { ConfigError, ConfigErrors, type Position } from '../lib/config/errors.j
 import { aliasPackagesToBundle } from './package-aliases.js';
 import { blockTitle, decodeBlock, t, type BlockSpec } from '../lib/config/schema.js';
 import { defineStage, stageDefinition, stageDefinitions, type StageDefinition } from './stage.js';
+import { componentDefinition } from './runtime/component.js';
 
 /**
  * The top-level block that names a stage module in a config file, in the agent's block style:
@@ -43,6 +44,8 @@ export interface LoadedStageModule {
   readonly file: string;
   /** Names of the stages it exports (`mask_email`), in export order. */
   readonly stages: readonly string[];
+  /** Names of the components it defined and exports (`custom.counter`), in export order; absent when none. */
+  readonly components?: readonly string[];
 }
 
 /** A module that could not be imported, exports no stage, or clashes with a registered stage. */
@@ -146,7 +149,11 @@ async function loadStageModule(path: string, baseDir: string): Promise<LoadedSta
     throw new StageModuleError(path, `cannot be loaded: ${(err as Error).message ?? String(err)}`);
   }
   const definitions = stageDefinitionsIn(exports);
-  if (definitions.length === 0) throw new StageModuleError(path, 'exports no stage; export the factory that defineStage returns');
+  // A module may define components too (defineComponent registers them as it runs): they are
+  // usable in the config once it is loaded.
+  const components = componentsIn(exports);
+  if (definitions.length === 0 && components.length === 0)
+    throw new StageModuleError(path, 'exports no stage; export the factory that defineStage returns');
   for (const def of definitions) {
     try {
       // Registers a definition that is not registered yet; a no-op for one already registered.
@@ -156,7 +163,7 @@ async function loadStageModule(path: string, baseDir: string): Promise<LoadedSta
     }
   }
   loadedModules.set(file, definitions);
-  return { path, file, stages: definitions.map((d) => d.name) };
+  return { path, file, stages: definitions.map((d) => d.name), ...(components.length > 0 ? { components } : {}) };
 }
 
 const NEVER_SETTLES = 'cannot be loaded: its top-level await waits on a promise that never settles';
@@ -184,9 +191,19 @@ function stageDefinitionsIn(exports: Record<string, unknown>): StageDefinition<a
   return found;
 }
 
+/** Names of the registered components among a module's exports, each once, in export order. */
+function componentsIn(exports: Record<string, unknown>): string[] {
+  const names = Object.values(exports).flatMap((value) => (isComponentDefinition(value) ? [value.name] : []));
+  return [...new Set(names)];
+}
+
+function isComponentDefinition(value: unknown): value is { readonly name: string } {
+  return typeof value === 'object' && value !== null && componentDefinition((value as { name?: unknown }).name as string) === value;
+}
+
 function asStageDefinition(value: unknown): StageDefinition<any> | undefined {
   if (typeof value === 'function' && 'definition' in value) return asStageDefinition((value as { definition: unknown }).definition);
-  if (value === null || typeof value !== 'object') return undefined;
+  if (value === null || typeof value !== 'object' || isComponentDefinition(value)) return undefined;
   const candidate = value as Partial<StageDefinition<any>>;
   if (typeof candidate.name === 'string' && typeof candidate.build === 'function' && typeof candidate.fields === 'object')
     return candidate as StageDefinition<any>;

@@ -23,7 +23,6 @@
  * Built on the programmatic `lokiPushReceiver` (loki/push-receiver.ts): the same settings, routes
  * and bounds, behind a listener of its own, with every batch forwarded to `forward_to`.
  */
-import type { Block } from '../lib/config/ast.js';
 import { forwardBatches } from '../core/delivery.js';
 import { LOGS_RECEIVER, type LogsReceiver } from '../core/receiver.js';
 import { defineComponent, type ComponentArgs, type ComponentContext, type Health } from '../core/runtime/component.js';
@@ -33,7 +32,7 @@ import { ManagedListener } from './http/listener.js';
 import { httpBlockSpec, resolveHttpConfig, type HttpBlockDefaults, type HttpServerConfig } from './http/schema.js';
 import { sourceApiMetrics } from './loki/metrics.js';
 import { pushReceiver, type PushReceiver } from './loki/push-receiver.js';
-import { collectingConfigErrors, PUSH_FIELDS, pushSettingsOf, type PushSettings } from './loki/push-settings.js';
+import { PUSH_FIELDS, pushSettingsOf, type PushSettings } from './loki/push-settings.js';
 
 /** The generic server default: no connection limit. */
 const HTTP_DEFAULTS: HttpBlockDefaults = { listenPort: 8080, connLimit: 0 };
@@ -53,10 +52,15 @@ export const logsSourceApiComponent = defineComponent({
 logs.echo "out" { }`,
   exportNames: [],
   fields: {
-    forward_to: { kind: t.list(t.capsule(LOGS_RECEIVER)), required: true, doc: 'Receivers the entries go to.' },
+    forward_to: { kind: t.list(t.capsule<LogsReceiver>(LOGS_RECEIVER)), required: true, doc: 'Receivers the entries go to.' },
     ...PUSH_FIELDS,
   },
   blocks: { http: httpBlockSpec(HTTP_DEFAULTS) },
+  validate: (values, checks): Settings => ({
+    forwardTo: values.forward_to,
+    http: checks.attempt(() => resolveHttpConfig(values.http, HTTP_DEFAULTS, checks.block, checks.path), undefined)!,
+    push: pushSettingsOf(values),
+  }),
   build(args, ctx) {
     return new LogsSourceApi(args, ctx);
   },
@@ -66,19 +70,6 @@ interface Settings {
   readonly forwardTo: readonly LogsReceiver[];
   readonly http: HttpServerConfig;
   readonly push: PushSettings;
-}
-
-function settingsOf(args: ComponentArgs): Settings {
-  const block = args.block as Block;
-  const v = args.values;
-  return collectingConfigErrors(block, args.path, (attempt) => {
-    const http = attempt(
-      () => resolveHttpConfig(v.http as Record<string, unknown> | undefined, HTTP_DEFAULTS, block, args.path),
-      undefined,
-    );
-    const push = pushSettingsOf(v, block, args.path, attempt);
-    return { forwardTo: v.forward_to as LogsReceiver[], http: http!, push };
-  });
 }
 
 /**
@@ -93,8 +84,8 @@ export class LogsSourceApi {
   private readonly unsubscribe: () => void;
   private readonly listener: ManagedListener;
 
-  constructor(args: ComponentArgs, ctx: ComponentContext) {
-    this.settings = settingsOf(args);
+  constructor(args: ComponentArgs<Settings>, ctx: ComponentContext) {
+    this.settings = args.values;
     const metrics = sourceApiMetrics(ctx.registry);
     this.receiver = pushReceiver(this.settings.push, ctx);
     this.unsubscribe = forwardBatches(this.receiver.source, () => this.settings.forwardTo);
@@ -114,8 +105,8 @@ export class LogsSourceApi {
     await this.listener.start();
   }
 
-  update(args: ComponentArgs): void {
-    const next = settingsOf(args);
+  update(args: ComponentArgs<Settings>): void {
+    const next = args.values;
     this.settings = next;
     this.receiver.reconfigure(next.push);
     this.listener.reconfigure(next.http);

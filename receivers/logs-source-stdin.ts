@@ -16,7 +16,7 @@ import { perRegistry } from '../core/metrics.js';
 import { LOGS_RECEIVER, type LogsReceiver } from '../core/receiver.js';
 import { defineComponent, healthy, unhealthy, type ComponentContext, type Health } from '../core/runtime/component.js';
 import { standaloneContext, type RunOptions } from '../core/runtime/standalone.js';
-import { applyDefaults, t, type FieldSpec } from '../lib/config/schema.js';
+import { decodeOptions, t, type FieldSpec } from '../lib/config/schema.js';
 import { pumpLines } from './line-source.js';
 
 const NAME = 'logs.source.stdin';
@@ -37,9 +37,9 @@ const stdinMetrics = perRegistry((registry) => ({
 }));
 
 /** The component's attributes but `forward_to`: the options of `stdinLines` too. */
-const stdinFields: Readonly<Record<string, FieldSpec>> = {
+const stdinFields = {
   labels: { kind: t.map(t.string), default: {}, doc: 'Labels added to every entry.' },
-};
+} satisfies Record<string, FieldSpec>;
 
 export const logsSourceStdinComponent = defineComponent({
   name: NAME,
@@ -47,18 +47,18 @@ export const logsSourceStdinComponent = defineComponent({
   exportNames: [],
   fields: {
     ...stdinFields,
-    forward_to: { kind: t.list(t.capsule(LOGS_RECEIVER)), required: true, doc: 'Receivers the entries go to.' },
+    forward_to: { kind: t.list(t.capsule<LogsReceiver>(LOGS_RECEIVER)), required: true, doc: 'Receivers the entries go to.' },
   },
   build(args, ctx) {
-    let forwardTo = args.values.forward_to as LogsReceiver[];
-    const source = lineSource(process.stdin, args.values.labels as Labels, ctx);
+    let forwardTo = args.values.forward_to;
+    const source = lineSource(process.stdin, args.values.labels, ctx);
     let unforward: (() => void) | undefined;
     return {
       exports: {},
       health: () => source.health(),
       update(next) {
         // Labels are fixed once reading has begun; a new forward_to applies to the next lines.
-        forwardTo = next.values.forward_to as LogsReceiver[];
+        forwardTo = next.values.forward_to;
       },
       async start() {
         unforward = forwardBatches(source, () => forwardTo);
@@ -107,8 +107,8 @@ export interface LineSource extends LogSource {
  * ```
  */
 export function stdinLines(options: StdinLinesOptions = {}, run: StdinRunOptions = {}): LineSource {
-  const values = applyDefaults({ fields: stdinFields }, options as Record<string, unknown>, [NAME]);
-  return lineSource(run.stdin ?? process.stdin, values.labels as Labels, standaloneContext(NAME, run));
+  const values = decodeOptions({ fields: stdinFields }, options, [NAME]);
+  return lineSource(run.stdin ?? process.stdin, values.labels, standaloneContext(NAME, run));
 }
 
 /** The one source both `stdinLines` and the component run. */

@@ -19,14 +19,11 @@
  * gRPC: `resource_exhausted`) to a request that does not fit. Both apply to HTTP/1.1 and HTTP/2
  * alike; 0 lifts either bound.
  */
-import type { Block } from '../lib/config/ast.js';
-import { ConfigError, ConfigErrors } from '../lib/config/errors.js';
 import { PROFILES_RECEIVER, type ProfilesReceiver } from '../core/profiles.js';
 import { defineComponent, type ComponentArgs, type ComponentContext, type Health } from '../core/runtime/component.js';
 import { forwardProfiles } from '../core/profile-delivery.js';
 import { standaloneContext, type RunOptions } from '../core/runtime/standalone.js';
-import { applyDefaults, t, type FieldSpec } from '../lib/config/schema.js';
-import { byteSize } from '../lib/loki/config.js';
+import { decodeOptions, t, type FieldSpec, type FieldsValues } from '../lib/config/schema.js';
 import { ManagedListener } from './http/listener.js';
 import { httpBlockSpec, resolveHttpConfig, type HttpBlockDefaults, type HttpServerConfig } from './http/schema.js';
 import type { RunningHttpServer } from './http/server.js';
@@ -38,7 +35,6 @@ export type { ProfilesSource } from './profiles/source.js';
 /** `64 / 4 * 1024` in the reference: its default for this component, not the generic 0. */
 export const DEFAULT_CONN_LIMIT = 16_384;
 const HTTP_DEFAULTS: HttpBlockDefaults = { listenPort: 8080, connLimit: DEFAULT_CONN_LIMIT };
-const NS_PER_MS = 1_000_000n;
 /**
  * 4 times the largest profile a Pyroscope server accepts by default (4 MiB): nothing it would take
  * is refused here, while a runaway upload stops well short of hurting the process.
@@ -49,14 +45,14 @@ export const DEFAULT_MAX_PENDING_SIZE = '128MiB';
 
 /** The attributes the programmatic source shares with the component (all but `forward_to` and `http`). */
 const SOURCE_FIELDS = {
-  graceful_shutdown_timeout: { kind: t.duration, default: 30_000_000_000n, doc: 'How long stopping waits for requests in flight.' },
+  graceful_shutdown_timeout: { kind: t.durationMs, default: 30_000_000_000n, doc: 'How long stopping waits for requests in flight.' },
   max_body_size: {
-    kind: t.string,
+    kind: t.bytes,
     default: DEFAULT_MAX_BODY_SIZE,
     doc: 'Largest request body accepted, before and after gzip is undone; larger ones are answered 413 (resource_exhausted on Push). 0: no limit.',
   },
   max_pending_size: {
-    kind: t.string,
+    kind: t.bytes,
     default: DEFAULT_MAX_PENDING_SIZE,
     doc: 'Most body bytes held at once by requests being read or forwarded; a request beyond it is answered 429 (resource_exhausted on Push). 0: no limit.',
   },
@@ -67,10 +63,15 @@ export const profilesReceiveHttpComponent = defineComponent({
   doc: 'Receives profiles over HTTP (ingest API and push API) and forwards them to other components.',
   exportNames: [],
   fields: {
-    forward_to: { kind: t.list(t.capsule(PROFILES_RECEIVER)), required: true, doc: 'Receivers the profiles go to.' },
+    forward_to: { kind: t.list(t.capsule<ProfilesReceiver>(PROFILES_RECEIVER)), required: true, doc: 'Receivers the profiles go to.' },
     ...SOURCE_FIELDS,
   },
   blocks: { http: httpBlockSpec(HTTP_DEFAULTS) },
+  validate: (values, checks): Settings => ({
+    forwardTo: values.forward_to,
+    http: checks.attempt(() => resolveHttpConfig(values.http, HTTP_DEFAULTS, checks.block, checks.path), undefined)!,
+    source: sourceSettingsOf(values),
+  }),
   build(args, ctx) {
     return new ProfilesReceiveHttp(args, ctx);
   },
@@ -96,51 +97,14 @@ interface Settings {
   readonly source: SourceSettings;
 }
 
-/**
- * Decodes the attributes the source and the component share, and the component's `http` block
- * when `withHttp`. Without a `block` (options given in code) errors carry no position.
- */
-function decodeSettings(
-  values: Record<string, unknown>,
-  block: Block | undefined,
-  path: readonly string[],
-  withHttp: boolean,
-): { http: HttpServerConfig | undefined; source: SourceSettings } {
-  const errors: ConfigError[] = [];
-  const attempt = <T>(fn: () => T, fallback: T): T => {
-    try {
-      return fn();
-    } catch (err) {
-      if (err instanceof ConfigErrors) errors.push(...err.errors);
-      else if (err instanceof ConfigError) errors.push(err);
-      else throw err;
-      return fallback;
-    }
-  };
-  try {
-    const http = withHttp
-      ? attempt(() => resolveHttpConfig(values.http as Record<string, unknown> | undefined, HTTP_DEFAULTS, block, path), undefined)
-      : undefined;
-    const maxBodyBytes = attempt(() => byteSize(values.max_body_size as string, 'max_body_size', block, path), 0);
-    const maxPendingBytes = attempt(() => byteSize(values.max_pending_size as string, 'max_pending_size', block, path), 0);
-    if (errors.length > 0) throw new ConfigErrors(errors);
-    return { http, source: { graceMs: Number((values.graceful_shutdown_timeout as bigint) / NS_PER_MS), maxBodyBytes, maxPendingBytes } };
-  } catch (err) {
-    if (err instanceof ConfigErrors || err instanceof ConfigError) throw err;
-    throw new ConfigError((err as Error).message, block?.pos, path);
-  }
-}
-
-function settingsOf(args: ComponentArgs): Settings {
-  const { http, source } = decodeSettings(args.values, args.block as Block, args.path, true);
-  return { forwardTo: args.values.forward_to as ProfilesReceiver[], http: http!, source };
+/** What the source runs on, from the decoded attributes it shares with the component. */
+function sourceSettingsOf(values: FieldsValues<typeof SOURCE_FIELDS>): SourceSettings {
+  return { graceMs: values.graceful_shutdown_timeout, maxBodyBytes: values.max_body_size, maxPendingBytes: values.max_pending_size };
 }
 
 /** Options given in code, with the component's defaults and checks (the same ConfigError texts). */
-function sourceSettingsOf(options: ProfilesReceiverOptions): SourceSettings {
-  const path = [profilesReceiveHttpComponent.name];
-  const values = applyDefaults({ fields: SOURCE_FIELDS }, { ...options }, path);
-  return decodeSettings(values, undefined, path, false).source;
+function optionSettingsOf(options: ProfilesReceiverOptions): SourceSettings {
+  return sourceSettingsOf(decodeOptions({ fields: SOURCE_FIELDS }, options, [profilesReceiveHttpComponent.name]));
 }
 
 /** A `ProfilesSource` that also takes new options, as a reload gives the component new attributes. */
@@ -165,9 +129,9 @@ export interface ReconfigurableProfilesSource extends ProfilesSource {
  */
 export function profilesReceiver(options: ProfilesReceiverOptions = {}, run?: RunOptions): ReconfigurableProfilesSource {
   const ctx = standaloneContext(profilesReceiveHttpComponent.name, run);
-  const created = createProfilesHttpSource(sourceSettingsOf(options), ctx);
+  const created = createProfilesHttpSource(optionSettingsOf(options), ctx);
   const source = created.source as ReconfigurableProfilesSource;
-  source.update = (next) => created.configure(sourceSettingsOf(next));
+  source.update = (next) => created.configure(optionSettingsOf(next));
   return source;
 }
 
@@ -184,8 +148,8 @@ export class ProfilesReceiveHttp {
   private readonly source: ProfilesHttpSource;
   private readonly stopForwarding: () => void;
 
-  constructor(args: ComponentArgs, ctx: ComponentContext) {
-    this.settings = settingsOf(args);
+  constructor(args: ComponentArgs<Settings>, ctx: ComponentContext) {
+    this.settings = args.values;
     this.source = createProfilesHttpSource(this.settings.source, ctx);
     this.stopForwarding = forwardProfiles(this.source.source, () => this.settings.forwardTo);
     this.listener = new ManagedListener(this.settings.http, {
@@ -205,8 +169,8 @@ export class ProfilesReceiveHttp {
     await this.listener.start();
   }
 
-  update(args: ComponentArgs): void {
-    const next = settingsOf(args);
+  update(args: ComponentArgs<Settings>): void {
+    const next = args.values;
     this.settings = next;
     this.source.configure(next.source);
     this.listener.reconfigure(next.http);

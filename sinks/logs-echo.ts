@@ -13,10 +13,10 @@ import type { Entry } from '../core/entry.js';
 import { entryToJson } from '../core/entry-json.js';
 import { perRegistry } from '../core/metrics.js';
 import { logsReceiverCapsule } from '../core/receiver.js';
-import { defineComponent, healthy, type ComponentContext } from '../core/runtime/component.js';
+import { componentOptions, defineComponent, healthy, type ComponentContext } from '../core/runtime/component.js';
 import { standaloneContext, type RunOptions } from '../core/runtime/standalone.js';
-import { applyDefaults, t } from '../lib/config/schema.js';
-import { checkedOutputPath, outputPath } from './output-path.js';
+import { t } from '../lib/config/schema.js';
+import { outputPath } from './output-path.js';
 
 interface EchoMetrics {
   readonly entries: Counter<'component_id'>;
@@ -40,8 +40,9 @@ export const logsEchoComponent = defineComponent({
   fields: {
     path: { kind: t.string, default: '', doc: 'File to append JSON lines to; empty means stdout.' },
   },
+  validate: (values, checks) => outputPath(values.path, 'path', checks),
   build(args, ctx) {
-    const echo = new EchoWriter(outputPath(args, 'path'), ctx);
+    const echo = new EchoWriter(args.values, ctx);
     const sink = sinkOf(echo);
     return {
       exports: { receiver: logsReceiverCapsule(sink) },
@@ -73,12 +74,8 @@ export interface EchoOptions {
  * source.subscribe(echo({ path: '/tmp/entries.jsonl' }));
  */
 export function echo(options: EchoOptions = {}, run?: RunOptions): LogSink {
-  const path = [logsEchoComponent.name];
-  const values = applyDefaults(logsEchoComponent, options as Record<string, unknown>, path);
-  const writer = new EchoWriter(
-    checkedOutputPath(values.path as string, 'path', undefined, path),
-    standaloneContext(logsEchoComponent.name, run),
-  );
+  const path = componentOptions(logsEchoComponent, options, [logsEchoComponent.name]);
+  const writer = new EchoWriter(path, standaloneContext(logsEchoComponent.name, run));
   writer.open();
   return sinkOf(writer);
 }

@@ -175,20 +175,9 @@ export function jetStreamWrite(options: JetStreamWriteOptions, run: RunOptions =
 /** The error path of a programmatic writer's option errors. */
 const PATH = [logsWriteJetStreamComponent.name];
 
-/**
- * The options as the component's decoded values: defaults applied, durations parsed, and the
- * choices (storage, retention) checked as the config decoder checks them.
- */
+/** The options as the component's decoded values: defaults applied, durations parsed, choices checked. */
 function optionValues(options: JetStreamWriteOptions): Record<string, unknown> {
-  const values = applyDefaults(logsWriteJetStreamComponent, { ...options }, PATH);
-  for (const [name, field] of Object.entries(logsWriteJetStreamComponent.fields))
-    if (field.oneOf && !field.oneOf.includes(values[name] as string))
-      throw new ConfigError(
-        `attribute "${name}": invalid value ${JSON.stringify(values[name])}, expected one of ${field.oneOf.map((v) => JSON.stringify(v)).join(', ')}`,
-        undefined,
-        PATH,
-      );
-  return values;
+  return applyDefaults(logsWriteJetStreamComponent, { ...options }, PATH);
 }
 
 /** The `LogSink` face of a writer. */

@@ -14,13 +14,13 @@ import { join } from 'node:path';
 import { deadlineOf } from '../core/deadline.js';
 import { labelsToObject } from '../lib/pyroscope/labels.js';
 import { profilesReceiverCapsule, type IngestProfile, type ProfilesReceiver, type PushSeries } from '../core/profiles.js';
-import { checkedOutputPath, outputPath } from './output-path.js';
+import { outputPath } from './output-path.js';
 import { Counter } from 'prom-client';
 import { perRegistry } from '../core/metrics.js';
-import { defineComponent, healthy, type ComponentContext } from '../core/runtime/component.js';
+import { componentOptions, defineComponent, healthy, type ComponentContext } from '../core/runtime/component.js';
 import { profilesSink, type ProfilesSink } from '../core/profile-delivery.js';
 import { standaloneContext, type RunOptions } from '../core/runtime/standalone.js';
-import { applyDefaults, t } from '../lib/config/schema.js';
+import { t } from '../lib/config/schema.js';
 
 interface EchoMetrics {
   readonly profiles: Counter<'component_id' | 'api'>;
@@ -59,8 +59,9 @@ export const profilesEchoComponent = defineComponent({
     path: { kind: t.string, default: '', doc: 'File to append JSON lines to; empty means stdout.' },
     raw_dir: { kind: t.string, default: '', doc: 'Directory each raw profile body is written to; empty keeps none.' },
   },
+  validate: (values, checks) => ({ path: outputPath(values.path, 'path', checks), rawDir: outputPath(values.raw_dir, 'raw_dir', checks) }),
   build(args, ctx) {
-    return new ProfilesEchoComponent(new ProfilesEcho(outputPath(args, 'path'), outputPath(args, 'raw_dir'), ctx));
+    return new ProfilesEchoComponent(new ProfilesEcho(args.values.path, args.values.rawDir, ctx));
   },
 });
 
@@ -82,13 +83,8 @@ export interface ProfilesEchoOptions {
  * profilesReceiver().subscribe(profilesEcho({ path: 'profiles.jsonl' }));
  */
 export function profilesEcho(options: ProfilesEchoOptions = {}, run?: RunOptions): ProfilesSink {
-  const path = [profilesEchoComponent.name];
-  const values = applyDefaults(profilesEchoComponent, { ...options }, path);
-  const echo = new ProfilesEcho(
-    checkedOutputPath(values.path as string, 'path', undefined, path),
-    checkedOutputPath(values.raw_dir as string, 'raw_dir', undefined, path),
-    standaloneContext(profilesEchoComponent.name, run),
-  );
+  const output = componentOptions(profilesEchoComponent, options, [profilesEchoComponent.name]);
+  const echo = new ProfilesEcho(output.path, output.rawDir, standaloneContext(profilesEchoComponent.name, run));
   void echo.start();
   return profilesSink(echo.receiver, () => echo.stop());
 }

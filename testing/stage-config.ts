@@ -251,6 +251,8 @@ function wrongValues(field: FieldSpec): string[] {
       return ['"true"', '1'];
     case 'duration':
       return ['5', '"5 parsecs"', '"1h-"', '"-"'];
+    case 'bytes':
+      return ['true', '"5 parsecs"'];
     case 'list':
       return ['"x"', '{ a = 1 }', field.kind.of.type === 'string' ? '[true]' : '["x", true]'];
     case 'map':

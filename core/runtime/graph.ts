@@ -4,12 +4,12 @@ import { dottedPath, type ConfigValue, type EvalScope } from '../../lib/config/e
 import { parseConfig } from '../../lib/config/parser.js';
 import { ConfigError, ConfigErrors, configErrorsOf } from '../../lib/config/errors.js';
 import { componentRegistry } from '../metrics.js';
-import { blockTitle, decodeBlock } from '../../lib/config/schema.js';
-import { decodeStageBlocks } from '../stage.js';
+import { blockTitle } from '../../lib/config/schema.js';
 import { STAGE_IMPORT_BLOCK } from '../stage-modules.js';
 import {
   componentDefinition,
   componentDefinitions,
+  decodeComponent,
   unhealthy,
   type Component,
   type ComponentArgs,
@@ -221,10 +221,9 @@ export class ComponentGraph {
   private args(node: Node, nodes: Map<string, Node>, unresolved?: (expr: Expr) => boolean): ComponentArgs {
     const scope = { ...graphScope(nodes, node.id, this.exportHook), unresolved };
     const path = [blockTitle(node.block)];
-    const decoded = decodeBlock(node.block, node.def, scope, path);
-    node.values = { ...decoded.values };
-    if (node.def.stages) decoded.values.stages = decodeStageBlocks(decoded.stageBlocks, scope);
-    return { values: decoded.values, block: node.block, decoded, scope, path };
+    const { decodedArgs, written } = decodeComponent(node.def, node.block, scope, path);
+    node.values = written;
+    return decodedArgs;
   }
 
   /**

@@ -1,7 +1,8 @@
 import type { Block, Expr, Statement } from './ast.js';
 import { evaluate, isCapsule, type ConfigValue, type EvalScope } from './evaluate.js';
+import { parseBase2Bytes } from '../go/bytesize.js';
 import { parseGoDuration } from '../go/duration.js';
-import { ConfigError, ConfigErrors, FieldError, type Position } from './errors.js';
+import { ConfigError, ConfigErrors, configErrorsOf, FieldError, type Position } from './errors.js';
 import { positionInLiteral } from './literal.js';
 import { formatGoFloat } from '../go/values.js';
 import { didYouMean } from '../suggest.js';
@@ -11,26 +12,40 @@ import { didYouMean } from '../suggest.js';
  * decoding (types, defaults, required checks, positioned errors), the programmatic API's defaults,
  * the generated docs table and the playground's completion and hover help.
  */
-export type FieldType =
+/** The shapes a field's value can take; `FieldType` adds the type its decoded value has. */
+export type FieldKind =
   | { readonly type: 'string' }
   | { readonly type: 'number' }
   | { readonly type: 'int' }
   | { readonly type: 'bool' }
-  /** A Go duration string, decoded to nanoseconds (bigint). */
-  | { readonly type: 'duration' }
+  /** A Go duration string, decoded to nanoseconds (bigint), or with `unit: 'ms'` to whole milliseconds. */
+  | { readonly type: 'duration'; readonly unit?: 'ms' }
+  /** A Go base-2 byte size written as a string (`"256KiB"`), decoded to a number of bytes. */
+  | { readonly type: 'bytes' }
   | { readonly type: 'list'; readonly of: FieldType }
   | { readonly type: 'map'; readonly of: FieldType }
   /** An opaque exported value such as a component's receiver. */
   | { readonly type: 'capsule'; readonly capsule: string }
   | { readonly type: 'any' };
 
-export interface FieldSpec {
-  readonly kind: FieldType;
+declare const decodedAs: unique symbol;
+
+/** A field kind that also names, for the type checker only, what its value decodes to. */
+export type FieldType<T = unknown> = FieldKind & { readonly [decodedAs]: T };
+
+export interface FieldSpec<T = unknown> {
+  readonly kind: FieldType<T>;
   readonly doc: string;
   readonly required?: boolean;
+  /**
+   * The value when the attribute is not written, in the schema's own form: durations as bigint
+   * nanoseconds, byte sizes as the string a config would write.
+   */
   readonly default?: unknown;
-  /** For strings: the accepted values. */
+  /** For strings: the accepted values (the decoded type is their union). */
   readonly oneOf?: readonly string[];
+  /** Smallest accepted value: of an int or number, or the bytes of a byte size. */
+  readonly min?: number;
 }
 
 export interface BlockSpec {
@@ -55,16 +70,50 @@ export interface NestedBlockSpec extends BlockSpec {
   readonly key?: string;
 }
 
+/** What a field decodes to: the union of its `oneOf`, else its kind's type. */
+export type FieldValue<F> = F extends { readonly oneOf: readonly (infer E)[] }
+  ? E
+  : F extends { readonly kind: { readonly [decodedAs]: infer T } }
+    ? T
+    : unknown;
+
+/** Whether a decoded block always holds the field (required, or defaulted). */
+type AlwaysSet<F> = F extends { readonly required: true } ? true : F extends { readonly default: NonNullable<unknown> } ? true : false;
+
+/** The decoded attributes of a block of these fields. */
+export type FieldsValues<Fs> = {
+  readonly [K in keyof Fs]: AlwaysSet<Fs[K]> extends true ? FieldValue<Fs[K]> : FieldValue<Fs[K]> | undefined;
+};
+
+/** The decoded nested blocks of a block, under their keys: a list when `multiple`, else one or none. */
+export type NestedValues<Bs> = {
+  readonly [K in keyof Bs as Bs[K] extends { readonly key: infer N extends string } ? N : K]: Bs[K] extends { readonly multiple: true }
+    ? BlockValues<Bs[K]>[]
+    : Bs[K] extends { readonly required: true }
+      ? BlockValues<Bs[K]>
+      : BlockValues<Bs[K]> | undefined;
+};
+
+/** What a block of this spec decodes to: its attributes and nested blocks, typed from the spec. */
+export type BlockValues<S> = (S extends { readonly fields: infer Fs } ? FieldsValues<Fs> : unknown) &
+  (S extends { readonly blocks: infer Bs } ? NestedValues<Bs> : unknown);
+
 export const t = {
-  string: { type: 'string' } as FieldType,
-  number: { type: 'number' } as FieldType,
-  int: { type: 'int' } as FieldType,
-  bool: { type: 'bool' } as FieldType,
-  duration: { type: 'duration' } as FieldType,
-  any: { type: 'any' } as FieldType,
-  list: (of: FieldType): FieldType => ({ type: 'list', of }),
-  map: (of: FieldType): FieldType => ({ type: 'map', of }),
-  capsule: (capsule: string): FieldType => ({ type: 'capsule', capsule }),
+  string: { type: 'string' } as FieldType<string>,
+  number: { type: 'number' } as FieldType<number>,
+  int: { type: 'int' } as FieldType<number>,
+  bool: { type: 'bool' } as FieldType<boolean>,
+  /** A Go duration (`"1m30s"`) in nanoseconds. */
+  duration: { type: 'duration' } as FieldType<bigint>,
+  /** A Go duration (`"1m30s"`) in whole milliseconds (rounded toward zero). */
+  durationMs: { type: 'duration', unit: 'ms' } as FieldType<number>,
+  /** A Go base-2 byte size (`"256KiB"`, `"1MB"` = 1 MiB) as a number of bytes. */
+  bytes: { type: 'bytes' } as FieldType<number>,
+  any: { type: 'any' } as FieldType<unknown>,
+  list: <T>(of: FieldType<T>): FieldType<T[]> => ({ type: 'list', of }) as FieldType<T[]>,
+  map: <T>(of: FieldType<T>): FieldType<Record<string, T>> => ({ type: 'map', of }) as FieldType<Record<string, T>>,
+  /** An exported value of this capsule name; `T` is what the capsule holds. */
+  capsule: <T = unknown>(capsule: string): FieldType<T> => ({ type: 'capsule', capsule }) as FieldType<T>,
 };
 
 /** `string`, `list(string)`, `map(string)`: how a type is named in errors and docs. */
@@ -76,6 +125,9 @@ export function typeName(kind: FieldType): string {
       return `map(${typeName(kind.of)})`;
     case 'capsule':
       return kind.capsule;
+    case 'bytes':
+      // Written as a string; the docs and type errors name it so.
+      return 'string';
     default:
       return kind.type;
   }
@@ -99,6 +151,7 @@ export function coerceValue(value: ConfigValue, kind: FieldType): unknown {
     case 'any':
       return value;
     case 'string':
+    case 'bytes':
       if (typeof value === 'string') return value;
       if (typeof value === 'number') return formatGoFloat(value);
       throw mismatch();
@@ -134,6 +187,42 @@ export function coerceValue(value: ConfigValue, kind: FieldType): unknown {
   }
 }
 
+const NS_PER_MS = 1_000_000n;
+
+/**
+ * What a field asks of a value beyond its type: a byte size parsed to bytes, a duration turned
+ * into milliseconds, a lower bound. Throws a ConfigError with the reason when a check fails; the
+ * decoder places it at the attribute (where the components' own checks placed it before).
+ */
+export function refineValue(value: unknown, field: FieldSpec): unknown {
+  const { kind, min } = field;
+  if (kind.type === 'bytes') {
+    const text = value as string;
+    let bytes: bigint;
+    try {
+      bytes = parseBase2Bytes(text);
+    } catch (err) {
+      throw new ConfigError((err as Error).message);
+    }
+    if (min !== undefined && bytes < BigInt(min)) throw new ConfigError(`must be at least ${min} bytes, got ${JSON.stringify(text)}`);
+    if (bytes > BigInt(Number.MAX_SAFE_INTEGER)) throw new ConfigError(`${JSON.stringify(text)} is too large`);
+    return Number(bytes);
+  }
+  if (kind.type === 'duration' && kind.unit === 'ms') return Number((value as bigint) / NS_PER_MS);
+  if (min !== undefined && typeof value === 'number' && value < min) throw new ConfigError(`must be at least ${min}, got ${value}`);
+  return value;
+}
+
+/** Why a value is not one of a field's choices. */
+function notOneOf(value: unknown, oneOf: readonly string[]): string {
+  return `invalid value ${JSON.stringify(value)}, expected one of ${oneOf.map((v) => JSON.stringify(v)).join(', ')}`;
+}
+
+/** A field's default as its decoded value (a byte size in bytes, a duration in its unit). */
+function defaultValue(field: FieldSpec): unknown {
+  return refineValue(structuredClone(field.default), field);
+}
+
 /** A decoded nested `stage.*` block, ready to be built by the stage registry. */
 export interface StageBlock {
   readonly block: Block;
@@ -149,6 +238,12 @@ export interface DecodedBlock {
   /** Each decoded nested block, by its name, in the order written. */
   readonly nested?: ReadonlyMap<string, readonly NestedDecoded[]>;
   readonly stageBlocks: readonly StageBlock[];
+  /**
+   * Errors of the values' own checks (a bad byte size, a count below its minimum), when the
+   * decoding was asked to defer them: the values hold stand-ins, so a validation can still run
+   * and every problem be reported at once.
+   */
+  readonly valueErrors?: readonly ConfigError[];
 }
 
 /** A decoded nested block and where it was written. */
@@ -166,8 +261,15 @@ export function blockTitle(block: Block): string {
  * Decodes a block's body against its spec. Errors name `file:line:col` and the block path; all
  * errors of the block are collected before throwing.
  */
-export function decodeBlock(block: Block, spec: BlockSpec, scope: EvalScope, path: readonly string[]): DecodedBlock {
+export function decodeBlock(
+  block: Block,
+  spec: BlockSpec,
+  scope: EvalScope,
+  path: readonly string[],
+  options: { readonly deferValueErrors?: boolean } = {},
+): DecodedBlock {
   const errors: ConfigError[] = [];
+  const valueErrors: ConfigError[] = [];
   const values: Record<string, unknown> = {};
   const positions = new Map<string, Position>();
   const valueExprs = new Map<string, Expr>();
@@ -189,7 +291,7 @@ export function decodeBlock(block: Block, spec: BlockSpec, scope: EvalScope, pat
   for (const [name, field] of Object.entries(spec.fields)) {
     if (positions.has(name)) continue;
     if (field.required) errors.push(new ConfigError(`missing required attribute "${name}"`, block.pos, path));
-    else if (field.default !== undefined) values[name] = structuredClone(field.default);
+    else if (field.default !== undefined) values[name] = defaultValue(field);
   }
   for (const [name, nested] of Object.entries(spec.blocks ?? {})) {
     const key = nested.key ?? name;
@@ -199,8 +301,9 @@ export function decodeBlock(block: Block, spec: BlockSpec, scope: EvalScope, pat
     else if (seen) values[key] = seen[0];
   }
   if (spec.blockOrderKey !== undefined) values[spec.blockOrderKey] = blockOrder;
+  if (!options.deferValueErrors) errors.push(...valueErrors);
   if (errors.length > 0) throw new ConfigErrors(errors);
-  return { values, positions, valueExprs, nested: nestedDecoded, stageBlocks };
+  return { values, positions, valueExprs, nested: nestedDecoded, stageBlocks, valueErrors };
 
   function decodeStatement(stmt: Statement): void {
     if (stmt.kind === 'attribute') {
@@ -226,14 +329,15 @@ export function decodeBlock(block: Block, spec: BlockSpec, scope: EvalScope, pat
         if (err instanceof ConfigError) throw new ConfigError(`attribute "${stmt.name}": ${err.reason}`, stmt.value.pos, path);
         throw err;
       }
-      if (field.oneOf && !field.oneOf.includes(value as string)) {
-        throw new ConfigError(
-          `attribute "${stmt.name}": invalid value ${JSON.stringify(value)}, expected one of ${field.oneOf.map((v) => JSON.stringify(v)).join(', ')}`,
-          stmt.value.pos,
-          path,
-        );
+      if (field.oneOf && !field.oneOf.includes(value as string))
+        throw new ConfigError(`attribute "${stmt.name}": ${notOneOf(value, field.oneOf)}`, stmt.value.pos, path);
+      try {
+        values[stmt.name] = refineValue(value, field);
+      } catch (err) {
+        if (!(err instanceof ConfigError)) throw err;
+        valueErrors.push(new ConfigError(`attribute "${stmt.name}": ${err.reason}`, stmt.pos, path));
+        values[stmt.name] = standIn(field);
       }
-      values[stmt.name] = value;
       return;
     }
     const childPath = [...path, blockTitle(stmt)];
@@ -253,7 +357,8 @@ export function decodeBlock(block: Block, spec: BlockSpec, scope: EvalScope, pat
     if (!nestedSpec.multiple && seen.length > 0) throw new ConfigError(`block "${stmt.name}" may only be specified once`, stmt.pos, path);
     // Written, even if it fails to decode: its own errors say what is wrong, not "missing required block".
     nestedSeen.set(stmt.name, seen);
-    const decoded = decodeBlock(stmt, nestedSpec, scope, childPath);
+    const decoded = decodeBlock(stmt, nestedSpec, scope, childPath, options);
+    valueErrors.push(...(decoded.valueErrors ?? []));
     const decodedList = nestedDecoded.get(stmt.name) ?? [];
     decodedList.push({ block: stmt, decoded });
     nestedDecoded.set(stmt.name, decodedList);
@@ -269,17 +374,23 @@ export function decodeBlock(block: Block, spec: BlockSpec, scope: EvalScope, pat
  * default, or an empty value of the field's type.
  */
 function placeholder(field: FieldSpec): unknown {
-  if (field.default !== undefined) return structuredClone(field.default);
+  if (field.default !== undefined) return defaultValue(field);
+  return standIn(field);
+}
+
+/** An empty value of the field's type, decoded: what stands for a value that failed its checks. */
+function standIn(field: FieldSpec): unknown {
   switch (field.kind.type) {
     case 'string':
       return '';
     case 'number':
     case 'int':
+    case 'bytes':
       return 0;
     case 'bool':
       return false;
     case 'duration':
-      return 0n;
+      return field.kind.unit === 'ms' ? 0 : 0n;
     case 'list':
       return [];
     case 'map':
@@ -317,18 +428,29 @@ function fieldPosition(err: FieldError, block: Block, decoded: DecodedBlock | un
 }
 
 /** Applies a spec's defaults to a programmatic config object and checks required fields. */
-export function applyDefaults(spec: BlockSpec, config: Record<string, unknown>, path: readonly string[]): Record<string, unknown> {
+export function applyDefaults(
+  spec: BlockSpec,
+  config: Record<string, unknown>,
+  path: readonly string[],
+  /** Where errors about values go, to report them all at once; without it the first is thrown. */
+  valueErrors?: ConfigError[],
+): Record<string, unknown> {
   const out: Record<string, unknown> = { ...config };
   for (const [name, field] of Object.entries(spec.fields)) {
     if (out[name] === undefined) {
       if (field.required) throw new ConfigError(`missing required attribute "${name}"`, undefined, path);
-      if (field.default !== undefined) out[name] = structuredClone(field.default);
-    } else if (field.kind.type === 'duration' && typeof out[name] === 'string') {
+      if (field.default !== undefined) out[name] = defaultValue(field);
+    } else {
+      // The texts a config's decoding gives for the same value, without a position.
       try {
-        out[name] = parseGoDuration(out[name] as string);
+        const given = field.kind.type === 'duration' && typeof out[name] === 'string' ? parseGoDuration(out[name] as string) : out[name];
+        if (field.oneOf && !field.oneOf.includes(given as string)) throw new Error(notOneOf(given, field.oneOf));
+        out[name] = refineValue(given, field);
       } catch (err) {
-        // The text a config's decoding gives for the same value, without its position.
-        throw new ConfigError(`attribute "${name}": ${(err as Error).message}`, undefined, path);
+        const error = new ConfigError(`attribute "${name}": ${(err as Error).message}`, undefined, path);
+        if (!valueErrors) throw error;
+        valueErrors.push(error);
+        out[name] = standIn(field);
       }
     }
   }
@@ -351,8 +473,97 @@ export function applyDefaults(spec: BlockSpec, config: Record<string, unknown>, 
       continue;
     }
     out[key] = nested.multiple
-      ? (value as Record<string, unknown>[]).map((item) => applyDefaults(nested, item, [...path, name]))
-      : applyDefaults(nested, value as Record<string, unknown>, [...path, name]);
+      ? (value as Record<string, unknown>[]).map((item) => applyDefaults(nested, item, [...path, name], valueErrors))
+      : applyDefaults(nested, value as Record<string, unknown>, [...path, name], valueErrors);
   }
   return out;
+}
+
+/**
+ * Applies a spec's defaults to options given in code, as `applyDefaults` does, typed as the
+ * block's decoded values, with every bad value reported at once.
+ */
+export function decodeOptions<S extends BlockSpec>(
+  spec: S,
+  options: object,
+  path: readonly string[],
+  /** Where errors about values go (their values then hold stand-ins); without it they are thrown. */
+  deferred?: ConfigError[],
+): BlockValues<S> {
+  const errors: ConfigError[] = deferred ?? [];
+  const values = applyDefaults(spec, { ...options } as Record<string, unknown>, path, errors);
+  if (!deferred && errors.length > 0) throw new ConfigErrors(errors);
+  return values as BlockValues<S>;
+}
+
+/** Where attribute `name` is written in `block`, else where the block is (nothing without a block). */
+export function attributePos(block: Block | undefined, name: string): Position | undefined {
+  if (!block) return undefined;
+  return block.body.find((s: Statement) => s.kind === 'attribute' && s.name === name)?.pos ?? block.pos;
+}
+
+/** The nested blocks of `block` named `name`, in written order. */
+export function nestedBlocks(block: Block | undefined, name: string): Block[] {
+  return (block?.body ?? []).filter((s): s is Block => s.kind === 'block' && s.name === name);
+}
+
+/**
+ * What a validation of decoded values gets: where the values were written (for positions) and a
+ * way to report every problem at once rather than stop at the first.
+ */
+export interface Checks {
+  /** The block the values were decoded from; absent for options given in code (errors then carry no position). */
+  readonly block: Block | undefined;
+  readonly path: readonly string[];
+  /** Runs a step, keeping the config errors it throws; gives `fallback` when it failed. */
+  attempt<T>(step: () => T, fallback: T): T;
+  /** Reports a problem with `attribute` of the block, or of its nested block `inner`. */
+  fail(reason: string, attribute: string, inner?: Block): void;
+  /** Reports an error placed by the caller. */
+  report(error: ConfigError): void;
+}
+
+/**
+ * Runs a validation with `Checks`, then throws every config error it reported together. Any other
+ * failure becomes a config error at the block.
+ */
+export function runChecks<T>(
+  block: Block | undefined,
+  path: readonly string[],
+  validate: (checks: Checks) => T,
+  /** Errors found before (the values' own checks), reported after the validation's. */
+  earlier: readonly ConfigError[] = [],
+): T {
+  const errors: ConfigError[] = [];
+  const checks: Checks = {
+    block,
+    path,
+    attempt(step, fallback) {
+      try {
+        return step();
+      } catch (err) {
+        if (err instanceof ConfigErrors) errors.push(...err.errors);
+        else if (err instanceof ConfigError) errors.push(err);
+        else throw err;
+        return fallback;
+      }
+    },
+    fail(reason, attribute, inner) {
+      errors.push(new ConfigError(reason, attributePos(inner ?? block, attribute), inner ? [...path, inner.name] : path));
+    },
+    report(error) {
+      errors.push(error);
+    },
+  };
+  let result: T;
+  try {
+    result = validate(checks);
+  } catch (err) {
+    const configError = err instanceof ConfigErrors || err instanceof ConfigError;
+    if (earlier.length === 0) throw configError ? err : new ConfigError((err as Error).message, block?.pos, path);
+    // Run on stand-ins, a validation may fail in ways that say nothing; the earlier errors say why.
+    throw new ConfigErrors([...(configError ? configErrorsOf(err) : []), ...earlier]);
+  }
+  if (errors.length > 0 || earlier.length > 0) throw new ConfigErrors([...errors, ...earlier]);
+  return result;
 }

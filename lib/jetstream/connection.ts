@@ -11,38 +11,33 @@ import { readFileSync } from 'node:fs';
 import { connect, credsAuthenticator, type ConnectionOptions, type NatsConnection, type Status } from '@nats-io/transport-node';
 import type { Block } from '../config/ast.js';
 import { ConfigError, ConfigErrors } from '../config/errors.js';
-import { attributePos, nestedBlocks } from '../loki/config.js';
-
-// Field types written out structurally: the kernel's schema module accepts them as they are, and
-// this library stays below the kernel.
-const STRING = { type: 'string' } as const;
-const BOOL = { type: 'bool' } as const;
+import { attributePos, nestedBlocks, t } from '../config/schema.js';
 
 /** The `tls` block of a NATS client. */
 export const natsTlsBlockSpec = {
   doc: 'TLS for the connection to NATS. Without it the client still upgrades when the server asks for TLS.',
   fields: {
-    ca_file: { kind: STRING, default: '', doc: 'PEM file of the certificate authorities that sign the server certificate.' },
-    cert_file: { kind: STRING, default: '', doc: 'PEM file of the client certificate, for servers that verify clients.' },
-    key_file: { kind: STRING, default: '', doc: 'PEM file of the client certificate’s private key.' },
-    server_name: { kind: STRING, default: '', doc: 'Name the server certificate must carry; defaults to the URL’s host.' },
-    insecure_skip_verify: { kind: BOOL, default: false, doc: 'Accept any server certificate (tests only).' },
-    handshake_first: { kind: BOOL, default: false, doc: 'Start TLS before the NATS greeting (servers with `handshake_first`).' },
+    ca_file: { kind: t.string, default: '', doc: 'PEM file of the certificate authorities that sign the server certificate.' },
+    cert_file: { kind: t.string, default: '', doc: 'PEM file of the client certificate, for servers that verify clients.' },
+    key_file: { kind: t.string, default: '', doc: 'PEM file of the client certificate’s private key.' },
+    server_name: { kind: t.string, default: '', doc: 'Name the server certificate must carry; defaults to the URL’s host.' },
+    insecure_skip_verify: { kind: t.bool, default: false, doc: 'Accept any server certificate (tests only).' },
+    handshake_first: { kind: t.bool, default: false, doc: 'Start TLS before the NATS greeting (servers with `handshake_first`).' },
   },
 };
 
 /** The connection attributes every NATS component has. */
 export const natsConnectionFields = {
   url: {
-    kind: STRING,
+    kind: t.string,
     required: true,
     doc: 'NATS server URL, e.g. nats://nats:4222; several separated by commas.',
   },
-  name: { kind: STRING, default: '', doc: 'Connection name shown by the server (`connz`); defaults to the component id.' },
-  token: { kind: STRING, default: '', doc: 'Authentication token. Mutually exclusive with user/password and creds_file.' },
-  user: { kind: STRING, default: '', doc: 'User name for user/password authentication.' },
-  password: { kind: STRING, default: '', doc: 'Password for user/password authentication.' },
-  creds_file: { kind: STRING, default: '', doc: 'Credentials file (JWT and NKey seed) for decentralized authentication.' },
+  name: { kind: t.string, default: '', doc: 'Connection name shown by the server (`connz`); defaults to the component id.' },
+  token: { kind: t.string, default: '', doc: 'Authentication token. Mutually exclusive with user/password and creds_file.' },
+  user: { kind: t.string, default: '', doc: 'User name for user/password authentication.' },
+  password: { kind: t.string, default: '', doc: 'Password for user/password authentication.' },
+  creds_file: { kind: t.string, default: '', doc: 'Credentials file (JWT and NKey seed) for decentralized authentication.' },
 };
 
 /** The `tls` block as a programmatic option (see `natsTlsBlockSpec` for each attribute). */

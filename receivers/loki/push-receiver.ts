@@ -20,11 +20,11 @@ import { InputBacklog } from '../../core/input-time.js';
 import type { LogsReceiver } from '../../core/receiver.js';
 import type { ComponentContext } from '../../core/runtime/component.js';
 import { standaloneContext, type RunOptions } from '../../core/runtime/standalone.js';
-import { applyDefaults } from '../../lib/config/schema.js';
+import { decodeOptions } from '../../lib/config/schema.js';
 import { sourceApiMetrics } from './metrics.js';
 import { PendingBytes } from './pending.js';
 import { createPushRoutes, type PushRoutes } from './push-app.js';
-import { collectingConfigErrors, PUSH_FIELDS, pushSettingsOf, type PushSettings } from './push-settings.js';
+import { PUSH_FIELDS, pushSettingsOf, type PushSettings } from './push-settings.js';
 
 /**
  * What `lokiPushReceiver` takes: logs.source.api's attributes without `forward_to` (the
@@ -95,10 +95,7 @@ const FACTORY_NAME = 'lokiPushReceiver';
 export function lokiPushReceiver(options: LokiPushOptions = {}, run?: RunOptions): LokiPushReceiver {
   const ctx = standaloneContext(FACTORY_NAME, run);
   const path = [ctx.id];
-  const decode = (given: LokiPushOptions): PushSettings =>
-    collectingConfigErrors(undefined, path, (attempt) =>
-      pushSettingsOf(applyDefaults({ fields: PUSH_FIELDS }, { ...given }, path), undefined, path, attempt),
-    );
+  const decode = (given: LokiPushOptions): PushSettings => pushSettingsOf(decodeOptions({ fields: PUSH_FIELDS }, given, path));
   const receiver = pushReceiver(decode(options), ctx);
   return Object.assign(receiver.source, {
     router: receiver.routes.router,
@@ -148,7 +145,8 @@ export function pushReceiver(initial: PushSettings, ctx: ComponentContext): Push
     componentId: ctx.id,
     settings: () => settings.app,
     pending,
-    forward: (entries: Entry[], sendOptions) => (target ? target.send(entries, sendOptions) : Promise.reject(new SourceNotSubscribedError())),
+    forward: (entries: Entry[], sendOptions) =>
+      target ? target.send(entries, sendOptions) : Promise.reject(new SourceNotSubscribedError()),
     backlog: new InputBacklog(),
     nowNs: () => ctx.clock.nowNs(),
     stopping: () => !accepting,

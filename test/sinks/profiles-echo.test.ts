@@ -7,7 +7,7 @@ import type { Block } from '../../lib/config/ast.js';
 import { labelsFromObject } from '../../lib/pyroscope/labels.js';
 import { scopedDeadline } from '../../core/deadline.js';
 import type { ProfilesReceiver } from '../../core/profiles.js';
-import { decodeBlock } from '../../lib/config/schema.js';
+import { decodeComponent } from '../../core/runtime/component.js';
 import { profilesEchoComponent } from '../../sinks/profiles-echo.js';
 import { testContext } from '../receivers/profiles/harness.js';
 
@@ -17,9 +17,9 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 function echo(body: string) {
   const block = parseConfig(`profiles.echo "t" {\n${body}\n}\n`, 'echo.alloy').body[0] as Block;
   const scope = { env: () => undefined, resolve: () => undefined };
-  const decoded = decodeBlock(block, profilesEchoComponent, scope, ['profiles.echo "t"']);
+  const { decodedArgs } = decodeComponent(profilesEchoComponent, block, scope, ['profiles.echo "t"']);
   const ctx = testContext('profiles.echo.t');
-  const component = profilesEchoComponent.build({ values: decoded.values, block, decoded, scope, path: [] }, ctx);
+  const component = profilesEchoComponent.build(decodedArgs, ctx);
   const receiver = (component.exports.receiver as unknown as { value: ProfilesReceiver }).value;
   return { component, receiver, ctx };
 }

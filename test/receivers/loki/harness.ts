@@ -13,8 +13,7 @@ import type { EvalScope } from '../../../lib/config/evaluate.js';
 import { parseConfig } from '../../../lib/config/parser.js';
 import type { Entry } from '../../../core/entry.js';
 import { logsReceiverCapsule, type LogsReceiver } from '../../../core/receiver.js';
-import type { ComponentArgs, ComponentContext, ComponentDefinition } from '../../../core/runtime/component.js';
-import { decodeBlock } from '../../../lib/config/schema.js';
+import { decodeComponent, type ComponentArgs, type ComponentContext, type ComponentDefinition } from '../../../core/runtime/component.js';
 import { logsSourceApiComponent, type LogsSourceApi } from '../../../receivers/logs-source-api.js';
 import { snappyEncode } from '../../../lib/loki/compression.js';
 import { encodePushRequest, type WireStream } from '../../../lib/loki/wire.js';
@@ -77,7 +76,7 @@ export function componentArgs(
   text: string,
   receivers: readonly LogsReceiver[],
   file = 'test.alloy',
-): ComponentArgs {
+): ComponentArgs<any> {
   const block = parseConfig(text, file).body[0] as Block;
   const scope: EvalScope = {
     env: () => undefined,
@@ -87,8 +86,7 @@ export function componentArgs(
     },
   };
   const path = [block.label === undefined ? block.name : `${block.name} ${JSON.stringify(block.label)}`];
-  const decoded = decodeBlock(block, def, scope, path);
-  return { values: decoded.values, block, decoded, scope, path };
+  return decodeComponent(def, block, scope, path).decodedArgs;
 }
 
 export interface StartedSourceApi {

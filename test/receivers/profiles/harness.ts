@@ -16,8 +16,7 @@ import type { EvalScope } from '../../../lib/config/evaluate.js';
 import { deadlineOf } from '../../../core/deadline.js';
 import { labelsToObject } from '../../../lib/pyroscope/labels.js';
 import { profilesReceiverCapsule, type IngestProfile, type ProfilesReceiver, type PushSeries } from '../../../core/profiles.js';
-import type { ComponentContext } from '../../../core/runtime/component.js';
-import { decodeBlock } from '../../../lib/config/schema.js';
+import { decodeComponent, type ComponentArgs, type ComponentContext } from '../../../core/runtime/component.js';
 import { profilesReceiveHttpComponent, type ProfilesReceiveHttp } from '../../../receivers/profiles-receive-http.js';
 
 export interface RecordedAppend {
@@ -80,7 +79,7 @@ export function testContext(id: string, registry = new Registry()): ComponentCon
 }
 
 /** Decodes the component block in `text` with `r0`, `r1`, … naming `receivers`. */
-export function componentArgs(text: string, receivers: readonly ProfilesReceiver[], file = 'test.alloy') {
+export function componentArgs(text: string, receivers: readonly ProfilesReceiver[], file = 'test.alloy'): ComponentArgs<any> {
   const block = parseConfig(text, file).body[0] as Block;
   const scope: EvalScope = {
     env: () => undefined,
@@ -90,8 +89,7 @@ export function componentArgs(text: string, receivers: readonly ProfilesReceiver
     },
   };
   const path = [`${block.name} ${JSON.stringify(block.label)}`];
-  const decoded = decodeBlock(block, profilesReceiveHttpComponent, scope, path);
-  return { values: decoded.values, block, decoded, scope, path };
+  return decodeComponent(profilesReceiveHttpComponent, block, scope, path).decodedArgs;
 }
 
 export interface StartedReceiver {

@@ -12,7 +12,7 @@ import { Registry } from 'prom-client';
 import { parseConfig } from '../../../lib/config/parser.js';
 import type { Block } from '../../../lib/config/ast.js';
 import { PusherService, type PushRequest } from '../../../lib/pyroscope/gen/push/v1/push_pb.js';
-import { decodeBlock } from '../../../lib/config/schema.js';
+import { decodeComponent, type ComponentArgs } from '../../../core/runtime/component.js';
 import type { BackoffClock } from '../../../lib/backoff.js';
 import type { Clock } from '../../../core/clock.js';
 import type { Log } from '../../../lib/log.js';
@@ -111,11 +111,11 @@ export function instantClock(): BackoffClock & { waits: number[] } {
 }
 
 /** Decodes a `profiles.write` block written as its body. */
-export function decodeWrite(body: string) {
+export function decodeWrite(body: string): ComponentArgs<any> {
   const block = parseConfig(`profiles.write "test" {\n${body}\n}\n`, 'write.alloy').body[0] as Block;
   const path = ['profiles.write "test"'];
-  const decoded = decodeBlock(block, profilesWriteComponent, { env: () => undefined, resolve: () => undefined }, path);
-  return { values: decoded.values, block, decoded, scope: { env: () => undefined, resolve: () => undefined }, path };
+  const scope = { env: () => undefined, resolve: () => undefined };
+  return decodeComponent(profilesWriteComponent, block, scope, path).decodedArgs;
 }
 
 /** A writer for a `profiles.write` body, pacing retries with `clock`. */
