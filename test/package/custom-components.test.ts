@@ -1,9 +1,8 @@
 import { execFile } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { installPackedConsumer, ROOT, run, type Consumer } from '../support/packed-consumer.js';
+import { freePort, installPackedConsumer, ROOT, run, type Consumer } from '../support/packed-consumer.js';
 
 /**
  * docs/custom-components.md as a user follows it: the example module and config, written into a
@@ -30,15 +29,6 @@ beforeAll(async () => {
 afterAll(() => {
   if (consumer) rmSync(consumer.work, { recursive: true, force: true });
 });
-
-/** A port nothing listens on now. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 describe('docs/custom-components.md in an installed project', () => {
   it('validates the config with the module loaded, and reports a value out of range where the docs say', async () => {

@@ -1,10 +1,9 @@
 import { spawn } from 'node:child_process';
 import { appendFileSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeLoki, type FakeLoki } from '../sinks/loki/fake-loki.js';
-import { installPackedConsumer, ROOT, run, TSC, type Consumer } from '../support/packed-consumer.js';
+import { freePort, installPackedConsumer, ROOT, run, TSC, type Consumer } from '../support/packed-consumer.js';
 
 /**
  * docs/library.md as a user reads it: every example type-checks under strict `nodenext` in a
@@ -31,15 +30,6 @@ afterAll(async () => {
   await loki?.close();
   if (consumer) rmSync(consumer.work, { recursive: true, force: true });
 });
-
-/** A port nothing listens on now. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

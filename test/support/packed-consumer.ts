@@ -6,6 +6,7 @@
  */
 import { execFile } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -63,4 +64,13 @@ export async function installPackedConsumer(packages: readonly string[]): Promis
   mkdirSync(dirname(join(dir, addon)), { recursive: true });
   copyFileSync(join(ROOT, addon), join(dir, addon));
   return { work, dir, packed };
+}
+
+/** A port nothing listens on now, for a server the test starts in another process. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }
