@@ -168,10 +168,15 @@ describe('profiles.write, Push path', () => {
   });
 
   it('does not retry a canceled call', async () => {
-    const server = track(await startPushServer(() => new Promise((r) => setTimeout(r, 300))));
-    const { writer } = writerFor(`endpoint {\n  url = "${server.url}"\n}`);
     const controller = new AbortController();
-    setTimeout(() => controller.abort(new CanceledError()), 50);
+    // Canceled once the call has reached the server, however long a loaded machine took to send it.
+    const server = track(
+      await startPushServer(() => {
+        setTimeout(() => controller.abort(new CanceledError()), 50);
+        return new Promise((r) => setTimeout(r, 300));
+      }),
+    );
+    const { writer } = writerFor(`endpoint {\n  url = "${server.url}"\n}`);
     const err = await rejection(writer.append(series, controller.signal));
     expect(err.message).toBe(`failed to push to endpoint ${server.url} (0 retries): canceled: context canceled`);
     expect(server.calls).toHaveLength(1);
