@@ -225,6 +225,8 @@ export class PartitionReader {
     const durable = this.consumerName();
     const earlier: ConsumerInfo[] = [];
     for await (const info of await jsm.consumers.list(stream)) {
+      // A consumer deleted while the server pages the list is listed as null.
+      if (!info?.config) continue;
       const of = this.grantOf(info);
       if (of === undefined) continue;
       if (of > token) throw new Error(`partition ${partition} has a newer owner (lease token ${of}, this reader's ${token})`);
