@@ -45,7 +45,6 @@
  */
 import type { Block } from '../lib/config/ast.js';
 import { ConfigError, ConfigErrors } from '../lib/config/errors.js';
-import { attributePos, byteSize, durationMs, nestedBlocks } from '../lib/loki/config.js';
 import { forwardBatches, logSource, type LogSource } from '../core/delivery.js';
 import type { Labels } from '../core/entry.js';
 import { LOGS_RECEIVER, type LogsReceiver } from '../core/receiver.js';
@@ -58,7 +57,17 @@ import {
   type Health,
 } from '../core/runtime/component.js';
 import { standaloneContext, type RunOptions } from '../core/runtime/standalone.js';
-import { applyDefaults, t, type BlockSpec, type FieldSpec, type NestedBlockSpec } from '../lib/config/schema.js';
+import {
+  applyDefaults,
+  t,
+  type BlockSpec,
+  type FieldSpec,
+  type NestedBlockSpec,
+  attributePos,
+  byteSize,
+  durationMs,
+  nestedBlocks,
+} from '../lib/config/schema.js';
 import { TailedFiles, type FileSourceSettings, type FileTarget } from './file/tailed-files.js';
 
 const NAME = 'logs.source.file';

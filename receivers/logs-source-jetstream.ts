@@ -46,12 +46,11 @@ import {
   type NatsConnectionSettings,
 } from '../lib/jetstream/connection.js';
 import { acceptedSettings } from '../lib/jetstream/settings-change.js';
-import { attributePos, durationMs } from '../lib/loki/config.js';
 import { forwardBatches, logSource, type LogSource } from '../core/delivery.js';
 import { LOGS_RECEIVER, type LogsReceiver, type SendOptions } from '../core/receiver.js';
 import { defineComponent, type ComponentArgs, type ComponentContext, type Health } from '../core/runtime/component.js';
 import { standaloneContext, type RunOptions } from '../core/runtime/standalone.js';
-import { applyDefaults, t } from '../lib/config/schema.js';
+import { applyDefaults, t, attributePos, durationMs } from '../lib/config/schema.js';
 import { cloneEntry, type Entry } from '../core/entry.js';
 import { FIXED_SOURCE_SETTINGS, JetStreamGroupReader, type JetStreamSourceSettings } from './jetstream/group-reader.js';
 

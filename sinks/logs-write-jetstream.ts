@@ -36,12 +36,11 @@ import {
 } from '../lib/jetstream/connection.js';
 import { layoutDescription } from '../lib/jetstream/partition.js';
 import { acceptedSettings } from '../lib/jetstream/settings-change.js';
-import { attributePos, byteSize, durationMs } from '../lib/loki/config.js';
 import { logSink, type LogSink } from '../core/delivery.js';
 import { logsReceiverCapsule } from '../core/receiver.js';
 import { defineComponent, type ComponentArgs, type ComponentContext, type Health } from '../core/runtime/component.js';
 import { standaloneContext, type RunOptions } from '../core/runtime/standalone.js';
-import { applyDefaults, t } from '../lib/config/schema.js';
+import { applyDefaults, t, attributePos, byteSize, durationMs } from '../lib/config/schema.js';
 import { FIXED_WRITE_SETTINGS, JetStreamWriter, type JetStreamWriteSettings } from './jetstream/writer.js';
 
 /** Stream and consumer names: no dots, wildcards or spaces (NATS's rule), kept to a safe set. */

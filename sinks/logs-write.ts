@@ -30,14 +30,13 @@
  */
 import type { Block } from '../lib/config/ast.js';
 import { ConfigError, ConfigErrors, type Position } from '../lib/config/errors.js';
-import { nestedBlocks } from '../lib/loki/config.js';
 import type { Entry, Labels } from '../core/entry.js';
 import { cloneEntry } from '../core/entry.js';
 import { logSink, type LogSink } from '../core/delivery.js';
 import { logsReceiverCapsule, type LogsReceiver } from '../core/receiver.js';
 import { defineComponent, healthy, unhealthy, type ComponentArgs, type ComponentContext, type Health } from '../core/runtime/component.js';
 import { standaloneContext, type RunOptions } from '../core/runtime/standalone.js';
-import { applyDefaults, t } from '../lib/config/schema.js';
+import { applyDefaults, t, nestedBlocks } from '../lib/config/schema.js';
 import { endpointBlockSpec, resolveEndpoints, type EndpointConfig } from './loki/endpoint-config.js';
 import { EndpointQueue } from './loki/endpoint-queue.js';
 import { EndpointWal, type WalLossReason } from './loki/endpoint-wal.js';

@@ -189,6 +189,31 @@ export function coerceValue(value: ConfigValue, kind: FieldType): unknown {
 
 const NS_PER_MS = 1_000_000n;
 
+/** A Go base-2 byte size (`"1MiB"`) as a number of bytes, at least `min`; throws the reason. */
+function byteCount(text: string, min: number | undefined): number {
+  const bytes = parseBase2Bytes(text);
+  if (min !== undefined && bytes < BigInt(min)) throw new Error(`must be at least ${min} bytes, got ${JSON.stringify(text)}`);
+  if (bytes > BigInt(Number.MAX_SAFE_INTEGER)) throw new Error(`${JSON.stringify(text)} is too large`);
+  return Number(bytes);
+}
+
+/**
+ * A byte size attribute checked outside a field spec (inside a component's own checks): the
+ * number of bytes, or a ConfigError at the attribute naming it.
+ */
+export function byteSize(text: string, name: string, block: Block | undefined, path: readonly string[], min = 0): number {
+  try {
+    return byteCount(text, min);
+  } catch (err) {
+    throw new ConfigError(`attribute "${name}": ${(err as Error).message}`, attributePos(block, name), path);
+  }
+}
+
+/** A decoded duration (nanoseconds) in whole milliseconds. */
+export function durationMs(ns: unknown): number {
+  return Number((ns as bigint) / NS_PER_MS);
+}
+
 /**
  * What a field asks of a value beyond its type: a byte size parsed to bytes, a duration turned
  * into milliseconds, a lower bound. Throws a ConfigError with the reason when a check fails; the
@@ -197,18 +222,13 @@ const NS_PER_MS = 1_000_000n;
 export function refineValue(value: unknown, field: FieldSpec): unknown {
   const { kind, min } = field;
   if (kind.type === 'bytes') {
-    const text = value as string;
-    let bytes: bigint;
     try {
-      bytes = parseBase2Bytes(text);
+      return byteCount(value as string, min);
     } catch (err) {
       throw new ConfigError((err as Error).message);
     }
-    if (min !== undefined && bytes < BigInt(min)) throw new ConfigError(`must be at least ${min} bytes, got ${JSON.stringify(text)}`);
-    if (bytes > BigInt(Number.MAX_SAFE_INTEGER)) throw new ConfigError(`${JSON.stringify(text)} is too large`);
-    return Number(bytes);
   }
-  if (kind.type === 'duration' && kind.unit === 'ms') return Number((value as bigint) / NS_PER_MS);
+  if (kind.type === 'duration' && kind.unit === 'ms') return durationMs(value);
   if (min !== undefined && typeof value === 'number' && value < min) throw new ConfigError(`must be at least ${min}, got ${value}`);
   return value;
 }

@@ -9,8 +9,7 @@ import { readFileSync } from 'node:fs';
 import type { Block } from '../../lib/config/ast.js';
 import { ConfigError, ConfigErrors } from '../../lib/config/errors.js';
 import { MAX_TIMER_MS } from '../../core/clock.js';
-import { t, type NestedBlockSpec } from '../../lib/config/schema.js';
-import { attributePos, byteSize, durationMs, nestedBlocks } from '../../lib/loki/config.js';
+import { t, type NestedBlockSpec, attributePos, byteSize, durationMs, nestedBlocks } from '../../lib/config/schema.js';
 import { redactUrl, secretHeaderValues, splitUserinfo, userinfoAuthorization } from '../../lib/redact.js';
 
 export interface EndpointConfig {

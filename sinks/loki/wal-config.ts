@@ -7,8 +7,7 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import type { Block } from '../../lib/config/ast.js';
 import { ConfigError } from '../../lib/config/errors.js';
-import { attributePos, byteSize } from '../../lib/loki/config.js';
-import { t, type NestedBlockSpec } from '../../lib/config/schema.js';
+import { t, type NestedBlockSpec, attributePos, byteSize } from '../../lib/config/schema.js';
 
 export interface WalConfig {
   readonly dir: string;
