@@ -37,7 +37,6 @@
  * whole; one declaring more than `max_entries_per_message` entries is terminated unread.
  */
 import type { Block } from '../lib/config/ast.js';
-import { ConfigError, ConfigErrors } from '../lib/config/errors.js';
 import {
   natsConnectionFields,
   natsTlsBlockSpec,
@@ -50,7 +49,7 @@ import { forwardBatches, logSource, type LogSource } from '../core/delivery.js';
 import { LOGS_RECEIVER, type LogsReceiver, type SendOptions } from '../core/receiver.js';
 import { defineComponent, type ComponentArgs, type ComponentContext, type Health } from '../core/runtime/component.js';
 import { standaloneContext, type RunOptions } from '../core/runtime/standalone.js';
-import { applyDefaults, t, attributePos, durationMs } from '../lib/config/schema.js';
+import { applyDefaults, t, durationMs, runChecks } from '../lib/config/schema.js';
 import { cloneEntry, type Entry } from '../core/entry.js';
 import { FIXED_SOURCE_SETTINGS, JetStreamGroupReader, type JetStreamSourceSettings } from './jetstream/group-reader.js';
 
@@ -230,45 +229,38 @@ function settingsOf(
   block: Block | undefined,
   path: readonly string[],
 ): JetStreamSourceSettings {
-  const errors: ConfigError[] = [];
-  const fail = (reason: string, attribute: string) => errors.push(new ConfigError(reason, attributePos(block, attribute), path));
-  let connection: NatsConnectionSettings | undefined;
-  try {
-    connection = resolveNatsConnection(v, componentId, block, path);
-  } catch (err) {
-    if (err instanceof ConfigErrors) errors.push(...err.errors);
-    else throw err;
-  }
-  for (const name of ['stream', 'group'])
-    if (!NAME.test(v[name] as string)) fail(`${name} must be letters, digits, "_" or "-", got ${JSON.stringify(v[name])}`, name);
-  const partitions = v.partitions as number;
-  if (partitions < 0 || partitions > 4096) fail(`partitions must be between 0 and 4096, got ${partitions}`, 'partitions');
-  const prefix = v.subject_prefix as string;
-  if (prefix !== '' && !/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/.test(prefix))
-    fail(`subject_prefix must be dot-separated tokens without wildcards, got ${JSON.stringify(prefix)}`, 'subject_prefix');
-  const leaseTtlMs = durationMs(v.lease_ttl);
-  if (leaseTtlMs < MIN_LEASE_TTL_MS) fail(`lease_ttl must be at least ${MIN_LEASE_TTL_MS / 1000}s`, 'lease_ttl');
-  const maxInFlight = v.max_in_flight as number;
-  if (maxInFlight < 1) fail('max_in_flight must be at least 1', 'max_in_flight');
-  const ackDelayMs = durationMs(v.ack_delay);
-  if (ackDelayMs < 0) fail('ack_delay must not be negative', 'ack_delay');
-  const ackWaitMs = durationMs(v.ack_wait);
-  if (ackWaitMs <= ackDelayMs) fail('ack_wait must be longer than ack_delay', 'ack_wait');
-  const maxEntriesPerMessage = v.max_entries_per_message as number;
-  if (maxEntriesPerMessage < 1) fail('max_entries_per_message must be at least 1', 'max_entries_per_message');
-  if (errors.length > 0) throw new ConfigErrors(errors);
-  return {
-    connection: connection!,
-    stream: v.stream as string,
-    group: v.group as string,
-    partitions,
-    prefix,
-    leaseTtlMs,
-    maxInFlight,
-    ackDelayMs,
-    ackWaitMs,
-    maxEntriesPerMessage,
-  };
+  return runChecks(block, path, ({ attempt, fail }) => {
+    const connection = attempt<NatsConnectionSettings | undefined>(() => resolveNatsConnection(v, componentId, block, path), undefined);
+    for (const name of ['stream', 'group'])
+      if (!NAME.test(v[name] as string)) fail(`${name} must be letters, digits, "_" or "-", got ${JSON.stringify(v[name])}`, name);
+    const partitions = v.partitions as number;
+    if (partitions < 0 || partitions > 4096) fail(`partitions must be between 0 and 4096, got ${partitions}`, 'partitions');
+    const prefix = v.subject_prefix as string;
+    if (prefix !== '' && !/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/.test(prefix))
+      fail(`subject_prefix must be dot-separated tokens without wildcards, got ${JSON.stringify(prefix)}`, 'subject_prefix');
+    const leaseTtlMs = durationMs(v.lease_ttl);
+    if (leaseTtlMs < MIN_LEASE_TTL_MS) fail(`lease_ttl must be at least ${MIN_LEASE_TTL_MS / 1000}s`, 'lease_ttl');
+    const maxInFlight = v.max_in_flight as number;
+    if (maxInFlight < 1) fail('max_in_flight must be at least 1', 'max_in_flight');
+    const ackDelayMs = durationMs(v.ack_delay);
+    if (ackDelayMs < 0) fail('ack_delay must not be negative', 'ack_delay');
+    const ackWaitMs = durationMs(v.ack_wait);
+    if (ackWaitMs <= ackDelayMs) fail('ack_wait must be longer than ack_delay', 'ack_wait');
+    const maxEntriesPerMessage = v.max_entries_per_message as number;
+    if (maxEntriesPerMessage < 1) fail('max_entries_per_message must be at least 1', 'max_entries_per_message');
+    return {
+      connection: connection!,
+      stream: v.stream as string,
+      group: v.group as string,
+      partitions,
+      prefix,
+      leaseTtlMs,
+      maxInFlight,
+      ackDelayMs,
+      ackWaitMs,
+      maxEntriesPerMessage,
+    };
+  });
 }
 
 /** The logs.source.jetstream component: `jetStreamSource`'s batches handed to `forward_to`. */

@@ -26,7 +26,6 @@
  */
 import type { StreamConfig } from '@nats-io/jetstream';
 import type { Block } from '../lib/config/ast.js';
-import { ConfigError, ConfigErrors } from '../lib/config/errors.js';
 import {
   natsConnectionFields,
   natsTlsBlockSpec,
@@ -40,7 +39,7 @@ import { logSink, type LogSink } from '../core/delivery.js';
 import { logsReceiverCapsule } from '../core/receiver.js';
 import { defineComponent, type ComponentArgs, type ComponentContext, type Health } from '../core/runtime/component.js';
 import { standaloneContext, type RunOptions } from '../core/runtime/standalone.js';
-import { applyDefaults, t, attributePos, byteSize, durationMs } from '../lib/config/schema.js';
+import { applyDefaults, t, byteSize, durationMs, runChecks } from '../lib/config/schema.js';
 import { FIXED_WRITE_SETTINGS, JetStreamWriter, type JetStreamWriteSettings } from './jetstream/writer.js';
 
 /** Stream and consumer names: no dots, wildcards or spaces (NATS's rule), kept to a safe set. */
@@ -203,68 +202,54 @@ function settingsOf(
   block: Block | undefined,
   path: readonly string[],
 ): JetStreamWriteSettings {
-  const errors: ConfigError[] = [];
-  const fail = (reason: string, attribute: string) => errors.push(new ConfigError(reason, attributePos(block, attribute), path));
-  let connection: NatsConnectionSettings | undefined;
-  try {
-    connection = resolveNatsConnection(v, componentId, block, path);
-  } catch (err) {
-    if (err instanceof ConfigErrors) errors.push(...err.errors);
-    else throw err;
-  }
-  const stream = v.stream as string;
-  if (!NAME.test(stream)) fail(`stream must be letters, digits, "_" or "-", got ${JSON.stringify(stream)}`, 'stream');
-  const prefix = (v.subject_prefix as string) || stream;
-  if (!/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/.test(prefix))
-    fail(`subject_prefix must be dot-separated tokens without wildcards, got ${JSON.stringify(prefix)}`, 'subject_prefix');
-  const partitions = v.partitions as number;
-  if (partitions < 1 || partitions > 4096) fail(`partitions must be between 1 and 4096, got ${partitions}`, 'partitions');
-  const replicas = v.replicas as number;
-  if (replicas < 1 || replicas > 5) fail(`replicas must be between 1 and 5, got ${replicas}`, 'replicas');
-  const size = (name: string, min: number) => {
-    try {
-      return byteSize(v[name] as string, name, block, path, min);
-    } catch (err) {
-      errors.push(err as ConfigError);
-      return 0;
-    }
-  };
-  const maxBytes = size('max_bytes', 0);
-  const maxMessageBytes = size('max_message_size', 1024);
-  const maxInFlight = v.max_in_flight as number;
-  if (maxInFlight < 1) fail('max_in_flight must be at least 1', 'max_in_flight');
-  const publishTimeoutMs = durationMs(v.publish_timeout);
-  if (publishTimeoutMs <= 0) fail('publish_timeout must be greater than 0', 'publish_timeout');
-  const minBackoffMs = durationMs(v.min_backoff_period);
-  const maxBackoffMs = durationMs(v.max_backoff_period);
-  if (minBackoffMs <= 0) fail('min_backoff_period must be greater than 0', 'min_backoff_period');
-  if (maxBackoffMs < minBackoffMs) fail('max_backoff_period must not be less than min_backoff_period', 'max_backoff_period');
-  if ((v.max_backoff_retries as number) < 0) fail('max_backoff_retries must not be negative', 'max_backoff_retries');
-  if (errors.length > 0) throw new ConfigErrors(errors);
-  return {
-    connection: connection!,
-    stream,
-    prefix,
-    partitions,
-    createStream: v.create_stream as boolean,
-    streamConfig: {
-      name: stream,
-      subjects: [`${prefix}.*`],
-      description: layoutDescription(prefix, partitions),
-      storage: v.storage as StreamConfig['storage'],
-      retention: v.retention as StreamConfig['retention'],
-      num_replicas: replicas,
-      max_age: Number(v.max_age as bigint),
-      max_bytes: maxBytes === 0 ? -1 : maxBytes,
-      duplicate_window: Number(v.duplicate_window as bigint),
-    },
-    maxMessageBytes,
-    maxInFlight,
-    publishTimeoutMs,
-    minBackoffMs,
-    maxBackoffMs,
-    maxRetries: v.max_backoff_retries as number,
-  };
+  return runChecks(block, path, ({ attempt, fail }) => {
+    const connection = attempt<NatsConnectionSettings | undefined>(() => resolveNatsConnection(v, componentId, block, path), undefined);
+    const stream = v.stream as string;
+    if (!NAME.test(stream)) fail(`stream must be letters, digits, "_" or "-", got ${JSON.stringify(stream)}`, 'stream');
+    const prefix = (v.subject_prefix as string) || stream;
+    if (!/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/.test(prefix))
+      fail(`subject_prefix must be dot-separated tokens without wildcards, got ${JSON.stringify(prefix)}`, 'subject_prefix');
+    const partitions = v.partitions as number;
+    if (partitions < 1 || partitions > 4096) fail(`partitions must be between 1 and 4096, got ${partitions}`, 'partitions');
+    const replicas = v.replicas as number;
+    if (replicas < 1 || replicas > 5) fail(`replicas must be between 1 and 5, got ${replicas}`, 'replicas');
+    const size = (name: string, min: number) => attempt(() => byteSize(v[name] as string, name, block, path, min), 0);
+    const maxBytes = size('max_bytes', 0);
+    const maxMessageBytes = size('max_message_size', 1024);
+    const maxInFlight = v.max_in_flight as number;
+    if (maxInFlight < 1) fail('max_in_flight must be at least 1', 'max_in_flight');
+    const publishTimeoutMs = durationMs(v.publish_timeout);
+    if (publishTimeoutMs <= 0) fail('publish_timeout must be greater than 0', 'publish_timeout');
+    const minBackoffMs = durationMs(v.min_backoff_period);
+    const maxBackoffMs = durationMs(v.max_backoff_period);
+    if (minBackoffMs <= 0) fail('min_backoff_period must be greater than 0', 'min_backoff_period');
+    if (maxBackoffMs < minBackoffMs) fail('max_backoff_period must not be less than min_backoff_period', 'max_backoff_period');
+    if ((v.max_backoff_retries as number) < 0) fail('max_backoff_retries must not be negative', 'max_backoff_retries');
+    return {
+      connection: connection!,
+      stream,
+      prefix,
+      partitions,
+      createStream: v.create_stream as boolean,
+      streamConfig: {
+        name: stream,
+        subjects: [`${prefix}.*`],
+        description: layoutDescription(prefix, partitions),
+        storage: v.storage as StreamConfig['storage'],
+        retention: v.retention as StreamConfig['retention'],
+        num_replicas: replicas,
+        max_age: Number(v.max_age as bigint),
+        max_bytes: maxBytes === 0 ? -1 : maxBytes,
+        duplicate_window: Number(v.duplicate_window as bigint),
+      },
+      maxMessageBytes,
+      maxInFlight,
+      publishTimeoutMs,
+      minBackoffMs,
+      maxBackoffMs,
+      maxRetries: v.max_backoff_retries as number,
+    };
+  });
 }
 
 /** The logs.write.jetstream component: a `jetStreamWrite` sink exported as its `receiver`. */
