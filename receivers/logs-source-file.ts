@@ -44,7 +44,7 @@
  * it over.
  */
 import type { Block } from '../lib/config/ast.js';
-import { ConfigError, ConfigErrors } from '../lib/config/errors.js';
+import { ConfigError } from '../lib/config/errors.js';
 import { forwardBatches, logSource, type LogSource } from '../core/delivery.js';
 import type { Labels } from '../core/entry.js';
 import { LOGS_RECEIVER, type LogsReceiver } from '../core/receiver.js';
@@ -67,6 +67,7 @@ import {
   byteSize,
   durationMs,
   nestedBlocks,
+  runChecks,
 } from '../lib/config/schema.js';
 import { TailedFiles, type FileSourceSettings, type FileTarget } from './file/tailed-files.js';
 
@@ -301,65 +302,46 @@ export class LogsSourceFile implements Component {
  * errors in a config, and is undefined for programmatic options (errors then carry no position).
  */
 function settingsOf(v: Record<string, unknown>, block: Block | undefined, path: readonly string[]): FileSourceSettings {
-  const errors: ConfigError[] = [];
-  const targets: FileTarget[] = [];
-  const single = v.path as string;
-  if (single !== '') targets.push({ include: single, exclude: '', labels: {} });
-  (v.targets as Array<Record<string, string>>).forEach((target, i) => {
-    const include = target[PATH_LABEL] ?? '';
-    if (include === '') errors.push(new ConfigError(`targets[${i}] has no ${PATH_LABEL} label`, attributePos(block, 'targets'), path));
-    const labels: Labels = {};
-    for (const [name, value] of Object.entries(target)) if (!name.startsWith('__')) labels[name] = value;
-    targets.push({ include, exclude: target[PATH_EXCLUDE_LABEL] ?? '', labels });
+  return runChecks(block, path, ({ attempt, fail, report }) => {
+    const targets: FileTarget[] = [];
+    const single = v.path as string;
+    if (single !== '') targets.push({ include: single, exclude: '', labels: {} });
+    (v.targets as Array<Record<string, string>>).forEach((target, i) => {
+      const include = target[PATH_LABEL] ?? '';
+      if (include === '') fail(`targets[${i}] has no ${PATH_LABEL} label`, 'targets');
+      const labels: Labels = {};
+      for (const [name, value] of Object.entries(target)) if (!name.startsWith('__')) labels[name] = value;
+      targets.push({ include, exclude: target[PATH_EXCLUDE_LABEL] ?? '', labels });
+    });
+    if (single === '' && (v.targets as unknown[]).length === 0)
+      report(new ConfigError('one of path and targets must be set', block?.pos, path));
+    const watchValues = (v.file_watch as Record<string, unknown> | undefined) ?? {};
+    const minPollMs = watchValues.min_poll_frequency === undefined ? 250 : durationMs(watchValues.min_poll_frequency);
+    const maxPollMs = watchValues.max_poll_frequency === undefined ? 250 : durationMs(watchValues.max_poll_frequency);
+    // A nested block's problem names the block, also for options given in code (no block written).
+    const failIn = (inner: string, reason: string, attribute: string) =>
+      report(new ConfigError(reason, attributePos(nestedBlocks(block, inner)[0], attribute), [...path, inner]));
+    if (minPollMs <= 0) failIn('file_watch', 'min_poll_frequency must be greater than 0', 'min_poll_frequency');
+    if (maxPollMs < minPollMs) failIn('file_watch', 'max_poll_frequency must not be less than min_poll_frequency', 'max_poll_frequency');
+    const matchValues = (v.file_match as Record<string, unknown> | undefined) ?? {};
+    const syncMs = matchValues.sync_period === undefined ? 10_000 : durationMs(matchValues.sync_period);
+    if (syncMs <= 0) failIn('file_match', 'sync_period must be greater than 0', 'sync_period');
+    const positionsSyncMs = durationMs(v.positions_sync_period);
+    if (positionsSyncMs <= 0) fail('positions_sync_period must be greater than 0', 'positions_sync_period');
+    const maxLineSize = attempt(() => byteSize(v.max_line_size as string, 'max_line_size', block, path), 0);
+    return {
+      targets,
+      labels: v.labels as Labels,
+      positionsFile: v.positions_file as string,
+      positionsSyncMs,
+      tailFromEnd: v.tail_from_end as boolean,
+      maxLineSize,
+      maxLineSizeTruncate: v.max_line_size_truncate as boolean,
+      minPollMs,
+      maxPollMs,
+      syncMs,
+    };
   });
-  if (single === '' && (v.targets as unknown[]).length === 0)
-    errors.push(new ConfigError('one of path and targets must be set', block?.pos, path));
-  const watchValues = (v.file_watch as Record<string, unknown> | undefined) ?? {};
-  const minPollMs = watchValues.min_poll_frequency === undefined ? 250 : durationMs(watchValues.min_poll_frequency);
-  const maxPollMs = watchValues.max_poll_frequency === undefined ? 250 : durationMs(watchValues.max_poll_frequency);
-  const watchBlock = nestedBlocks(block, 'file_watch')[0];
-  const watchPath = [...path, 'file_watch'];
-  if (minPollMs <= 0)
-    errors.push(new ConfigError('min_poll_frequency must be greater than 0', attributePos(watchBlock, 'min_poll_frequency'), watchPath));
-  if (maxPollMs < minPollMs)
-    errors.push(
-      new ConfigError(
-        'max_poll_frequency must not be less than min_poll_frequency',
-        attributePos(watchBlock, 'max_poll_frequency'),
-        watchPath,
-      ),
-    );
-  const matchValues = (v.file_match as Record<string, unknown> | undefined) ?? {};
-  const syncMs = matchValues.sync_period === undefined ? 10_000 : durationMs(matchValues.sync_period);
-  if (syncMs <= 0)
-    errors.push(
-      new ConfigError('sync_period must be greater than 0', attributePos(nestedBlocks(block, 'file_match')[0], 'sync_period'), [
-        ...path,
-        'file_match',
-      ]),
-    );
-  const positionsSyncMs = durationMs(v.positions_sync_period);
-  if (positionsSyncMs <= 0)
-    errors.push(new ConfigError('positions_sync_period must be greater than 0', attributePos(block, 'positions_sync_period'), path));
-  let maxLineSize = 0;
-  try {
-    maxLineSize = byteSize(v.max_line_size as string, 'max_line_size', block, path);
-  } catch (err) {
-    errors.push(err as ConfigError);
-  }
-  if (errors.length > 0) throw new ConfigErrors(errors);
-  return {
-    targets,
-    labels: v.labels as Labels,
-    positionsFile: v.positions_file as string,
-    positionsSyncMs,
-    tailFromEnd: v.tail_from_end as boolean,
-    maxLineSize,
-    maxLineSizeTruncate: v.max_line_size_truncate as boolean,
-    minPollMs,
-    maxPollMs,
-    syncMs,
-  };
 }
 
 /** The new settings, unless they name another positions file: the loaded positions belong to the first. */
