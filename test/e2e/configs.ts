@@ -76,3 +76,57 @@ ${write}
 ${options.extraComponents ?? ''}
 `;
 }
+
+/**
+ * A JetStream processor: reads the group's partitions, counts lines in, joins multiline blocks
+ * (`^B ` starts one), counts blocks out and writes them to Loki.
+ */
+export function jetStreamProcessorConfig(
+  natsUrl: string,
+  lokiUrl: string,
+  leaseTtlMs: number,
+  ackDelayMs: number,
+  maxWaitTime: string,
+): string {
+  return `logs.source.jetstream "in" {
+  url = "${natsUrl}"
+  stream = "LOGS"
+  group = "processors"
+  lease_ttl = "${leaseTtlMs}ms"
+  ack_delay = "${ackDelayMs}ms"
+  forward_to = [logs.process.main.receiver]
+}
+
+logs.process "main" {
+  stage.metrics {
+    metric.counter {
+      name = "lines_in"
+      match_all = true
+      action = "inc"
+    }
+  }
+  stage.multiline {
+    firstline = "^B "
+    max_wait_time = "${maxWaitTime}"
+  }
+  stage.metrics {
+    metric.counter {
+      name = "blocks_out"
+      match_all = true
+      action = "inc"
+    }
+  }
+  forward_to = [logs.write.loki.receiver]
+}
+
+logs.write "loki" {
+  endpoint {
+    url = "${lokiUrl}"
+    batch_wait = "100ms"
+    min_backoff_period = "50ms"
+    max_backoff_period = "500ms"
+    max_backoff_retries = 0
+  }
+}
+`;
+}

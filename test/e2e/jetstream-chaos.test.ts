@@ -29,6 +29,7 @@ import { startFakeLoki, type FakeLoki } from '../sinks/loki/fake-loki.js';
 import { startNatsServer, type NatsServer } from '../support/nats-server.js';
 import { needs } from '../support/system-binaries.js';
 import { PROJECT_ROOT, spawnRun, type ChildRun } from './support.js';
+import { jetStreamProcessorConfig } from './configs.js';
 
 const LEASE_TTL_MS = Number(process.env.JETSTREAM_CHAOS_LEASE_TTL_MS ?? 3000);
 const PARTITIONS = 12;
@@ -44,47 +45,7 @@ afterEach(async () => {
 });
 
 function processConfig(natsUrl: string, lokiUrl: string): string {
-  return `logs.source.jetstream "in" {
-  url = "${natsUrl}"
-  stream = "LOGS"
-  group = "processors"
-  lease_ttl = "${LEASE_TTL_MS}ms"
-  ack_delay = "${ACK_DELAY_MS}ms"
-  forward_to = [logs.process.main.receiver]
-}
-
-logs.process "main" {
-  stage.metrics {
-    metric.counter {
-      name = "lines_in"
-      match_all = true
-      action = "inc"
-    }
-  }
-  stage.multiline {
-    firstline = "^B "
-    max_wait_time = "2s"
-  }
-  stage.metrics {
-    metric.counter {
-      name = "blocks_out"
-      match_all = true
-      action = "inc"
-    }
-  }
-  forward_to = [logs.write.loki.receiver]
-}
-
-logs.write "loki" {
-  endpoint {
-    url = "${lokiUrl}"
-    batch_wait = "100ms"
-    min_backoff_period = "50ms"
-    max_backoff_period = "500ms"
-    max_backoff_retries = 0
-  }
-}
-`;
+  return jetStreamProcessorConfig(natsUrl, lokiUrl, LEASE_TTL_MS, ACK_DELAY_MS, '2s');
 }
 
 /** One multiline block: its stream, number within the stream, and lines. */

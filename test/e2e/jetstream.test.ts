@@ -22,6 +22,7 @@ import { startFakeLoki, type FakeLoki } from '../sinks/loki/fake-loki.js';
 import { startNatsServer, type NatsServer } from '../support/nats-server.js';
 import { needs } from '../support/system-binaries.js';
 import { pushWithRetry, spawnRun, type ChildRun } from './support.js';
+import { jetStreamProcessorConfig } from './configs.js';
 
 const ENTRIES = Number(process.env.JETSTREAM_E2E_ENTRIES ?? 200_000);
 const TIMEOUT_MS = Number(process.env.JETSTREAM_E2E_TIMEOUT_MS ?? 300_000);
@@ -72,47 +73,7 @@ logs.write.jetstream "out" {
 }
 
 function processConfig(natsUrl: string, lokiUrl: string): string {
-  return `logs.source.jetstream "in" {
-  url = "${natsUrl}"
-  stream = "LOGS"
-  group = "processors"
-  lease_ttl = "${LEASE_TTL_MS}ms"
-  ack_delay = "${ACK_DELAY_MS}ms"
-  forward_to = [logs.process.main.receiver]
-}
-
-logs.process "main" {
-  stage.metrics {
-    metric.counter {
-      name = "lines_in"
-      match_all = true
-      action = "inc"
-    }
-  }
-  stage.multiline {
-    firstline = "^B "
-    max_wait_time = "${MAX_WAIT_TIME}"
-  }
-  stage.metrics {
-    metric.counter {
-      name = "blocks_out"
-      match_all = true
-      action = "inc"
-    }
-  }
-  forward_to = [logs.write.loki.receiver]
-}
-
-logs.write "loki" {
-  endpoint {
-    url = "${lokiUrl}"
-    batch_wait = "100ms"
-    min_backoff_period = "50ms"
-    max_backoff_period = "500ms"
-    max_backoff_retries = 0
-  }
-}
-`;
+  return jetStreamProcessorConfig(natsUrl, lokiUrl, LEASE_TTL_MS, ACK_DELAY_MS, MAX_WAIT_TIME);
 }
 
 /** One multiline block: its stream, number within the stream, and lines. */
