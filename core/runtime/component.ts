@@ -98,7 +98,7 @@ export interface ComponentDefinition<V = any, A = V> extends ComponentSpec {
    * decoded values into what the component runs on. Every problem goes through `checks`, so all of
    * them are reported at once, placed at their attributes.
    */
-  readonly validate?: (values: V, checks: Checks) => A;
+  readonly validate?: (values: V, checks: Checks, ctx: ValidationContext) => A;
   /**
    * Builds the component from decoded arguments (a registered definition validates them before
    * its own build sees them, as its instance's `update` does).
@@ -123,7 +123,7 @@ export function defineComponent<
     readonly fields: F;
     readonly blocks?: B;
     readonly stages?: Stages;
-    readonly validate?: (values: ComponentValues<{ fields: F; blocks: B; stages: Stages }>, checks: Checks) => A;
+    readonly validate?: (values: ComponentValues<{ fields: F; blocks: B; stages: Stages }>, checks: Checks, ctx: ValidationContext) => A;
     readonly build: (args: ComponentArgs<A>, ctx: ComponentContext) => Component<A>;
   },
 ): ComponentDefinition<ComponentValues<{ fields: F; blocks: B; stages: Stages }>, A> & { readonly fields: F; readonly blocks?: B } {
@@ -133,9 +133,9 @@ export function defineComponent<
     // The runtime (and a program) hands decoded arguments; the component's own build and update
     // get them validated, so a rejected reload leaves the running component as it was.
     build(args, ctx) {
-      const component = typed.build(validatedArgs(typed, args), ctx);
+      const component = typed.build(validatedArgs(typed, args, ctx), ctx);
       const update = component.update.bind(component);
-      component.update = (next) => update(validatedArgs(typed, next));
+      component.update = (next) => update(validatedArgs(typed, next, ctx));
       return component;
     },
   };
@@ -174,21 +174,34 @@ export function decodeComponent(
  * Runs a component's `validate` on decoded arguments: what its `build` or `update` gets. Throws
  * every problem found, those of the values' own checks (a bad byte size) included.
  */
-export function validatedArgs<A>(def: ComponentDefinition<any, A>, decodedArgs: ComponentArgs): ComponentArgs<A> {
+export function validatedArgs<A>(def: ComponentDefinition<any, A>, decodedArgs: ComponentArgs, ctx: ValidationContext): ComponentArgs<A> {
   const validate = def.validate ?? ((values: unknown) => values as A);
   const { block, path, decoded } = decodedArgs;
-  const values = runChecks(block, path, (checks) => validate(decodedArgs.values, checks), decoded?.valueErrors);
+  const values = runChecks(block, path, (checks) => validate(decodedArgs.values, checks, ctx), decoded?.valueErrors);
   return { ...decodedArgs, values };
 }
 
 /**
+ * What options given in code are decoded and validated against: a component's definition, or a
+ * schema and validation of its own for a face that takes fewer options (a source's, without the
+ * `forward_to` its subscriber stands for).
+ */
+export type OptionsSpec<V, A> = BlockSpec & { readonly validate?: (values: V, checks: Checks, ctx: ValidationContext) => A };
+
+/**
  * Options given in code for a component (its attributes and blocks, written as a config writes
  * them, without what only a config has), decoded and validated as a block is: what the component's
- * programmatic face runs on. Errors carry the texts a config gets, without positions.
+ * programmatic face runs on. Errors carry the texts a config gets, without positions. `ctx` names
+ * the component (its standalone context); without it the id is the path's, as a program's default.
  */
-export function componentOptions<V, A>(def: ComponentDefinition<V, A>, options: object, path: readonly string[]): A {
+export function componentOptions<V, A>(
+  def: OptionsSpec<V, A>,
+  options: object,
+  path: readonly string[],
+  ctx: ValidationContext = { id: path.join('.') },
+): A {
   const valueErrors: ConfigError[] = [];
   const values = decodeOptions(def, options, path, valueErrors) as V;
   const validate = def.validate ?? ((given: V) => given as unknown as A);
-  return runChecks(undefined, path, (checks) => validate(values, checks), valueErrors);
+  return runChecks(undefined, path, (checks) => validate(values, checks, ctx), valueErrors);
 }
