@@ -1,4 +1,5 @@
 /** Every built-in source component; importing this module registers them. */
+import { registersComponents } from '../core/runtime/component-registrars.js';
 export { logsSourceFileComponent } from './logs-source-file.js';
 export { logsSourceStdinComponent } from './logs-source-stdin.js';
 export { profilesReceiveHttpComponent } from './profiles-receive-http.js';
@@ -16,3 +17,6 @@ export {
   type ReconfigurableProfilesSource,
 } from './profiles-receive-http.js';
 export type { ProfileDelivery, ProfileDeliveryValue } from '../core/profile-delivery.js';
+
+// A shard thread imports this module to know the same sources (see core/shards).
+registersComponents(import.meta.url);

@@ -1,4 +1,5 @@
 /** Every built-in sink component; importing this module registers them. */
+import { registersComponents } from '../core/runtime/component-registrars.js';
 export { logsEchoComponent } from './logs-echo.js';
 export { profilesEchoComponent } from './profiles-echo.js';
 export { profilesWriteComponent } from './profiles-write.js';
@@ -22,3 +23,6 @@ export {
 } from './profiles-write.js';
 export { profilesEcho, type ProfilesEchoOptions } from './profiles-echo.js';
 export type { ProfilesSink } from '../core/profile-delivery.js';
+
+// A shard thread imports this module to know the same sinks (see core/shards).
+registersComponents(import.meta.url);

@@ -19,45 +19,29 @@
  * `__tenant_id__` label. Loki's ingest limits, when configured, skip streams and entries the same
  * way (see `ingest-limits.ts`).
  */
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import Koa, { type Context, type Middleware } from 'koa';
 import { Router } from '@koa/router';
-import type { Entry, Labels, MetadataPair } from '../../core/entry.js';
-import { copyMap, TENANT_LABEL } from '../../core/entry.js';
 import type { InputBacklog } from '../../core/input-time.js';
-import { RetryLaterError, type SendOptions } from '../../core/receiver.js';
+import type { SendOptions } from '../../core/receiver.js';
+import type { Entry } from '../../core/entry.js';
 import type { Log } from '../../lib/log.js';
-import { formatLabelText } from '../../lib/loki/label-text.js';
-import type { WireEntry } from '../../lib/loki/wire.js';
 import { goErrorResponses, httpError } from '../http/errors.js';
-import { PushError, type DecodedPush, type RejectReason } from './decoded-push.js';
-import { checksLabels, labelViolation, lineViolation, type IngestLimits } from './ingest-limits.js';
+import { PushError } from './decoded-push.js';
+import {
+  decodeStep,
+  queueFull,
+  refusal,
+  RETRY_AFTER_SECONDS,
+  type DecodeStep,
+  type PushAppSettings,
+  type PushHead,
+} from './decode-step.js';
 import type { SourceApiMetrics } from './metrics.js';
-import { PendingClaim, type Admission, type PendingBytes } from './pending.js';
-import { bodyFormat, decodeContentEncodingAsync, pushBodySteps, rawBodySteps } from './push-body.js';
+import { PendingClaim, type PendingBytes } from './pending.js';
+import { bodyFormat } from './push-body.js';
 import { readBodyCapped } from './read-body.js';
 
-/** Seconds a client is asked to wait after a 429. */
-export const RETRY_AFTER_SECONDS = 1;
-
-/** What the app reads from its component on every request, so updates apply at once. */
-export interface PushAppSettings {
-  readonly labels: Labels;
-  readonly useIncomingTimestamp: boolean;
-  readonly maxBodyBytes: number;
-  /** Most entries in one push; past it the push is answered 413. */
-  readonly maxEntriesPerPush: number;
-  readonly limits: IngestLimits;
-}
-
-/** Entries turned into forwarded entries between two turns of the event loop. */
-const ENTRY_SLICE = 1024;
-
-/** Why part of a push was skipped; the push is answered 400 with the last one. */
-interface Skipped {
-  readonly reason: RejectReason;
-  readonly message: string;
-}
+export { RETRY_AFTER_SECONDS, type PushAppSettings } from './decode-step.js';
 
 export interface PushAppOptions {
   readonly componentId: string;
@@ -81,6 +65,11 @@ export interface PushAppOptions {
   readonly inFlight: <T>(push: () => Promise<T>) => Promise<T>;
   readonly metrics: SourceApiMetrics;
   readonly log: Log;
+  /**
+   * Where a body read whole is decoded and its entries handed on: here by default (on `forward`),
+   * or on a shard thread of a sharded run (see decode-step.ts).
+   */
+  readonly decode?: DecodeStep;
 }
 
 /** The push routes, to mount in any Koa app, and the stand-alone server's app built on them. */
@@ -107,6 +96,17 @@ const ROUTES = ['/loki/api/v1/push', '/api/v1/push', '/loki/api/v1/raw', '/api/v
  */
 export function createPushRoutes(options: PushAppOptions): PushRoutes {
   const { metrics, componentId } = options;
+  const decode =
+    options.decode ??
+    decodeStep({
+      settings: options.settings,
+      pending: options.pending,
+      forward: options.forward,
+      backlog: options.backlog,
+      nowNs: options.nowNs,
+      showPending,
+      log: options.log,
+    });
   const logUnexpected = (err: unknown) => options.log('error', 'request failed', { error: (err as Error).message });
   const goErrors = goErrorResponses(logUnexpected);
   /** Requests already counted under their route, so an enclosing app does not count them again. */
@@ -193,161 +193,36 @@ export function createPushRoutes(options: PushAppOptions): PushRoutes {
   async function handle(ctx: Context, kind: 'push' | 'raw'): Promise<void> {
     if (options.stopping()) throw new PushError(503, 'shutting_down', 'the server is shutting down');
     const settings = options.settings();
-    const tenant = ctx.get('X-Scope-OrgID').trim();
-    if (kind === 'push') bodyFormat(ctx.get('Content-Type') || undefined);
+    const contentType = ctx.get('Content-Type') || undefined;
+    const contentEncoding = ctx.get('Content-Encoding') || undefined;
+    if (kind === 'push') bodyFormat(contentType);
     const pending = options.pending;
     if (!pending.hasRoom()) throw queueFull();
 
     const claim = new PendingClaim(pending);
-    let queued: (() => void) | undefined;
     try {
-      const decoded = await readAndDecode(ctx, kind, settings, claim, () => (queued = options.backlog.hold()));
-      // The bodies are garbage now; what stays alive is the decoded streams.
-      claim.shrinkTo(decoded.bytes);
+      // A body that cannot fit the pending bound even alone is refused like one over the body limit.
+      const raw = await readBodyCapped(ctx.req, Math.min(settings.maxBodyBytes, pending.limit), (bytes) =>
+        refusal(claim.take(bytes), pending),
+      );
       showPending();
-
-      const { entries, violation } = await toEntries(decoded, kind === 'raw' ? undefined : settings, settings.limits, tenant);
-      if (entries.length > 0) {
-        try {
-          const forwarded = options.forward(entries, { backlog: options.backlog });
-          // Pushed into the receiver: no longer waiting here.
-          queued?.();
-          await forwarded;
-        } catch (err) {
-          if (err instanceof RetryLaterError)
-            throw new PushError(429, 'receiver_full', `${err.message}, retry after ${RETRY_AFTER_SECONDS}s`);
-          options.log('error', 'forwarding pushed entries failed', { error: (err as Error).message });
-          throw new PushError(500, 'forward_failed', `forwarding entries failed: ${(err as Error).message}`);
-        }
-        metrics.entries.inc({ component_id: componentId }, entries.length);
-      }
+      const head: PushHead = {
+        kind,
+        tenant: ctx.get('X-Scope-OrgID').trim(),
+        ...(contentType === undefined ? {} : { contentType }),
+        ...(contentEncoding === undefined ? {} : { contentEncoding }),
+      };
+      const { entries, violation } = await decode(raw, head, claim);
+      if (entries > 0) metrics.entries.inc({ component_id: componentId }, entries);
       if (violation !== undefined) throw new PushError(400, violation.reason, violation.message);
       ctx.status = 204;
     } finally {
-      queued?.();
       claim.release();
       showPending();
     }
   }
 
-  /**
-   * Reads, decompresses and decodes the body, admitting every byte it grows by into `claim`
-   * before it is kept. The bodies live only in this call, so they are garbage once it returns.
-   */
-  async function readAndDecode(
-    ctx: Context,
-    kind: 'push' | 'raw',
-    settings: PushAppSettings,
-    claim: PendingClaim,
-    received: () => void,
-  ): Promise<DecodedPush> {
-    const maxBody = settings.maxBodyBytes;
-    const admit = (bytes: number): void => {
-      const refused = refusal(claim.take(bytes));
-      if (refused) throw refused;
-    };
-    // A body that cannot fit the pending bound even alone is refused like one over the body limit.
-    const raw = await readBodyCapped(ctx.req, Math.min(maxBody, options.pending.limit), (bytes) => refusal(claim.take(bytes)));
-    received();
-    showPending();
-    const body = await decodeContentEncodingAsync(raw, ctx.get('Content-Encoding') || undefined, maxBody, admit);
-    showPending();
-    const limits = { maxBytes: maxBody, maxEntries: settings.maxEntriesPerPush };
-    const steps =
-      kind === 'push'
-        ? pushBodySteps(body, bodyFormat(ctx.get('Content-Type') || undefined), limits)
-        : rawBodySteps(body, settings.labels, limits);
-    // Each step reports what the decode holds so far, the last one what its result holds; only
-    // the growth is admitted, while the bodies are still held beside it.
-    let admitted = 0;
-    for (;;) {
-      const step = steps.next();
-      const holds = step.done ? step.value.bytes : step.value;
-      if (holds > admitted) {
-        admit(holds - admitted);
-        admitted = holds;
-      }
-      showPending();
-      if (step.done) return step.value;
-      await nextTurn();
-    }
-  }
-
-  async function toEntries(
-    decoded: DecodedPush,
-    settings: PushAppSettings | undefined,
-    limits: IngestLimits,
-    tenant: string,
-  ): Promise<{ entries: Entry[]; violation?: Skipped }> {
-    const entries: Entry[] = [];
-    let violation: Skipped | undefined;
-    const useIncoming = settings?.useIncomingTimestamp ?? false;
-    for (const stream of decoded.streams) {
-      if (stream.labels === undefined) {
-        violation = { reason: 'invalid_labels', message: stream.labelError ?? 'invalid labels' };
-        continue;
-      }
-      const pushedLabels = stream.labels;
-      // Loki quotes the label set in its canonical form (as clients send it).
-      const quoted = () => formatLabelText(pushedLabels);
-      if (settings && checksLabels(limits)) {
-        const broken = labelViolation(pushedLabels, quoted, limits);
-        if (broken) {
-          violation = broken;
-          continue;
-        }
-      }
-      const labels = settings ? streamLabels(pushedLabels, settings.labels) : { ...pushedLabels };
-      if (tenant !== '') labels[TENANT_LABEL] = tenant;
-      for (const entry of stream.entries) {
-        if (limits.maxLineSize > 0) {
-          const broken = lineViolation(entry.line, quoted, limits);
-          if (broken) {
-            violation = broken;
-            continue;
-          }
-        }
-        entries.push(toEntry(entry, labels, useIncoming));
-        if (entries.length % ENTRY_SLICE === 0) await nextTurn();
-      }
-    }
-    return violation === undefined ? { entries } : { entries, violation };
-  }
-
-  function toEntry(entry: WireEntry, labels: Labels, useIncoming: boolean): Entry {
-    return {
-      labels: copyMap(labels),
-      line: entry.line,
-      timestamp: useIncoming ? entry.timestampNs : options.nowNs(),
-      // Decoding built these pairs for this entry alone, so the entry may own them.
-      structuredMetadata: entry.structuredMetadata as MetadataPair[],
-      extracted: {},
-    };
-  }
-
   function showPending(): void {
     metrics.pendingBytes.set({ component_id: componentId }, options.pending.bytes);
   }
-
-  function refusal(admission: Admission): PushError | undefined {
-    if (admission === 'admitted') return undefined;
-    if (admission === 'busy') return queueFull();
-    return new PushError(
-      413,
-      'push_too_large',
-      `push is too large to decode within max_pending_size (${options.pending.limit} bytes), even with nothing else pending`,
-    );
-  }
-
-  function queueFull(): PushError {
-    return new PushError(429, 'queue_full', `too many entries waiting to be forwarded, retry after ${RETRY_AFTER_SECONDS}s`);
-  }
-}
-
-/** The stream's labels with the configured ones added (they win), minus reserved `__` labels. */
-function streamLabels(stream: Labels, added: Labels): Labels {
-  const merged: Labels = { ...stream, ...added };
-  const out: Labels = {};
-  for (const name of Object.keys(merged)) if (!name.startsWith('__')) out[name] = merged[name]!;
-  return out;
 }

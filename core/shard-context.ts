@@ -1,0 +1,42 @@
+/**
+ * What components see of a sharded run (core/shards): the main thread reads HTTP bodies and hands
+ * them off to shard threads; each shard runs the sources' decoding, every logs.process and every
+ * sink, and hands entries to the shard that owns their stream. The kernel holds only these
+ * contracts, so sources and processors can take part without knowing the threads.
+ */
+import type { Entry } from './entry.js';
+
+/** A body's request as the shard's decoder needs it: a few header values and the route's kind. */
+export type BodyRequest = Readonly<Record<string, string>>;
+
+/**
+ * What a shard answers for a body: how many entries it handed on, and the error the request is
+ * answered with, if any (entries may have been handed on before a partial refusal, such as a
+ * stream with invalid labels).
+ */
+export interface BodyAnswer {
+  readonly entries: number;
+  readonly error?: { readonly status: number; readonly reason: string; readonly message: string };
+}
+
+/** A component built on a shard thread gets this in its context. */
+export interface ShardPeers {
+  /** This shard, 0 … count−1. */
+  readonly index: number;
+  readonly count: number;
+  /**
+   * Hands entries to the component `id` on shard `shard` (this one included); resolves once that
+   * component took them over, rejects as its `send` did (a `RetryLaterError` stays one).
+   */
+  deliver(shard: number, id: string, entries: Entry[]): Promise<void>;
+  /** Takes what other shards deliver to component `id` on this shard; returns the undo. */
+  serveEntries(id: string, send: (entries: Entry[]) => Promise<void>): () => void;
+  /** Takes the bodies the main thread hands off to the source `id`; returns the undo. */
+  serveBodies(id: string, take: (body: Uint8Array, request: BodyRequest) => Promise<BodyAnswer>): () => void;
+}
+
+/** A source on the main thread of a sharded run gets this: where its bodies go to be decoded. */
+export interface ShardFront {
+  /** Hands `body` (transferred, not copied) to a shard's source `id`, and resolves with its answer. */
+  handOff(id: string, body: Uint8Array, request: BodyRequest): Promise<BodyAnswer>;
+}
