@@ -52,6 +52,13 @@ export interface ComponentContext {
 }
 
 /**
+ * What a component's `validate` knows of the component besides its block: its id (in a config
+ * `logs.write.jetstream.buffer`, from code the id its RunOptions give), for defaults made from it
+ * such as a connection name.
+ */
+export type ValidationContext = Pick<ComponentContext, 'id'>;
+
+/**
  * The arguments a component receives: its typed values (what its `validate` made of the decoded
  * block, or the decoded values themselves) plus its original block.
  */
