@@ -22,7 +22,7 @@ import type { FixedSettings } from '../../lib/jetstream/settings-change.js';
 import type { Entry } from '../../core/entry.js';
 import type { LogsReceiver, SendOptions } from '../../core/receiver.js';
 import { healthy, unhealthy, type ComponentContext, type Health } from '../../core/runtime/component.js';
-import { LeaseKeeper } from './leases.js';
+import { LeaseKeeper, leaseRequestTimeoutMs } from './leases.js';
 import { jetStreamSourceMetrics, type JetStreamSourceMetrics } from './metrics.js';
 import { PartitionReader } from './partition-reader.js';
 
@@ -106,7 +106,7 @@ export class JetStreamGroupReader {
     this.metrics.ownedPartitions.set(this.labels, 0);
     const base = `${hostname()}-${process.pid}`.replace(/[^A-Za-z0-9_-]/g, '_');
     this.memberId = `${base}-${randomBytes(4).toString('hex')}`;
-    this.link = new NatsLink({ settings: this.settings.connection, log: ctx.log });
+    this.link = new NatsLink({ settings: this.settings.connection, log: ctx.log, onConnected: () => this.reconnected() });
   }
 
   health(): Health {
@@ -169,10 +169,12 @@ export class JetStreamGroupReader {
       if (!nc) return;
       try {
         this.layout = await this.readLayout(nc);
-        const kv = await this.openBucket(nc);
+        let kv = await this.openBucket(nc, this.settings.leaseTtlMs);
         const ttlMs = (await kv.status()).ttl || this.settings.leaseTtlMs;
-        if (ttlMs !== this.settings.leaseTtlMs)
+        if (ttlMs !== this.settings.leaseTtlMs) {
           this.ctx.log('warn', 'the lease bucket exists with another TTL; using it', { bucket: this.bucketName(), ttl_ms: ttlMs });
+          kv = await this.openBucket(nc, ttlMs);
+        }
         if (this.stopped) return;
         this.keeper = new LeaseKeeper({
           kv,
@@ -219,8 +221,9 @@ export class JetStreamGroupReader {
     return `rivulet_leases_${this.settings.stream}_${this.settings.group}`;
   }
 
-  private async openBucket(nc: NatsConnection): Promise<KV> {
-    const kvm = new Kvm(nc);
+  /** The lease bucket, its requests timed out by `leaseRequestTimeoutMs` of the TTL `ttlMs` (leases.ts). */
+  private async openBucket(nc: NatsConnection, ttlMs: number): Promise<KV> {
+    const kvm = new Kvm(jetstream(nc, { timeout: leaseRequestTimeoutMs(ttlMs) }));
     try {
       return await kvm.create(this.bucketName(), { ttl: this.settings.leaseTtlMs, history: 1 });
     } catch {
@@ -265,12 +268,28 @@ export class JetStreamGroupReader {
     this.keepLeftovers(partition, reader);
     this.readerProblem = error;
     this.ctx.log('error', 'partition reader stopped, restarting', { partition, error });
-    setTimeout(() => {
+    const retry = () => {
       const token = this.keeper?.tokenOf(partition);
-      if (this.stopped || this.readers.get(partition) !== reader || token === undefined || !this.keeper?.holds(partition, token)) return;
+      if (this.stopped || this.readers.get(partition) !== reader || token === undefined) return;
+      // A lease fenced for a moment (a late renewal, a reconnection) is waited for: giving up here
+      // left the partition held and unread for good.
+      if (!this.keeper?.holds(partition, token)) {
+        setTimeout(retry, RETRY_MS);
+        return;
+      }
       this.readerProblem = undefined;
       this.startReader(partition, token);
-    }, RETRY_MS);
+    };
+    setTimeout(retry, RETRY_MS);
+  }
+
+  /**
+   * The connection came up again: what the old one carried last may be lost. The leases are
+   * confirmed again before anything more is read, and each reader repeats its last acknowledgement.
+   */
+  private reconnected(): void {
+    this.keeper?.reconnected();
+    for (const reader of this.readers.values()) reader.reconnected();
   }
 
   private async drainReader(partition: number): Promise<void> {

@@ -36,6 +36,16 @@
  *
  * So a stall shorter than the TTL minus a renewal period (`ttl/4`) and a round trip never loses a
  * lease: the renewal that was due during it reaches the server before the key expires.
+ *
+ * A request the connection lost is never answered: the client drops what it buffered while
+ * disconnected when it reconnects, and a request in the socket of a server that went down is gone
+ * with it. So the bucket's requests time out after `ttl/2` (see `leaseRequestTimeoutMs`), not the
+ * client's default of 5 s, and `reconnected()` sends a renewal at once rather than after the one
+ * lost with the old connection timed out: when one renewal waited 5 s for its answer, a nats-server
+ * restart of 150 ms let every lease of a 3 s TTL lapse, and what the readers had forwarded after
+ * the restart was read again by the next owners. A reconnection also fences every lease until a
+ * renewal sent over the new connection succeeds, so nothing is forwarded after an outage under a
+ * lease the server may have let expire meanwhile.
  */
 import type { KV } from '@nats-io/kv';
 import type { Log } from '../../lib/log.js';
@@ -72,12 +82,22 @@ interface Lease {
 
 const partitionKey = (n: number) => `partitions.${n}`;
 
+/**
+ * How long a request to the lease bucket waits for its answer: half the TTL, so that a renewal
+ * lost on the way leaves time for the next to land before the key expires.
+ */
+export function leaseRequestTimeoutMs(ttlMs: number): number {
+  return Math.max(50, Math.floor(ttlMs / 2));
+}
+
 export class LeaseKeeper {
   private readonly owned = new Map<number, Lease>();
   private timer: NodeJS.Timeout | undefined;
   private ticking: Promise<void> | undefined;
   private renewTimer: NodeJS.Timeout | undefined;
   private renewing: Promise<void> | undefined;
+  /** Counts renewal rounds; a round started before a reconnection is no longer the current one. */
+  private renewRound = 0;
   /** performance.now() at which the next renewal is due. */
   private renewDue = Number.POSITIVE_INFINITY;
   /** Set once every partition is released: renewal stops too. */
@@ -131,6 +151,19 @@ export class LeaseKeeper {
     void this.renewing?.then(loop);
   }
 
+  /**
+   * The connection came back. What was sent over the old one may be lost (a renewal among it would
+   * keep the next from being sent until it timed out), and the server may have let keys expire
+   * while it was away: every lease is fenced until a renewal sent now succeeds.
+   */
+  reconnected(): void {
+    const now = performance.now();
+    for (const lease of this.owned.values()) lease.validUntil = Math.min(lease.validUntil, now);
+    if (this.left || this.renewDue === Number.POSITIVE_INFINITY) return;
+    clearTimeout(this.renewTimer);
+    this.renewLoop();
+  }
+
   /** Releases every partition gracefully, then leaves the group. */
   async stop(): Promise<void> {
     this.stopped = true;
@@ -180,7 +213,10 @@ export class LeaseKeeper {
     const every = Math.max(50, Math.floor(this.options.ttlMs / 4));
     const sentAt = performance.now();
     this.renewDue = sentAt + every;
-    this.renewing = this.renew().finally(() => {
+    const round = ++this.renewRound;
+    this.renewing = this.renew(round).finally(() => {
+      // A round overtaken by a reconnection's leaves the schedule to that one.
+      if (round !== this.renewRound) return;
       this.renewing = undefined;
       if (this.left) return;
       this.renewTimer = setTimeout(() => this.renewLoop(), Math.max(0, this.renewDue - performance.now()));
@@ -246,9 +282,11 @@ export class LeaseKeeper {
 
   /**
    * Rewrites the member key and every held key at its last revision, all at once; a write the
-   * server refuses because the key moved on means the lease is gone. Never throws.
+   * server refuses because the key moved on means the lease is gone. The answers of a round that
+   * is no longer the current one are ignored: the current round finds out for itself (a write of
+   * the old round that still landed moved the revision on, which `rewrite` recognises). Never throws.
    */
-  private async renew(): Promise<void> {
+  private async renew(round: number): Promise<void> {
     const { kv, ttlMs } = this.options;
     const sentAt = performance.now();
     let failure = '';
@@ -259,17 +297,21 @@ export class LeaseKeeper {
       ),
       ...[...this.owned].map(async ([p, lease]) => {
         try {
-          lease.revision = await this.rewrite(p, lease);
+          const revision = await this.rewrite(p, lease);
+          if (round !== this.renewRound) return;
+          lease.revision = revision;
           // A lease released meanwhile is not brought back to life (its revision still serves the delete).
           if (this.owned.get(p) !== lease) return;
           lease.validUntil = sentAt + ttlMs * 0.9;
           this.options.renewed?.(p);
         } catch (err) {
+          if (round !== this.renewRound) return;
           if (/wrong last sequence/i.test(errorText(err))) this.lose(p, 'the lease was taken or expired');
           else failure = errorText(err);
         }
       }),
     ]);
+    if (round !== this.renewRound) return;
     const problem = failure === '' ? '' : `cannot reach the lease bucket: ${failure}`;
     if (problem !== '' && problem !== this.renewProblem) this.options.log('warn', 'renewing leases failed', { error: failure });
     this.renewProblem = problem;
