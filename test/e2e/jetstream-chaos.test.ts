@@ -10,17 +10,22 @@
  * - Then, with live input: a fourth instance joins, two instances are SIGKILLed at 1/3 and 2/3 of
  *   the input, and nats-server is restarted. No acknowledged block is lost or split, each
  *   stream's blocks arrive in order once duplicates are removed, and a block arrives twice only
- *   if it was in flight at a kill (on a killed instance's partition) or at the server restart.
+ *   if it was in flight at a kill (on a killed instance's partition) or at the server restart
+ *   (stored before it and not acknowledged yet when it began).
  *
  * Each instance reports its longest event-loop stall (jetstream-loop-delay.ts); the test prints
- * them. It runs only with JETSTREAM_CHAOS=1: on a machine shared with other heavy work its four
- * processes can take minutes to start. JETSTREAM_CHAOS_LEASE_TTL_MS overrides the lease TTL (to
- * measure at another one).
+ * them, with the leases the survivors lost and the messages the stream stored (more than the
+ * blocks would be a writer's duplicates). It runs only with JETSTREAM_CHAOS=1: on a machine shared
+ * with other heavy work its four processes can take minutes to start.
+ * JETSTREAM_CHAOS_LEASE_TTL_MS overrides the lease TTL (to measure at another one), and
+ * JETSTREAM_CHAOS_LOGS names a directory where each instance's log is written at the end.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { labelsKey, makeEntry, type Entry } from '../../core/entry.js';
 import { partitionOf } from '../../lib/jetstream/partition.js';
@@ -35,6 +40,9 @@ const LEASE_TTL_MS = Number(process.env.JETSTREAM_CHAOS_LEASE_TTL_MS ?? 3000);
 const PARTITIONS = 12;
 const STREAMS = 120;
 const ACK_DELAY_MS = 1000;
+/** stage.multiline's max_wait_time: how long a block forwarded before the restart may take to reach Loki. */
+const MAX_WAIT_MS = 2000;
+const LOGS_DIR = process.env.JETSTREAM_CHAOS_LOGS;
 const LOOP_DELAY_PROBE = fileURLToPath(new URL('./jetstream-loop-delay.ts', import.meta.url));
 
 const natsServer = needs('nats-server');
@@ -45,7 +53,7 @@ afterEach(async () => {
 });
 
 function processConfig(natsUrl: string, lokiUrl: string): string {
-  return jetStreamProcessorConfig(natsUrl, lokiUrl, LEASE_TTL_MS, ACK_DELAY_MS, '2s');
+  return jetStreamProcessorConfig(natsUrl, lokiUrl, LEASE_TTL_MS, ACK_DELAY_MS, `${MAX_WAIT_MS}ms`);
 }
 
 /** One multiline block: its stream, number within the stream, and lines. */
@@ -100,6 +108,7 @@ async function environment(): Promise<Env> {
   writeFileSync(file, processConfig(nats.url, loki.url));
   const sink = jetStreamWrite({ url: nats.url, stream: 'LOGS', partitions: PARTITIONS, publish_timeout: '1s' }, { log: () => {} });
   cleanups.push(() => sink.stop());
+  let started = 0;
   return {
     nats,
     loki,
@@ -112,10 +121,15 @@ async function environment(): Promise<Env> {
         LOOP_DELAY_PROBE,
         join(PROJECT_ROOT, 'bin/rivulet.ts'),
       ]);
+      const number = ++started;
       cleanups.push(async () => {
         if (run.child.exitCode === null && run.child.signalCode === null) {
           run.child.kill('SIGKILL');
           await run.exited;
+        }
+        if (LOGS_DIR) {
+          mkdirSync(LOGS_DIR, { recursive: true });
+          writeFileSync(join(LOGS_DIR, `processor-${number}.log`), run.stderr());
         }
       });
       return run;
@@ -145,6 +159,16 @@ async function owned(run: ChildRun): Promise<number[]> {
   const message = list.find((c) => c.id === 'logs.source.jetstream.in')!.health.message;
   const listed = / owns partitions ([0-9, ]+) of /.exec(message)?.[1];
   return listed ? listed.split(', ').map(Number) : [];
+}
+
+/** How many messages the stream holds. */
+async function storedMessages(natsUrl: string): Promise<number> {
+  const nc = await connect({ servers: natsUrl });
+  try {
+    return (await (await jetstreamManager(nc)).streams.info('LOGS')).state.messages;
+  } finally {
+    await nc.close();
+  }
 }
 
 /** The longest event-loop stall the instance reported since it joined the group. */
@@ -271,21 +295,34 @@ describe.skipIf(natsServer.skip || !RUN)(
       await new Promise((r) => setTimeout(r, ACK_DELAY_MS + 500));
       const outcome = judge(blocks, env.loki);
       // A duplicate is work in flight at a kill (a killed instance's partition, first delivered by
-      // then) or at the server restart (every lease may lapse while the server is away).
+      // then) or at the server restart: stored before it, and not acknowledged when it began (first
+      // at Loki less than the ack delay before it, or after it: a block forwarded before the restart
+      // reaches Loki at the latest after max_wait_time). Every lease may lapse while the server is
+      // away, and the acknowledgements sent meanwhile are lost; what was forwarded after it is not
+      // read again.
+      const inFlightAtRestart = (d: Outcome['duplicates'][number]) =>
+        d.block.n < RESTART_ROUND && d.first >= restart.from - ACK_DELAY_MS - 500 && d.first <= restart.to + MAX_WAIT_MS + 1000;
       const explained = (d: Outcome['duplicates'][number]) =>
         kills.some((k) => k.partitions.includes(partitionOfStream(d.block.stream)) && d.first <= k.at + ACK_DELAY_MS && d.again >= k.at) ||
-        (d.block.n < RESTART_ROUND && d.again >= restart.from);
+        (inFlightAtRestart(d) && d.again >= restart.from);
       const survivors = processors.slice(2);
+      const survivorScrapes = await Promise.all(survivors.map(scrape));
+      const lost = survivorScrapes.map((s) => metricSum(s, 'logs_source_jetstream_partition_changes_total', 'change="lost"'));
       console.log(
         `jetstream chaos: ${blocks.length} blocks, lease_ttl ${LEASE_TTL_MS} ms; ${outcome.duplicates.length} delivered twice ` +
-          `(${outcome.duplicates.filter((d) => d.again >= restart.from).length} after the restart began); ` +
+          `(${outcome.duplicates.filter((d) => d.again >= restart.from).length} after the restart began, ` +
+          `${outcome.duplicates.filter((d) => d.block.n >= RESTART_ROUND).length} written after it); ` +
+          `server down ${restart.to - restart.from} ms; leases lost by the survivors ${lost.join(', ')}; ` +
+          `${await storedMessages(env.nats.url)} messages stored; ` +
           `longest event-loop stalls ${processors.map(loopDelay).join(', ')} ms`,
       );
       expect({
         foreign: outcome.foreign,
         missing: outcome.missing,
         outOfOrder: outcome.outOfOrder,
-        unexplainedDuplicates: outcome.duplicates.filter((d) => !explained(d)).map((d) => d.block.lines[0]),
+        unexplainedDuplicates: outcome.duplicates
+          .filter((d) => !explained(d))
+          .map((d) => `${d.block.lines[0]} (at Loki ${d.first - restart.from} and ${d.again - restart.from} ms after the restart began)`),
         owners: (await Promise.all(survivors.map(owned))).flat().length,
       }).toEqual({ foreign: [], missing: [], outOfOrder: [], unexplainedDuplicates: [], owners: PARTITIONS });
     });
