@@ -2,13 +2,15 @@ import { systemClock } from '../core/clock.js';
 import { redactUrlsIn } from '../lib/redact.js';
 import { streamLog } from '../lib/log.js';
 import { configErrorsOf } from '../lib/config/errors.js';
-import { processRegistry } from '../core/metrics.js';
+import { addMetricsSource, processRegistry } from '../core/metrics.js';
 import { ComponentGraph } from '../core/runtime/graph.js';
 import { startRunServer } from './run-server.js';
 import { TapHub } from '../core/inspect/tap.js';
 import { loadConfigStageModules } from '../core/stage-modules.js';
 import { parseArgs, UsageError } from './args.js';
 import { coreCount, workerCount } from './pipeline-workers.js';
+import { shardCount } from './shards-flag.js';
+import { ShardConfigError, ShardedRun, shardedDefinition, unshardedComponents } from '../core/shards/sharded-run.js';
 import { loadFlagStageModules, readConfigWithStageModules, STAGES_FLAG } from './stage-modules.js';
 import { PathError, readTextFile, type Io } from './io.js';
 
@@ -25,18 +27,20 @@ export function parseListenAddr(value: string): { host: string; port: number } {
 
 /**
  * `rivulet run CONFIG [--server.http.listen-addr HOST:PORT] [--server.http.allowed-hosts NAME,...]
- * [--workers N] [--stages PATH]...`: runs each logs.process on N worker threads split by stream
- * (default: one per core), loads custom stage modules, builds every component, serves the run
+ * [--workers N | --shards N] [--stages PATH]...`: runs each logs.process on N worker threads split
+ * by stream (default: one per core), or with `--shards N` runs the whole way from decoding pushes
+ * to sending on N shard threads (core/shards/sharded-run.ts), loads custom stage modules, builds every component, serves the run
  * server (answering only the Host names allowed-hosts.ts allows), reloads on SIGHUP and POST
  * /-/reload (loading modules newly named in `stages.import` blocks), and on SIGINT/SIGTERM stops
  * components so stateful stages flush and pending output drains, then resolves 0.
  */
 export async function runCommand(argv: readonly string[], io: Io, signals: NodeJS.EventEmitter = process): Promise<number> {
-  const args = parseArgs(argv, [], ['server.http.listen-addr', 'server.http.allowed-hosts', 'workers'], [STAGES_FLAG]);
+  const args = parseArgs(argv, [], ['server.http.listen-addr', 'server.http.allowed-hosts', 'workers', 'shards'], [STAGES_FLAG]);
   const file = args.positional[0];
   if (!file || args.positional.length > 1) throw new UsageError('run needs exactly one CONFIG file');
   const { host, port } = parseListenAddr((args.flags.get('server.http.listen-addr') as string | undefined) ?? DEFAULT_LISTEN_ADDR);
-  const workers = workerCount(args.flags.get('workers'), coreCount());
+  const shards = shardCount(args.flags.get('shards'), args.flags.get('workers'));
+  const workers = shards > 1 ? 1 : workerCount(args.flags.get('workers'), coreCount());
   if (!(await loadFlagStageModules(args, io))) return 2;
   const initialText = await readConfigWithStageModules(file, io);
   if (initialText === undefined) return 2;
@@ -46,6 +50,7 @@ export async function runCommand(argv: readonly string[], io: Io, signals: NodeJ
   // any URL a message or field quotes (a server list, an error naming an address).
   const log = streamLog(io.stderr, { debug: Boolean(process.env.RIVULET_DEBUG), rewrite: redactUrlsIn });
   const taps = new TapHub(registry);
+  const sharded = shards > 1 ? new ShardedRun({ shards, configText: initialText, configFile: file, log, stdout: io.stdout }) : undefined;
   const graph = new ComponentGraph(
     (id) => ({
       id,
@@ -54,8 +59,10 @@ export async function runCommand(argv: readonly string[], io: Io, signals: NodeJ
       stdout: io.stdout,
       log: (level, message, fields) => log(level, message, { component: id, ...fields }),
       pipelineThreads: workers,
+      ...(sharded ? { front: sharded } : {}),
     }),
     taps.wrapExport,
+    sharded ? shardedDefinition : undefined,
   );
   try {
     graph.load(initialText, file);
@@ -63,6 +70,9 @@ export async function runCommand(argv: readonly string[], io: Io, signals: NodeJ
     for (const e of configErrorsOf(err)) io.stderr.write(e.message + '\n');
     return 2;
   }
+  if (sharded && !(await startShards(sharded, graph, io))) return 2;
+  // Every shard counts in a registry of its own; /metrics sums them with the main thread's.
+  if (sharded) addMetricsSource(registry, () => sharded.metrics());
   // A config that cannot be read is a failed reload like an invalid one: logged, and answered.
   const reload = async (): Promise<string[]> => {
     let errors: string[];
@@ -70,6 +80,7 @@ export async function runCommand(argv: readonly string[], io: Io, signals: NodeJ
       const text = readTextFile(file);
       await loadConfigStageModules(text, file);
       errors = (await graph.reload(text, file)).map((e) => e.message);
+      if (sharded) errors.push(...(await sharded.reload(text, errors)));
     } catch (err) {
       errors = err instanceof PathError ? [err.message] : configErrorsOf(err).map((e) => e.message);
     }
@@ -110,6 +121,31 @@ export async function runCommand(argv: readonly string[], io: Io, signals: NodeJ
   });
   log('info', 'shutting down');
   await graph.stop();
+  await sharded?.stop(graph.componentIds());
   await server.close();
   return 0;
+}
+
+/**
+ * Starts the shards of a loaded config, their metrics served with the main thread's; false, with
+ * the reason printed, for a config the shards cannot run.
+ */
+async function startShards(sharded: ShardedRun, graph: ComponentGraph, io: Io): Promise<boolean> {
+  const unsharded = unshardedComponents(graph.health());
+  if (unsharded.length > 0) {
+    await graph.stop();
+    io.stderr.write(
+      `--shards runs logs.source.api sources and the logs components they forward to; not sharded yet: ${unsharded.join(', ')}\n`,
+    );
+    return false;
+  }
+  try {
+    await sharded.start();
+  } catch (err) {
+    await graph.stop();
+    if (!(err instanceof ShardConfigError)) throw err;
+    for (const e of err.errors) io.stderr.write(e + '\n');
+    return false;
+  }
+  return true;
 }

@@ -21,16 +21,21 @@
  * be turned on, and are answered with Loki's 400 messages.
  *
  * Built on the programmatic `lokiPushReceiver` (loki/push-receiver.ts): the same settings, routes
- * and bounds, behind a listener of its own, with every batch forwarded to `forward_to`.
+ * and bounds, behind a listener of its own, with every batch forwarded to `forward_to`. In a
+ * sharded run (core/shards) the main thread's instance serves HTTP and reads bodies, and hands
+ * each body to a shard's instance, which decodes it and forwards its entries there.
  */
 import { forwardBatches } from '../core/delivery.js';
-import { LOGS_RECEIVER, type LogsReceiver } from '../core/receiver.js';
-import { defineComponent, type ComponentArgs, type ComponentContext, type Health } from '../core/runtime/component.js';
+import { InputBacklog } from '../core/input-time.js';
+import { fanOut, LOGS_RECEIVER, type LogsReceiver } from '../core/receiver.js';
+import { defineComponent, healthy, type ComponentArgs, type ComponentContext, type Health } from '../core/runtime/component.js';
 import { t } from '../lib/config/schema.js';
 import { ConnectionGauges } from './http/connection-gauges.js';
 import { ManagedListener } from './http/listener.js';
 import { httpBlockSpec, resolveHttpConfig, type HttpBlockDefaults, type HttpServerConfig } from './http/schema.js';
+import { decodeStep, takeHandedOff } from './loki/decode-step.js';
 import { sourceApiMetrics } from './loki/metrics.js';
+import { PendingBytes } from './loki/pending.js';
 import { pushReceiver, type PushReceiver } from './loki/push-receiver.js';
 import { PUSH_FIELDS, pushSettingsOf, type PushSettings } from './loki/push-settings.js';
 
@@ -62,7 +67,7 @@ logs.echo "out" { }`,
     push: pushSettingsOf(values),
   }),
   build(args, ctx) {
-    return new LogsSourceApi(args, ctx);
+    return ctx.shard ? new ShardPushIntake(args, ctx) : new LogsSourceApi(args, ctx);
   },
 });
 
@@ -137,5 +142,51 @@ export class LogsSourceApi {
     this.receiver.stopWaiting();
     await stopped;
     this.unsubscribe();
+  }
+}
+
+/**
+ * The component on a shard thread of a sharded run: no listener (the main thread's instance
+ * serves HTTP and hands each body off), only the decode step, run on the bodies handed here with
+ * the entries forwarded to this shard's `forward_to`. What it holds is bounded by its own
+ * `max_pending_size`.
+ */
+class ShardPushIntake {
+  readonly exports = {};
+  private settings: Settings;
+  private readonly pending: PendingBytes;
+  private readonly unserve: () => void;
+
+  constructor(args: ComponentArgs<Settings>, ctx: ComponentContext) {
+    this.settings = args.values;
+    const metrics = sourceApiMetrics(ctx.registry);
+    const pending = new PendingBytes(this.settings.push.maxPendingBytes);
+    this.pending = pending;
+    const showPending = () => metrics.pendingBytes.set({ component_id: ctx.id }, pending.bytes);
+    const step = decodeStep({
+      settings: () => this.settings.push.app,
+      pending,
+      forward: (entries, options) => fanOut(this.settings.forwardTo, entries, options),
+      backlog: new InputBacklog(),
+      nowNs: () => ctx.clock.nowNs(),
+      showPending,
+      log: ctx.log,
+    });
+    this.unserve = ctx.shard!.serveBodies(ctx.id, (body, request) => takeHandedOff(step, pending, body, request).finally(showPending));
+  }
+
+  health(): Health {
+    return healthy();
+  }
+
+  update(args: ComponentArgs<Settings>): void {
+    const next = args.values;
+    if (next.push.maxPendingBytes !== this.settings.push.maxPendingBytes) this.pending.resize(next.push.maxPendingBytes);
+    this.settings = next;
+  }
+
+  /** The main thread's instance has answered every push before the shards stop. */
+  async stop(): Promise<void> {
+    this.unserve();
   }
 }

@@ -8,11 +8,11 @@ import { Observable, type OperatorFunction, type Subscription } from 'rxjs';
 import { Inlet } from '../inlet.js';
 import { type HandBack, HandedBackError } from '../hand-back.js';
 import { InputClock } from '../input-time.js';
-import { type Entry, seedLabels } from '../entry.js';
+import { type Entry, type Labels, seedLabels } from '../entry.js';
 import { buildPipeline } from '../pipeline.js';
 import { addMetricsSource } from '../metrics.js';
 import { PartitionedPipeline } from '../threads/partitioned-pipeline.js';
-import { planPartitions, type PartitionPlan } from '../threads/partitioning.js';
+import { partitioner, planPartitions, type PartitionPlan } from '../threads/partitioning.js';
 import { loadStageList } from '../process.js';
 import { definedInModule } from '../stage-modules.js';
 import type { PartitionedStage } from '../stage-partitioning.js';
@@ -72,6 +72,10 @@ export class LogsProcessor implements LogsReceiver {
    * Worker threads read it from shared memory.
    */
   private readonly input: InputClock;
+  /** On a shard of a sharded run: the shard that owns an entry's labels under the running stage list. */
+  private shardOf: ((labels: Labels) => number) | undefined;
+  /** Stops taking the entries other shards deliver here. */
+  private readonly unserve: (() => void) | undefined;
 
   constructor(
     stages: readonly StageSpec[],
@@ -83,6 +87,9 @@ export class LogsProcessor implements LogsReceiver {
   ) {
     this.input = (ctx.pipelineThreads ?? 1) > 1 ? InputClock.shared(ctx.clock.scheduler) : new InputClock(ctx.clock.scheduler);
     this.running = this.startPipeline(stages, fingerprint);
+    // Other shards deliver here the entries whose streams this shard owns: they are this
+    // shard's part already, and go straight into the stages.
+    this.unserve = ctx.shard?.serveEntries(ctx.id, (entries) => this.sendBatch(entries, false));
   }
 
   /** The fingerprint of the stage list running now. */
@@ -91,9 +98,21 @@ export class LogsProcessor implements LogsReceiver {
   }
 
   send(entries: readonly Entry[], options?: SendOptions): Promise<void> {
+    if (this.shardOf) return this.sendToOwners(entries, this.shardOf);
     if (options?.backlog) this.input.follow(options.backlog);
     const untilSentOn = options?.untilSentOn === true;
     return this.sendBatch(entries, untilSentOn, untilSentOn ? options?.handBack : undefined);
+  }
+
+  /**
+   * On a shard: hands each entry to the shard that owns its stream (the partition plan's key, as
+   * threads split), this one included, and resolves once every owner took its part over.
+   */
+  private async sendToOwners(entries: readonly Entry[], shardOf: (labels: Labels) => number): Promise<void> {
+    const shard = this.ctx.shard!;
+    const parts: Entry[][] = Array.from({ length: shard.count }, () => []);
+    for (const entry of entries) parts[shardOf(entry.labels)]!.push(entry);
+    await Promise.all(parts.map((part, index) => (part.length === 0 ? undefined : shard.deliver(index, this.ctx.id, part))));
   }
 
   /**
@@ -114,6 +133,7 @@ export class LogsProcessor implements LogsReceiver {
     await Promise.all(this.stopping);
     await this.drainForwarding();
     this.input.unfollowAll();
+    this.unserve?.();
   }
 
   /**
@@ -218,6 +238,7 @@ export class LogsProcessor implements LogsReceiver {
   }
 
   private startPipeline(stages: readonly StageSpec[], fingerprint: string): RunningPipeline {
+    this.shardOf = this.ctx.shard && this.ctx.shard.count > 1 ? this.shardPlan(stages, this.ctx.shard) : undefined;
     const threads = this.ctx.pipelineThreads ?? 1;
     if (threads > 1) {
       const plan = threadPlan(stages, fingerprint);
@@ -248,6 +269,22 @@ export class LogsProcessor implements LogsReceiver {
       complete: () => settle(),
     });
     return { kind: 'local', built, input, subscription, fingerprint, completed };
+  }
+
+  /**
+   * Which shard owns an entry: by the partition plan, as threads split. A list without state may
+   * run on any shard, so entries stay where they were decoded; one that cannot be split runs on
+   * the first shard, and that shard's log says why.
+   */
+  private shardPlan(
+    stages: readonly StageSpec[],
+    shard: { readonly index: number; readonly count: number },
+  ): ((labels: Labels) => number) | undefined {
+    const plan = planPartitions(stages);
+    if (plan.kind === 'stateless') return undefined;
+    if (plan.kind === 'partitioned') return partitioner(plan.key, shard.count);
+    if (shard.index === 0) this.ctx.log('info', 'stages run on one thread', { reason: plan.reason });
+    return () => 0;
   }
 
   private startThreads(plan: PartitionPlan, fingerprint: string, workers: number): ThreadedPipeline {

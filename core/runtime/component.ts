@@ -4,6 +4,7 @@ import type { ConfigValue, EvalScope } from '../../lib/config/evaluate.js';
 import type { ConfigError } from '../../lib/config/errors.js';
 import type { Log } from '../../lib/log.js';
 import type { Clock } from '../clock.js';
+import type { ShardFront, ShardPeers } from '../shard-context.js';
 import { decodeStageBlocks, type StageSpec } from '../stage.js';
 import {
   decodeBlock,
@@ -49,6 +50,10 @@ export interface ComponentContext {
    * sets one per core). Without it, or with 1, pipelines run in place.
    */
   readonly pipelineThreads?: number;
+  /** Set on a shard thread of a sharded run (core/shards): this shard and its peers. */
+  readonly shard?: ShardPeers;
+  /** Set on the main thread of a sharded run: sources hand their bodies off to the shards. */
+  readonly front?: ShardFront;
 }
 
 /**

@@ -79,6 +79,12 @@ export class ComponentGraph {
   constructor(
     private readonly context: (id: string) => ComponentContext,
     private readonly exportHook?: ExportHook,
+    /**
+     * The definition a component block is built with, given the registered one: a sharded run's
+     * main thread builds stand-ins for the components its shards run (the same schema and checks).
+     * Must give the same definition for the same one, so a reload sees an unchanged component.
+     */
+    private readonly definitionFor: (def: ComponentDefinition) => ComponentDefinition = (def) => def,
   ) {}
 
   /**
@@ -244,7 +250,8 @@ export class ComponentGraph {
       }
       // Loaded by whoever loads the config, before the graph is planned (see stage-modules).
       if (stmt.name === STAGE_IMPORT_BLOCK) continue;
-      const def = componentDefinition(stmt.name);
+      const registered = componentDefinition(stmt.name);
+      const def = registered && this.definitionFor(registered);
       if (!def) {
         const known = [...componentDefinitions().map((d) => d.name), ...(declared ?? [])];
         errors.push(

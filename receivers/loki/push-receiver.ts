@@ -23,6 +23,7 @@ import { standaloneContext, type RunOptions } from '../../core/runtime/standalon
 import { decodeOptions } from '../../lib/config/schema.js';
 import { sourceApiMetrics } from './metrics.js';
 import { PendingBytes } from './pending.js';
+import { handOffStep } from './decode-step.js';
 import { createPushRoutes, type PushRoutes } from './push-app.js';
 import { PUSH_FIELDS, pushSettingsOf, type PushSettings } from './push-settings.js';
 
@@ -153,6 +154,8 @@ export function pushReceiver(initial: PushSettings, ctx: ComponentContext): Push
     inFlight: (push) => inFlight.run(push),
     metrics: sourceApiMetrics(ctx.registry),
     log: ctx.log,
+    // In a sharded run's main thread, bodies are decoded on the shards.
+    ...(ctx.front ? { decode: handOffStep(ctx.front, ctx.id) } : {}),
   });
   return {
     source,

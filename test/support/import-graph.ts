@@ -12,9 +12,10 @@ import ts from 'typescript';
 
 /**
  * The rooms of core/: the kernel at its top level (and in runtime/), the thread and inspection
- * rooms built on it, and the components (logs.process and its engine) above all of them.
+ * rooms built on it, the components (logs.process and its engine) above them, and the sharded
+ * run (core/shards), whose threads build the components, above all of them.
  */
-const CORE_ROOMS = ['core', 'core/threads', 'core/inspect', 'core/components'];
+const CORE_ROOMS = ['core', 'core/threads', 'core/inspect', 'core/components', 'core/shards'];
 
 /** Every layer a product module may be in: what the tools beside the product may import. */
 const PRODUCT = ['cli', 'playground', 'face', 'testing', ...CORE_ROOMS, 'lib', 'operators', 'receivers', 'sinks'];
@@ -27,6 +28,7 @@ export const LAYER_RULES: Readonly<Record<string, readonly string[]>> = {
   'core/threads': ['core/threads', 'core', 'lib'],
   'core/inspect': ['core/inspect', 'core', 'lib'],
   'core/components': ['core/components', 'core/threads', 'core', 'lib'],
+  'core/shards': ['core/shards', 'core/components', 'core/threads', 'core', 'lib'],
   // Stages, sources and sinks build on the kernel's contracts, not on its rooms.
   operators: ['operators', 'core', 'lib'],
   receivers: ['receivers', 'core', 'lib'],

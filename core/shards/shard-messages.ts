@@ -1,0 +1,48 @@
+/**
+ * What the main thread and a shard thread say to each other, and what shards say to each other
+ * over the ports between them. Bodies and packed entries cross transferred, not copied.
+ */
+import type { MessagePort } from 'node:worker_threads';
+import type { LogLevel } from '../../lib/log.js';
+import type { MetricFamilies } from '../metrics.js';
+import type { BodyAnswer, BodyRequest } from '../shard-context.js';
+import type { PackedEntries } from '../threads/entry-batch-codec.js';
+
+/** What a shard thread starts with. */
+export interface ShardSetup {
+  readonly index: number;
+  readonly count: number;
+  /** The config every shard builds, as the main thread read it. */
+  readonly configText: string;
+  readonly configFile: string;
+  /** Modules (URLs) whose import registers the built-in stages and components. */
+  readonly stageRegistrars: readonly string[];
+  readonly componentRegistrars: readonly string[];
+  /** Custom stage (and component) modules loaded on the main thread, as absolute files. */
+  readonly stageModules: readonly string[];
+  readonly linearTimeRegex: boolean;
+  /** A port to each other shard, by its index; none at this shard's own. */
+  readonly peers: readonly (MessagePort | undefined)[];
+}
+
+export type ToShard =
+  | { readonly kind: 'body'; readonly id: number; readonly component: string; readonly body: Uint8Array; readonly request: BodyRequest }
+  | { readonly kind: 'metrics'; readonly id: number }
+  | { readonly kind: 'reload'; readonly id: number; readonly text: string }
+  /** Stops one component: the main thread stops each on every shard before the next (see ShardedRun.stop). */
+  | { readonly kind: 'stop'; readonly id: number; readonly component: string };
+
+export type FromShard =
+  | { readonly kind: 'ready' }
+  | { readonly kind: 'failed'; readonly errors: readonly string[] }
+  | { readonly kind: 'answer'; readonly id: number; readonly answer: BodyAnswer }
+  | { readonly kind: 'metrics'; readonly id: number; readonly families: MetricFamilies }
+  | { readonly kind: 'reloaded'; readonly id: number; readonly errors: readonly string[] }
+  | { readonly kind: 'stopped'; readonly id: number }
+  | { readonly kind: 'log'; readonly level: LogLevel; readonly message: string; readonly fields?: Record<string, unknown> }
+  | { readonly kind: 'stdout'; readonly text: string };
+
+/** Between shards: entries for the component `component` on the receiving shard, and its answer. */
+export type BetweenShards =
+  | { readonly kind: 'deliver'; readonly id: number; readonly component: string; readonly packed: PackedEntries }
+  | { readonly kind: 'delivered'; readonly id: number; readonly error?: { readonly message: string; readonly retryLater: boolean } };

@@ -1,0 +1,268 @@
+/**
+ * A sharded run, the main thread's side. The main thread accepts connections, parses HTTP and
+ * reads bodies; each body goes, transferred, to the shard with the fewest bodies pending, whose
+ * logs.source.api decodes it. Every shard builds the same config (shard.ts): its processors hand
+ * each entry to the shard that owns its stream, over ports between the shards, without the main
+ * thread in between, and every shard runs its own sinks (a logs.write queue of its own, its
+ * write-ahead log in `<dir>/shard-<i>`). The client is answered with what the shard answered,
+ * once the entries were taken over.
+ *
+ * On the main thread, the config's processors and sinks are stand-ins (`shardedDefinition`):
+ * checked exactly as they are in place, so a config is refused with the same errors, but running
+ * nothing. Only logs.source.api sources are sharded so far (`unshardedComponents` names the rest).
+ */
+import { Worker } from 'node:worker_threads';
+import { MessageChannel, type MessagePort } from 'node:worker_threads';
+import { linearTimeFallbackEnabled } from '../../lib/regex/linear-time.js';
+import type { Log } from '../../lib/log.js';
+import type { MetricFamilies } from '../metrics.js';
+import { logsReceiverCapsule } from '../receiver.js';
+import { healthy, validatedArgs, type Component, type ComponentDefinition } from '../runtime/component.js';
+import { componentRegistrars } from '../runtime/component-registrars.js';
+import type { BodyAnswer, BodyRequest, ShardFront } from '../shard-context.js';
+import { loadedStageModuleFiles, stageRegistrars } from '../stage-modules.js';
+import type { FromShard, ShardSetup, ToShard } from './shard-messages.js';
+import { shardWorkerEntry } from './shard-worker-modules.js';
+
+/** The sources a sharded run's main thread serves and hands bodies off from. */
+const FRONT_SOURCES = new Set(['logs.source.api']);
+
+/** Whether a component runs on the shards: every logs component that is not a source. */
+function runsOnShards(name: string): boolean {
+  return name.startsWith('logs.') && !name.startsWith('logs.source.');
+}
+
+/**
+ * The components of a loaded config (by id and name) that a sharded run cannot run yet, as one
+ * line each: anything but logs.source.api and the logs components the shards run.
+ */
+export function unshardedComponents(components: ReadonlyArray<{ readonly id: string; readonly name: string }>): string[] {
+  return components.filter(({ name }) => !FRONT_SOURCES.has(name) && !runsOnShards(name)).map(({ id }) => id);
+}
+
+const standIns = new WeakMap<ComponentDefinition, ComponentDefinition>();
+
+/**
+ * The definition the main thread builds a component with: its own for the sources it serves, a
+ * stand-in for those the shards run. A stand-in checks its arguments as the component does (on
+ * load and on every reload), and exports receivers that nothing on the main thread sends to.
+ */
+export function shardedDefinition(def: ComponentDefinition): ComponentDefinition {
+  if (!runsOnShards(def.name)) return def;
+  let standIn = standIns.get(def);
+  if (!standIn) {
+    standIn = {
+      ...def,
+      build(args, ctx): Component {
+        validatedArgs(def, args, ctx);
+        const receiver = logsReceiverCapsule({
+          send: () => Promise.reject(new Error(`${ctx.id} runs on the shards, not on the main thread`)),
+        });
+        return {
+          exports: Object.fromEntries(def.exportNames.map((name) => [name, receiver])),
+          health: () => healthy('runs on the shards'),
+          update: (next) => void validatedArgs(def, next, ctx),
+          stop: async () => {},
+        };
+      },
+    };
+    standIns.set(def, standIn);
+  }
+  return standIn;
+}
+
+export interface ShardedRunOptions {
+  readonly shards: number;
+  readonly configText: string;
+  readonly configFile: string;
+  /** Where the shards' log records go (each names its component). */
+  readonly log: Log;
+  /** Where the shards' components print (logs.echo). */
+  readonly stdout: NodeJS.WritableStream;
+}
+
+interface Pending<T> {
+  resolve(value: T): void;
+  reject(error: Error): void;
+}
+
+class ShardThread {
+  readonly worker: Worker;
+  /** Bodies handed here and not answered yet. */
+  bodies = 0;
+  readonly waiting = new Map<number, Pending<unknown>>();
+  ready!: Pending<void>;
+
+  constructor(entry: URL, setup: ShardSetup, transfer: MessagePort[]) {
+    this.worker = new Worker(entry, { workerData: setup, transferList: transfer, execArgv: [] });
+  }
+
+  post(message: ToShard, transfer: ArrayBuffer[] = []): void {
+    this.worker.postMessage(message, transfer);
+  }
+}
+
+export class ShardedRun implements ShardFront {
+  private threads: ShardThread[] = [];
+  private nextId = 0;
+  private failure: Error | undefined;
+
+  constructor(private readonly options: ShardedRunOptions) {}
+
+  /** Starts every shard; rejects with the config errors a shard found (one line each, as the first shard found them). */
+  async start(): Promise<void> {
+    const { shards: count } = this.options;
+    // One channel for each pair of shards.
+    const ports: (MessagePort | undefined)[][] = Array.from({ length: count }, () => new Array<MessagePort | undefined>(count));
+    for (let a = 0; a < count; a++) {
+      for (let b = a + 1; b < count; b++) {
+        const { port1, port2 } = new MessageChannel();
+        ports[a]![b] = port1;
+        ports[b]![a] = port2;
+      }
+    }
+    const entry = shardWorkerEntry();
+    const ready: Promise<void>[] = [];
+    for (let index = 0; index < count; index++) {
+      const peers = ports[index]!;
+      const setup: ShardSetup = {
+        index,
+        count,
+        configText: this.options.configText,
+        configFile: this.options.configFile,
+        stageRegistrars: stageRegistrars(),
+        componentRegistrars: componentRegistrars(),
+        stageModules: loadedStageModuleFiles(),
+        linearTimeRegex: linearTimeFallbackEnabled(),
+        peers: Array.from({ length: count }, (_, i) => peers[i]),
+      };
+      const thread = new ShardThread(
+        entry,
+        setup,
+        peers.filter((port): port is MessagePort => port !== undefined),
+      );
+      ready.push(new Promise<void>((resolve, reject) => (thread.ready = { resolve, reject })));
+      thread.worker.on('message', (message: FromShard) => this.receive(thread, message));
+      thread.worker.on('error', (err) => this.fail(err));
+      thread.worker.on('exit', (code) => this.fail(new Error(`shard ${index} exited with code ${code}`)));
+      this.threads.push(thread);
+    }
+    try {
+      await Promise.all(ready);
+    } catch (err) {
+      await this.terminate();
+      throw err;
+    }
+  }
+
+  handOff(id: string, body: Uint8Array, request: BodyRequest): Promise<BodyAnswer> {
+    const thread = this.leastPending();
+    thread.bodies++;
+    const answer = this.ask<BodyAnswer>(thread, (reply) => ({ kind: 'body', id: reply, component: id, body, request }), [
+      body.buffer as ArrayBuffer,
+    ]);
+    return answer.finally(() => thread.bodies--);
+  }
+
+  /** Every shard's metric families, each component's labelled as it is on the main thread. */
+  metrics(): Promise<MetricFamilies[]> {
+    if (this.failure) return Promise.resolve([]);
+    return Promise.all(this.threads.map((thread) => this.ask<MetricFamilies>(thread, (id) => ({ kind: 'metrics', id }))));
+  }
+
+  /** Reloads every shard; the errors the shards found that `known` (the main thread's) does not hold. */
+  async reload(text: string, known: readonly string[]): Promise<string[]> {
+    const answers = await Promise.all(this.threads.map((thread) => this.ask<string[]>(thread, (id) => ({ kind: 'reload', id, text }))));
+    const seen = new Set(known);
+    const errors: string[] = [];
+    for (const error of answers.flat()) {
+      if (seen.has(error)) continue;
+      seen.add(error);
+      errors.push(error);
+    }
+    return errors;
+  }
+
+  /**
+   * Stops the shards' components, dependents before their dependencies (`order` lists
+   * dependencies first, as the graph does): each component on every shard before the next, so
+   * what a processor flushes to another shard still reaches a live one. Then the threads end.
+   */
+  async stop(order: readonly string[]): Promise<void> {
+    if (!this.failure) {
+      for (const component of [...order].reverse()) {
+        await Promise.all(this.threads.map((thread) => this.ask<void>(thread, (id) => ({ kind: 'stop', id, component }))));
+      }
+    }
+    await this.terminate();
+  }
+
+  private async terminate(): Promise<void> {
+    const threads = this.threads;
+    this.threads = [];
+    this.failure ??= new Error('the shards were stopped');
+    await Promise.all(threads.map((thread) => thread.worker.terminate()));
+  }
+
+  private leastPending(): ShardThread {
+    if (this.threads.length === 0) throw new Error('the shards are not running');
+    let best = this.threads[0]!;
+    for (const thread of this.threads) if (thread.bodies < best.bodies) best = thread;
+    // Equal loads take turns: the chosen one goes to the back.
+    this.threads.push(...this.threads.splice(this.threads.indexOf(best), 1));
+    return best;
+  }
+
+  private ask<T>(thread: ShardThread, message: (id: number) => ToShard, transfer: ArrayBuffer[] = []): Promise<T> {
+    if (this.failure) return Promise.reject(this.failure);
+    const id = this.nextId++;
+    return new Promise<T>((resolve, reject) => {
+      thread.waiting.set(id, { resolve: resolve as (value: unknown) => void, reject });
+      thread.post(message(id), transfer);
+    });
+  }
+
+  private receive(thread: ShardThread, message: FromShard): void {
+    switch (message.kind) {
+      case 'ready':
+        thread.ready.resolve();
+        return;
+      case 'failed':
+        thread.ready.reject(new ShardConfigError(message.errors));
+        return;
+      case 'log':
+        this.options.log(message.level, message.message, message.fields);
+        return;
+      case 'stdout':
+        this.options.stdout.write(message.text);
+        return;
+      default: {
+        const waiting = thread.waiting.get(message.id);
+        thread.waiting.delete(message.id);
+        if (message.kind === 'answer') waiting?.resolve(message.answer);
+        else if (message.kind === 'metrics') waiting?.resolve(message.families);
+        else if (message.kind === 'reloaded') waiting?.resolve(message.errors);
+        else waiting?.resolve(undefined);
+      }
+    }
+  }
+
+  private fail(error: Error): void {
+    if (this.failure) return;
+    this.failure = error;
+    this.options.log('error', 'a shard failed', { error: error.message });
+    for (const thread of this.threads) {
+      thread.ready?.reject(error);
+      for (const waiting of thread.waiting.values()) waiting.reject(error);
+      thread.waiting.clear();
+    }
+  }
+}
+
+/** The config errors a shard found building its part, one message each. */
+export class ShardConfigError extends Error {
+  constructor(readonly errors: readonly string[]) {
+    super(errors.join('\n'));
+    this.name = 'ShardConfigError';
+  }
+}
