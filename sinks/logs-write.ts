@@ -28,23 +28,30 @@
  * The same writer is usable from code as a sink: `lokiWrite(options)` takes the block's attributes
  * and nested blocks as an object, and the component is that sink built from its decoded block.
  */
-import type { Block } from '../lib/config/ast.js';
-import { ConfigError, ConfigErrors, type Position } from '../lib/config/errors.js';
+import { ConfigError, type Position } from '../lib/config/errors.js';
 import type { Entry, Labels } from '../core/entry.js';
 import { cloneEntry } from '../core/entry.js';
 import { logSink, type LogSink } from '../core/delivery.js';
 import { logsReceiverCapsule, type LogsReceiver } from '../core/receiver.js';
-import { defineComponent, healthy, unhealthy, type ComponentArgs, type ComponentContext, type Health } from '../core/runtime/component.js';
+import {
+  componentOptions,
+  defineComponent,
+  healthy,
+  unhealthy,
+  type ComponentArgs,
+  type ComponentContext,
+  type Health,
+} from '../core/runtime/component.js';
 import { standaloneContext, type RunOptions } from '../core/runtime/standalone.js';
-import { applyDefaults, t, nestedBlocks } from '../lib/config/schema.js';
-import { endpointBlockSpec, resolveEndpoints, type EndpointConfig } from './loki/endpoint-config.js';
+import { nestedBlocks, t, type Checks } from '../lib/config/schema.js';
+import { endpointBlockSpec, resolveEndpoints, type EndpointConfig, type EndpointValues } from './loki/endpoint-config.js';
 import { EndpointQueue } from './loki/endpoint-queue.js';
 import { EndpointWal, type WalLossReason } from './loki/endpoint-wal.js';
 import { writeMetrics, type WriteMetrics } from './loki/metrics.js';
 import { httpTransport } from './loki/http-transport.js';
 import type { PushTransport } from './loki/transport.js';
 import type { OpenFile } from '../lib/wal/segment-log.js';
-import { endpointWalDir, resolveWal, walBlockSpec, type WalConfig } from './loki/wal-config.js';
+import { endpointWalDir, resolveWal, walBlockSpec, type WalConfig, type WalValues } from './loki/wal-config.js';
 
 const USER_AGENT = 'Rivulet/0.1.0';
 
@@ -62,6 +69,7 @@ export const logsWriteComponent = defineComponent({
     external_labels: { kind: t.map(t.string), default: {}, doc: 'Labels added to every stream sent; an entry’s own labels win.' },
   },
   blocks: { endpoint: endpointBlockSpec, wal: walBlockSpec },
+  validate: (values, checks) => settingsOf(values, checks),
   build(args, ctx) {
     return new LogsWrite(args, ctx);
   },
@@ -144,9 +152,10 @@ export interface LokiWriteSink extends LogSink {
  * // later: await source.stop(); await sink.stop();
  */
 export function lokiWrite(options: LokiWriteOptions, run?: RunOptions, hooks: LogsWriteTestHooks = {}): LokiWriteSink {
-  const writer = new LokiWriter(settingsOfOptions(options), standaloneContext(logsWriteComponent.name, run), hooks);
+  const ctx = standaloneContext(logsWriteComponent.name, run);
+  const writer = new LokiWriter(settingsOfOptions(options, ctx), ctx, hooks);
   return Object.assign(sinkOf(writer), {
-    update: (next: LokiWriteOptions) => writer.reconfigure(settingsOfOptions(next), undefined, [logsWriteComponent.name]),
+    update: (next: LokiWriteOptions) => writer.reconfigure(settingsOfOptions(next, ctx), undefined, [logsWriteComponent.name]),
     health: () => writer.health(),
   });
 }
@@ -164,8 +173,8 @@ export class LogsWrite {
   private readonly writer: LokiWriter;
   private readonly sink: LogSink;
 
-  constructor(args: ComponentArgs, ctx: ComponentContext, hooks: LogsWriteTestHooks = {}) {
-    this.writer = new LokiWriter(settingsOf(args.values, args.block, args.path), ctx, hooks);
+  constructor(args: ComponentArgs<Settings>, ctx: ComponentContext, hooks: LogsWriteTestHooks = {}) {
+    this.writer = new LokiWriter(args.values, ctx, hooks);
     this.sink = sinkOf(this.writer);
     this.exports = { receiver: logsReceiverCapsule(this.sink) };
   }
@@ -174,9 +183,9 @@ export class LogsWrite {
     return this.writer.health();
   }
 
-  update(args: ComponentArgs): void {
-    const where = nestedBlocks(args.block as Block, 'wal')[0]?.pos ?? (args.block as Block).pos;
-    this.writer.reconfigure(settingsOf(args.values, args.block, args.path), where, args.path);
+  update(args: ComponentArgs<Settings>): void {
+    const where = nestedBlocks(args.block, 'wal')[0]?.pos ?? args.block.pos;
+    this.writer.reconfigure(args.values, where, args.path);
   }
 
   stop(): Promise<void> {
@@ -188,40 +197,43 @@ function sinkOf(writer: LokiWriter): LogSink {
   return logSink(writer, () => writer.stop());
 }
 
-interface Settings {
+/** What the writer runs on: the validated block. */
+export interface Settings {
   readonly endpoints: readonly EndpointConfig[];
   readonly externalLabels: Labels;
   readonly wal: WalConfig | undefined;
 }
 
-/** Programmatic options through the schema's defaults and the config's own validation (errors without positions). */
-function settingsOfOptions(options: LokiWriteOptions): Settings {
-  const path = [logsWriteComponent.name];
+/** Options given in code, with the component's defaults and checks (the same ConfigError texts, without positions). */
+function settingsOfOptions(options: LokiWriteOptions, ctx: ComponentContext): Settings {
   // An empty list is a config without endpoint blocks: refused as missing, not a writer sending nowhere.
   const given = options.endpoint?.length === 0 ? { ...options, endpoint: undefined } : options;
-  return settingsOf(applyDefaults(logsWriteComponent, given as unknown as Record<string, unknown>, path), undefined, path);
+  return componentOptions(logsWriteComponent, given, [logsWriteComponent.name], ctx);
 }
 
-/** Validates decoded values; `block`, when the values come from a config, places the errors. */
-function settingsOf(values: Record<string, unknown>, block: Block | undefined, path: readonly string[]): Settings {
-  try {
-    const endpoints = resolveEndpoints(values.endpoint as Record<string, unknown>[], block, path);
-    const walBlock = nestedBlocks(block, 'wal')[0];
-    const wal = resolveWal(values.wal as Record<string, unknown> | undefined, walBlock, path);
-    if (wal) {
-      const dirs = endpoints.map((e) => endpointWalDir(wal, e));
-      const shared = dirs.find((dir, i) => dirs.indexOf(dir) !== i);
-      if (shared !== undefined)
-        throw new ConfigError(`two endpoints would share the write-ahead log ${shared}; give them distinct names`, walBlock?.pos, [
-          ...path,
-          'wal',
-        ]);
-    }
-    return { endpoints, externalLabels: values.external_labels as Labels, wal };
-  } catch (err) {
-    if (err instanceof ConfigErrors || err instanceof ConfigError) throw err;
-    throw new ConfigError((err as Error).message, block?.pos, path);
+/**
+ * The decoded block checked as a whole: every endpoint, the write-ahead log, and that no two
+ * endpoints would keep their logs in one directory.
+ */
+function settingsOf(
+  values: { readonly endpoint: readonly EndpointValues[]; readonly external_labels: Labels; readonly wal: WalValues | undefined },
+  checks: Checks,
+): Settings {
+  const endpoints = resolveEndpoints(values.endpoint, checks);
+  const wal = resolveWal(values.wal, checks);
+  if (wal) {
+    const dirs = endpoints.map((e) => endpointWalDir(wal, e));
+    const shared = dirs.find((dir, i) => dirs.indexOf(dir) !== i);
+    if (shared !== undefined)
+      checks.report(
+        new ConfigError(
+          `two endpoints would share the write-ahead log ${shared}; give them distinct names`,
+          nestedBlocks(checks.block, 'wal')[0]?.pos,
+          [...checks.path, 'wal'],
+        ),
+      );
   }
+  return { endpoints, externalLabels: values.external_labels, wal };
 }
 
 /**

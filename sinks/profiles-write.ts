@@ -8,10 +8,17 @@
  * the exported receiver stays the same value.
  */
 import { profilesReceiverCapsule, type IngestProfile, type ProfilesReceiver, type PushSeries } from '../core/profiles.js';
-import { defineComponent, healthy, type ComponentArgs, type ComponentContext, type Health } from '../core/runtime/component.js';
+import {
+  componentOptions,
+  defineComponent,
+  healthy,
+  type ComponentArgs,
+  type ComponentContext,
+  type Health,
+} from '../core/runtime/component.js';
 import { profilesSink, type ProfilesSink } from '../core/profile-delivery.js';
 import { standaloneContext, type RunOptions } from '../core/runtime/standalone.js';
-import { applyDefaults, t } from '../lib/config/schema.js';
+import { t } from '../lib/config/schema.js';
 import { endpointBlockSpec, resolveWriteConfig, type WriteConfig } from './profiles/config.js';
 import { WriteMetrics } from './profiles/metrics.js';
 import { ProfilesWriter } from './profiles/writer.js';
@@ -46,19 +53,15 @@ export const profilesWriteComponent = defineComponent({
       },
     },
   },
+  validate: (values, checks) => resolveWriteConfig(values, checks),
   build(args, ctx) {
     return new ProfilesWrite(args, ctx);
   },
 });
 
-function configOf(args: ComponentArgs): WriteConfig {
-  return resolveWriteConfig(args.values, args.path, args.block);
-}
-
 /** Options given in code, with the component's defaults and checks (the same ConfigError texts). */
-function configOfOptions(options: ProfilesWriteOptions): WriteConfig {
-  const path = [profilesWriteComponent.name];
-  return resolveWriteConfig(applyDefaults(profilesWriteComponent, { ...options }, path), path);
+function configOfOptions(options: ProfilesWriteOptions, ctx: ComponentContext): WriteConfig {
+  return componentOptions(profilesWriteComponent, options, [profilesWriteComponent.name], ctx);
 }
 
 /** One `endpoint` of `profilesWrite`, as the config's `endpoint` block writes it. */
@@ -116,7 +119,8 @@ export interface ProfilesWriteSink extends ProfilesSink {
  * profilesReceiver().subscribe(sink);
  */
 export function profilesWrite(options: ProfilesWriteOptions = {}, run?: RunOptions): ProfilesWriteSink {
-  return createProfilesWriteSink(configOfOptions(options), standaloneContext(profilesWriteComponent.name, run));
+  const ctx = standaloneContext(profilesWriteComponent.name, run);
+  return createProfilesWriteSink(configOfOptions(options, ctx), ctx);
 }
 
 /** The sink over a decoded configuration; `update` there takes the options given in code. */
@@ -143,7 +147,7 @@ function createProfilesWriteSink(
     // it frees sockets, which live in real time whatever the component's clock says.
     setTimeout(() => previous.close(), 60_000).unref();
   };
-  return Object.assign(sink, { reconfigure, update: (next: ProfilesWriteOptions) => reconfigure(configOfOptions(next)) });
+  return Object.assign(sink, { reconfigure, update: (next: ProfilesWriteOptions) => reconfigure(configOfOptions(next, ctx)) });
 }
 
 /** The component: the sink over the decoded block, exported as its `receiver`. */
@@ -151,8 +155,8 @@ export class ProfilesWrite {
   readonly exports;
   private readonly sink: ReturnType<typeof createProfilesWriteSink>;
 
-  constructor(args: ComponentArgs, ctx: ComponentContext) {
-    this.sink = createProfilesWriteSink(configOf(args), ctx);
+  constructor(args: ComponentArgs<WriteConfig>, ctx: ComponentContext) {
+    this.sink = createProfilesWriteSink(args.values, ctx);
     // The exported value stays the same across reloads.
     const receiver: ProfilesReceiver = { append: this.sink.append, appendIngest: this.sink.appendIngest };
     this.exports = { receiver: profilesReceiverCapsule(receiver) };
@@ -162,8 +166,8 @@ export class ProfilesWrite {
     return healthy();
   }
 
-  update(args: ComponentArgs): void {
-    this.sink.reconfigure(configOf(args));
+  update(args: ComponentArgs<WriteConfig>): void {
+    this.sink.reconfigure(args.values);
   }
 
   stop(): Promise<void> {

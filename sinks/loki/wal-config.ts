@@ -5,9 +5,8 @@
  */
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import type { Block } from '../../lib/config/ast.js';
 import { ConfigError } from '../../lib/config/errors.js';
-import { t, type NestedBlockSpec, attributePos, byteSize } from '../../lib/config/schema.js';
+import { attributePos, nestedBlocks, t, type BlockValues, type Checks, type NestedBlockSpec } from '../../lib/config/schema.js';
 
 export interface WalConfig {
   readonly dir: string;
@@ -16,7 +15,7 @@ export interface WalConfig {
   readonly fsync: boolean;
 }
 
-export const walBlockSpec: NestedBlockSpec = {
+export const walBlockSpec = {
   doc: 'A write-ahead log on disk: entries are acknowledged once written there and sent from there, so they survive a crash or a restart.',
   fields: {
     enabled: { kind: t.bool, default: false, doc: 'Keep accepted entries on disk until they are delivered.' },
@@ -26,7 +25,8 @@ export const walBlockSpec: NestedBlockSpec = {
       doc: 'Directory of the log, required when enabled. Each endpoint keeps its own subdirectory, named after the endpoint’s `name`, or a hash of its `url` without one.',
     },
     max_size: {
-      kind: t.string,
+      kind: t.bytes,
+      min: 1,
       default: '1GiB',
       doc: 'Most bytes of log files per endpoint. When reached, senders wait (a push source answers 429) until delivered segments are deleted.',
     },
@@ -37,27 +37,20 @@ export const walBlockSpec: NestedBlockSpec = {
       doc: '`always`: each accepted batch is flushed to the device before it is acknowledged, so it survives a power loss. `never`: acknowledged once the operating system has it, which survives the process being killed but not the machine stopping.',
     },
   },
-};
+} satisfies NestedBlockSpec;
 
-/** The decoded `wal` block, or undefined when absent or not enabled. */
-export function resolveWal(
-  values: Record<string, unknown> | undefined,
-  block: Block | undefined,
-  path: readonly string[],
-): WalConfig | undefined {
-  if (values?.enabled !== true) return undefined;
-  const at = [...path, 'wal'];
-  const dir = values.dir as string;
-  if (dir === '') throw new ConfigError('dir must be set when the wal is enabled', attributePos(block, 'enabled'), at);
-  // A config's decoding has checked this already; options given from code have not been.
-  const fsyncModes = walBlockSpec.fields.fsync!.oneOf!;
-  if (!fsyncModes.includes(values.fsync as string))
-    throw new ConfigError(
-      `attribute "fsync": invalid value ${JSON.stringify(values.fsync)}, expected one of ${fsyncModes.map((v) => JSON.stringify(v)).join(', ')}`,
-      attributePos(block, 'fsync'),
-      at,
-    );
-  return { dir, maxBytes: byteSize(values.max_size as string, 'max_size', block, at, 1), fsync: values.fsync === 'always' };
+/** A decoded `wal` block. */
+export type WalValues = BlockValues<typeof walBlockSpec>;
+
+/** The decoded `wal` block, or undefined when absent or not enabled (or, reported, enabled without a directory). */
+export function resolveWal(values: WalValues | undefined, checks: Checks): WalConfig | undefined {
+  if (!values?.enabled) return undefined;
+  if (values.dir === '') {
+    const walBlock = nestedBlocks(checks.block, 'wal')[0];
+    checks.report(new ConfigError('dir must be set when the wal is enabled', attributePos(walBlock, 'enabled'), [...checks.path, 'wal']));
+    return undefined;
+  }
+  return { dir: values.dir, maxBytes: values.max_size, fsync: values.fsync === 'always' };
 }
 
 /** The directory of one endpoint's log: its name, made safe for a file name, else a hash of its url. */

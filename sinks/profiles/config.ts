@@ -4,11 +4,10 @@
  * its HTTP client rules (at most one way to authenticate; credentials in the URL are sent as
  * Basic auth when no other Authorization is configured, and the URL shown hides the password).
  */
-import type { Block } from '../../lib/config/ast.js';
-import { ConfigError, ConfigErrors } from '../../lib/config/errors.js';
-import { MAX_TIMER_MS } from '../../core/clock.js';
-import { t, type NestedBlockSpec } from '../../lib/config/schema.js';
-import { redactUrl, secretHeaderValues, splitUserinfo } from '../../lib/redact.js';
+import { ConfigError } from '../../lib/config/errors.js';
+import { nestedBlocks, t, type BlockValues, type Checks, type NestedBlockSpec } from '../../lib/config/schema.js';
+import { redactUrl, secretHeaderValues } from '../../lib/redact.js';
+import { endpointUrl, retryFields, retrySettingsOf, sendsUrlCredentials, type RetrySettings } from '../endpoint-fields.js';
 
 export type EndpointAuth =
   | { readonly kind: 'none' }
@@ -22,19 +21,13 @@ export type EndpointAuth =
   | { readonly kind: 'bearer'; readonly token: string; readonly tokenFile: string }
   | { readonly kind: 'authorization'; readonly type: string; readonly credentials: string; readonly credentialsFile: string };
 
-export interface EndpointConfig {
+export interface EndpointConfig extends RetrySettings {
   readonly name: string;
   /** As written, its password (if any) hidden: the `endpoint` label of the metrics and what messages show. */
   readonly url: string;
   /** Where requests go: the URL as written without its userinfo (sent as Basic auth instead). */
   readonly requestUrl: string;
-  readonly remoteTimeoutMs: number;
   readonly headers: Readonly<Record<string, string>>;
-  readonly minBackoffMs: number;
-  readonly maxBackoffMs: number;
-  /** Attempts in total; 0 = until the caller's deadline. */
-  readonly maxBackoffRetries: number;
-  readonly retryOnHttp429: boolean;
   /** Ingest requests follow redirects as Go's client does (up to 10); false hands back the 3xx. */
   readonly followRedirects: boolean;
   readonly auth: EndpointAuth;
@@ -55,10 +48,9 @@ export interface WriteConfig {
   readonly endpoints: readonly EndpointConfig[];
 }
 
-export const endpointBlockSpec: NestedBlockSpec = {
+export const endpointBlockSpec = {
   doc: 'A server profiles are sent to.',
   multiple: true,
-  key: 'endpoint',
   fields: {
     url: {
       kind: t.string,
@@ -66,16 +58,15 @@ export const endpointBlockSpec: NestedBlockSpec = {
       doc: 'Base URL; Push goes to `<url>/push.v1.PusherService/Push`, ingest to `<url path>/ingest`.',
     },
     name: { kind: t.string, default: '', doc: 'A name for the endpoint (metrics use the URL).' },
-    remote_timeout: { kind: t.duration, default: 10_000_000_000n, doc: 'Timeout of one request.' },
     headers: {
       kind: t.map(t.string),
       default: {},
       doc: 'Headers set on every request. `X-Alloy-Id` is always sent, empty (Rivulet keeps no agent id), over one given here.',
     },
-    min_backoff_period: { kind: t.duration, default: 500_000_000n, doc: 'First wait before a retry.' },
-    max_backoff_period: { kind: t.duration, default: 300_000_000_000n, doc: 'Longest wait between retries.' },
-    max_backoff_retries: { kind: t.int, default: 10, doc: 'Attempts in total (not retries); 0 retries until the caller gives up.' },
-    retry_on_http_429: { kind: t.bool, default: true, doc: 'Retry on HTTP 429 and resource_exhausted.' },
+    ...retryFields({
+      max_backoff_retries: 'Attempts in total (not retries); 0 retries until the caller gives up.',
+      retry_on_http_429: 'Retry on HTTP 429 and resource_exhausted.',
+    }),
     bearer_token: { kind: t.string, default: '', doc: 'Bearer token sent in the Authorization header.' },
     bearer_token_file: { kind: t.string, default: '', doc: 'File holding the bearer token, read for every request.' },
     enable_http2: { kind: t.bool, default: true, doc: 'Accepted for compatibility; requests use HTTP/1.1.' },
@@ -112,62 +103,44 @@ export const endpointBlockSpec: NestedBlockSpec = {
       },
     },
   },
-};
+} satisfies NestedBlockSpec;
 
-const NS_PER_MS = 1_000_000n;
-/**
- * A duration in whole milliseconds, at most MAX_TIMER_MS: each one arms a timer, and Node fires a
- * longer one at once. 24.8 days is as good as forever for any of them.
- */
-const ms = (ns: unknown) => Math.min(Number((ns as bigint) / NS_PER_MS), MAX_TIMER_MS);
+/** A decoded `endpoint` block. */
+export type EndpointValues = BlockValues<typeof endpointBlockSpec>;
 
 /**
- * Validates decoded values. With the component's `block`, errors point at the endpoint block
- * they concern.
+ * Validates decoded values. Each error is placed at the endpoint block it concerns, as the
+ * reference places what the validation of a block finds.
  */
-export function resolveWriteConfig(values: Record<string, unknown>, path: readonly string[] = [], componentBlock?: Block): WriteConfig {
-  const errors: ConfigError[] = [];
-  const endpoints: EndpointConfig[] = [];
-  const blocks = (values.endpoint as Record<string, unknown>[] | undefined) ?? [];
-  const written = componentBlock?.body.filter((s): s is Block => s.kind === 'block' && s.name === 'endpoint') ?? [];
-  blocks.forEach((block, index) => {
-    const pos = written[index]?.pos ?? componentBlock?.pos;
-    const fail = (reason: string) => errors.push(new ConfigError(reason, pos, [...path, 'endpoint']));
-    const asWritten = block.url as string;
-    const url = redactUrl(asWritten);
-    const userinfo = splitUserinfo(asWritten);
-    try {
-      const parsed = new URL(userinfo.url);
-      if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
-        fail(`unsupported scheme in url ${JSON.stringify(url)}: expected http or https`);
-    } catch {
-      fail(`invalid url ${JSON.stringify(url)}`);
-    }
-    const headers = (block.headers as Record<string, string> | undefined) ?? {};
+export function resolveWriteConfig(
+  values: { readonly external_labels: Readonly<Record<string, string>>; readonly endpoint: readonly EndpointValues[] },
+  checks: Checks,
+): WriteConfig {
+  const written = nestedBlocks(checks.block, 'endpoint');
+  const endpoints = values.endpoint.map((block, index): EndpointConfig => {
+    const pos = written[index]?.pos ?? checks.block?.pos;
+    const fail = (reason: string) => checks.report(new ConfigError(reason, pos, [...checks.path, 'endpoint']));
+    const url = redactUrl(block.url);
+    const parsed = endpointUrl(block.url);
+    if (parsed.problem === 'invalid') fail(`invalid url ${JSON.stringify(url)}`);
+    if (parsed.problem === 'scheme') fail(`unsupported scheme in url ${JSON.stringify(url)}: expected http or https`);
+    const headers = block.headers;
     let auth = resolveAuth(block, fail);
-    // Go's client sends URL credentials only when nothing else set the Authorization header.
-    if (auth.kind === 'none' && userinfo.username !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'authorization'))
-      auth = { kind: 'basic', username: userinfo.username, usernameFile: '', password: userinfo.password ?? '', passwordFile: '' };
-    const endpoint: EndpointConfig = {
-      name: (block.name as string | undefined) ?? '',
+    if (parsed.username !== undefined && sendsUrlCredentials(auth.kind !== 'none', headers))
+      auth = { kind: 'basic', username: parsed.username, usernameFile: '', password: parsed.password ?? '', passwordFile: '' };
+    const retry = retrySettingsOf(block, fail);
+    return {
+      name: block.name,
       url,
-      requestUrl: userinfo.url,
-      remoteTimeoutMs: ms(block.remote_timeout ?? 10_000_000_000n),
+      requestUrl: parsed.requestUrl,
       headers,
-      minBackoffMs: ms(block.min_backoff_period ?? 500_000_000n),
-      maxBackoffMs: ms(block.max_backoff_period ?? 300_000_000_000n),
-      maxBackoffRetries: (block.max_backoff_retries as number | undefined) ?? 10,
-      retryOnHttp429: (block.retry_on_http_429 as boolean | undefined) ?? true,
-      followRedirects: (block.follow_redirects as boolean | undefined) ?? true,
+      ...retry,
+      followRedirects: block.follow_redirects,
       auth,
-      secrets: [...(userinfo.password !== undefined ? [userinfo.password] : []), ...authSecrets(auth), ...secretHeaderValues(headers)],
+      secrets: [...(parsed.password !== undefined ? [parsed.password] : []), ...authSecrets(auth), ...secretHeaderValues(headers)],
     };
-    if (endpoint.remoteTimeoutMs <= 0) fail('remote_timeout must be greater than 0');
-    if (endpoint.maxBackoffRetries < 0) fail('max_backoff_retries must not be negative');
-    endpoints.push(endpoint);
   });
-  if (errors.length > 0) throw new ConfigErrors(errors);
-  return { externalLabels: (values.external_labels as Record<string, string> | undefined) ?? {}, endpoints };
+  return { externalLabels: values.external_labels, endpoints };
 }
 
 /** The credentials an auth setting holds itself (not those in files). */
@@ -184,12 +157,8 @@ function authSecrets(auth: EndpointAuth): string[] {
   }
 }
 
-function resolveAuth(block: Record<string, unknown>, fail: (reason: string) => void): EndpointAuth {
-  const basic = block.basic_auth as Record<string, string> | undefined;
-  const authorization = block.authorization as Record<string, string> | undefined;
-  const oauth2 = block.oauth2 as Record<string, string> | undefined;
-  const token = (block.bearer_token as string | undefined) ?? '';
-  const tokenFile = (block.bearer_token_file as string | undefined) ?? '';
+function resolveAuth(block: EndpointValues, fail: (reason: string) => void): EndpointAuth {
+  const { basic_auth: basic, authorization, oauth2, bearer_token: token, bearer_token_file: tokenFile } = block;
   const configured = [basic !== undefined, authorization !== undefined, oauth2 !== undefined, token !== '', tokenFile !== ''].filter(
     Boolean,
   ).length;
@@ -206,21 +175,21 @@ function resolveAuth(block: Record<string, unknown>, fail: (reason: string) => v
     if (basic.username && basic.username_file) fail('at most one of basic_auth username & username_file must be configured');
     return {
       kind: 'basic',
-      username: basic.username ?? '',
-      usernameFile: basic.username_file ?? '',
-      password: basic.password ?? '',
-      passwordFile: basic.password_file ?? '',
+      username: basic.username,
+      usernameFile: basic.username_file,
+      password: basic.password,
+      passwordFile: basic.password_file,
     };
   }
   if (authorization) {
     if (authorization.credentials && authorization.credentials_file)
       fail('at most one of authorization credentials & credentials_file must be configured');
-    if ((authorization.type ?? '').toLowerCase() === 'basic') fail(`authorization type cannot be set to "basic", use "basic_auth" instead`);
+    if (authorization.type.toLowerCase() === 'basic') fail(`authorization type cannot be set to "basic", use "basic_auth" instead`);
     return {
       kind: 'authorization',
       type: authorization.type || 'Bearer',
-      credentials: authorization.credentials ?? '',
-      credentialsFile: authorization.credentials_file ?? '',
+      credentials: authorization.credentials,
+      credentialsFile: authorization.credentials_file,
     };
   }
   if (token || tokenFile) return { kind: 'bearer', token, tokenFile };

@@ -8,6 +8,7 @@ import { ConfigErrors } from '../../lib/config/errors.js';
 import type { LogsReceiver } from '../../core/receiver.js';
 import { decodePushRequest } from '../../lib/loki/wire.js';
 import { snappyDecode } from '../../lib/loki/compression.js';
+import { validatedArgs } from '../../core/runtime/component.js';
 import { LogsWrite, logsWriteComponent, type LogsWriteTestHooks } from '../../sinks/logs-write.js';
 import type { PushRequest, PushResult } from '../../sinks/loki/transport.js';
 import { decodeWalEntry } from '../../sinks/loki/wal-record.js';
@@ -30,6 +31,11 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
+/** The logs.write block in `text` decoded and validated, as the runtime hands it to the component. */
+function writeArgs(text: string, file?: string) {
+  return validatedArgs(logsWriteComponent, componentArgs(logsWriteComponent, text, [], file), { id: 'logs.write.test' });
+}
+
 interface StartedWrite {
   readonly component: LogsWrite;
   readonly receiver: LogsReceiver;
@@ -38,7 +44,7 @@ interface StartedWrite {
 
 function startWrite(config: string, options: { clock?: Clock; hooks?: LogsWriteTestHooks } = {}): StartedWrite {
   const ctx = testContext('logs.write.test', options.clock ? { clock: options.clock } : {});
-  const component = new LogsWrite(componentArgs(logsWriteComponent, config, []), ctx, options.hooks);
+  const component = new LogsWrite(writeArgs(config), ctx, options.hooks);
   let stopped = false;
   cleanups.push(async () => {
     if (!stopped) await component.stop();
@@ -355,7 +361,7 @@ describe('logs.write backpressure and shutdown', () => {
 describe('logs.write config', () => {
   const errorsOf = (text: string): string[] => {
     try {
-      new LogsWrite(componentArgs(logsWriteComponent, text, [], 'w.alloy'), testContext('logs.write.test'));
+      new LogsWrite(writeArgs(text, 'w.alloy'), testContext('logs.write.test'));
     } catch (err) {
       if (err instanceof ConfigErrors) return err.errors.map((e) => e.message);
       throw err;
@@ -491,7 +497,7 @@ describe('logs.write write-ahead log', () => {
     const write = startWrite(walConfig(loki.url, dir));
     for (let i = 0; i < 4; i++) await write.receiver.send([entryOf(`before-${i}`)]);
     await new Promise((r) => setTimeout(r, 100));
-    write.component.update(componentArgs(logsWriteComponent, walConfig(loki.url, dir, 'batch_size = "64KiB"'), []));
+    write.component.update(writeArgs(walConfig(loki.url, dir, 'batch_size = "64KiB"')));
     await write.receiver.send([entryOf('after')]);
     await loki.up();
     await eventually(() => loki.lines().length >= 5, 5000, 'every line');
@@ -508,8 +514,7 @@ describe('logs.write write-ahead log', () => {
       }
       return '';
     };
-    const build = (text: string) => () =>
-      new LogsWrite(componentArgs(logsWriteComponent, text, [], 'w.alloy'), testContext('logs.write.test'));
+    const build = (text: string) => () => new LogsWrite(writeArgs(text, 'w.alloy'), testContext('logs.write.test'));
     expect(
       messageOf(build('logs.write "test" {\n  endpoint {\n    url = "http://a/push"\n  }\n  wal {\n    enabled = true\n  }\n}\n')),
     ).toBe('w.alloy:6:5: logs.write "test" > wal: dir must be set when the wal is enabled');
@@ -525,11 +530,7 @@ describe('logs.write write-ahead log', () => {
     const dir = walDir();
     const write = startWrite(walConfig('http://127.0.0.1:1/push', dir));
     expect(
-      messageOf(() =>
-        write.component.update(
-          componentArgs(logsWriteComponent, walConfig('http://127.0.0.1:1/push', dir, '', 'fsync = "never"'), [], 'w.alloy'),
-        ),
-      ),
+      messageOf(() => write.component.update(writeArgs(walConfig('http://127.0.0.1:1/push', dir, '', 'fsync = "never"'), 'w.alloy'))),
     ).toBe('w.alloy:11:3: logs.write "test": the wal block cannot change while the component runs');
   });
 });
@@ -638,7 +639,7 @@ describe('logs.write write-ahead log faults', () => {
     for (let i = 0; i < reloads; i++) {
       await write.receiver.send([entryOf(`line-${i}`)]);
       await eventually(() => received.length > i, 5000, `line ${i} to be under way`);
-      write.component.update(componentArgs(logsWriteComponent, config(i % 2 === 0 ? '512KiB' : '1MiB'), []));
+      write.component.update(writeArgs(config(i % 2 === 0 ? '512KiB' : '1MiB')));
       // The answer comes after the replaced queue began stopping.
       await new Promise((r) => setTimeout(r, 10));
       answer!();

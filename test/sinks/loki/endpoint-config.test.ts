@@ -3,16 +3,15 @@ import type { Block } from '../../../lib/config/ast.js';
 import { MAX_TIMER_MS } from '../../../core/clock.js';
 import type { ConfigErrors } from '../../../lib/config/errors.js';
 import { parseConfig } from '../../../lib/config/parser.js';
-import { decodeBlock } from '../../../lib/config/schema.js';
+import { decodeComponent, validatedArgs } from '../../../core/runtime/component.js';
 import { logsWriteComponent } from '../../../sinks/logs-write.js';
-import { resolveEndpoints } from '../../../sinks/loki/endpoint-config.js';
 
 /** The endpoint configs of a `logs.write` whose one endpoint block has `body`. */
 function endpoints(body: string) {
   const block = parseConfig(`logs.write "w" {\n  endpoint {\n${body}\n  }\n}\n`, 'w.alloy').body[0] as Block;
   const path = ['logs.write "w"'];
-  const decoded = decodeBlock(block, logsWriteComponent, { env: () => undefined, resolve: () => undefined }, path);
-  return resolveEndpoints(decoded.values.endpoint as Record<string, unknown>[], block, path);
+  const { decodedArgs } = decodeComponent(logsWriteComponent, block, { env: () => undefined, resolve: () => undefined }, path);
+  return validatedArgs(logsWriteComponent, decodedArgs, { id: 'logs.write.w' }).values.endpoints;
 }
 
 const basic = (credentials: string) => `Basic ${Buffer.from(credentials).toString('base64')}`;

@@ -1,11 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_TIMER_MS } from '../../../core/clock.js';
 import type { ConfigErrors } from '../../../lib/config/errors.js';
-import { resolveWriteConfig } from '../../../sinks/profiles/config.js';
 import { authorizationHeader } from '../../../sinks/profiles/auth.js';
-import { decodeWrite } from './harness.js';
+import { writeConfigOf } from './harness.js';
 
-const endpoint = (body: string) => resolveWriteConfig(decodeWrite(`endpoint {\n${body}\n}`).values).endpoints[0]!;
+const endpoint = (body: string) => writeConfigOf(`endpoint {\n${body}\n}`).endpoints[0]!;
 const basic = (credentials: string) => `Basic ${Buffer.from(credentials).toString('base64')}`;
 
 describe('profiles.write endpoint', () => {

@@ -13,7 +13,6 @@ import { labelsFromObject, sortLabels, type Label } from '../../../lib/pyroscope
 import { RemoteStatusError } from '../../../lib/pyroscope/remote-status-error.js';
 import type { IngestProfile } from '../../../core/profiles.js';
 import { ConfigErrors } from '../../../lib/config/errors.js';
-import { resolveWriteConfig } from '../../../sinks/profiles/config.js';
 import { shouldRetry } from '../../../sinks/profiles/retry.js';
 import { profilesWriteComponent } from '../../../sinks/profiles-write.js';
 import { testContext } from '../../receivers/profiles/harness.js';
@@ -24,6 +23,7 @@ import {
   startIngestServer,
   startPushServer,
   USER_AGENT,
+  writeConfigOf,
   writerFor,
   type DownstreamServer,
 } from './harness.js';
@@ -159,8 +159,7 @@ const run: Record<string, () => Promise<void>> = {
   },
 
   'write: config parsing and defaults': async () => {
-    const config = resolveWriteConfig(
-      decodeWrite(`endpoint {
+    const config = writeConfigOf(`endpoint {
   url = "http://localhost:4100"
   remote_timeout = "10s"
 }
@@ -171,8 +170,7 @@ endpoint {
   max_backoff_period = "10s"
   max_backoff_retries = 10
 }
-external_labels = { "foo" = "bar" }`).values,
-    );
+external_labels = { "foo" = "bar" }`);
     expect(config.externalLabels).toEqual({ foo: 'bar' });
     expect(
       config.endpoints.map((e) => [e.url, e.remoteTimeoutMs, e.minBackoffMs, e.maxBackoffMs, e.maxBackoffRetries, e.retryOnHttp429]),

@@ -12,11 +12,11 @@ import { Registry } from 'prom-client';
 import { parseConfig } from '../../../lib/config/parser.js';
 import type { Block } from '../../../lib/config/ast.js';
 import { PusherService, type PushRequest } from '../../../lib/pyroscope/gen/push/v1/push_pb.js';
-import { decodeComponent, type ComponentArgs } from '../../../core/runtime/component.js';
+import { decodeComponent, validatedArgs, type ComponentArgs } from '../../../core/runtime/component.js';
 import type { BackoffClock } from '../../../lib/backoff.js';
 import type { Clock } from '../../../core/clock.js';
 import type { Log } from '../../../lib/log.js';
-import { resolveWriteConfig } from '../../../sinks/profiles/config.js';
+import type { WriteConfig } from '../../../sinks/profiles/config.js';
 import { WriteMetrics } from '../../../sinks/profiles/metrics.js';
 import { ProfilesWriter } from '../../../sinks/profiles/writer.js';
 import { profilesWriteComponent, USER_AGENT } from '../../../sinks/profiles-write.js';
@@ -118,9 +118,14 @@ export function decodeWrite(body: string): ComponentArgs<any> {
   return decodeComponent(profilesWriteComponent, block, scope, path).decodedArgs;
 }
 
+/** The settings of a `profiles.write` block written as its body: decoded and validated, as the component gets them. */
+export function writeConfigOf(body: string): WriteConfig {
+  return validatedArgs(profilesWriteComponent, decodeWrite(body), { id: 'profiles.write.test' }).values;
+}
+
 /** A writer for a `profiles.write` body, pacing retries with `clock`. */
 export function writerFor(body: string, clock: BackoffClock = instantClock(), registry = new Registry()) {
-  const config = resolveWriteConfig(decodeWrite(body).values);
+  const config = writeConfigOf(body);
   const metrics = new WriteMetrics(registry, 'profiles.write.test');
   return { writer: new ProfilesWriter(config, { metrics, userAgent: USER_AGENT, backoff: clock }), registry, config };
 }
@@ -136,7 +141,7 @@ export function connectError(message: string, code: number): ConnectError {
 
 /** A writer for a `profiles.write` body on a component clock: its deadlines, retry waits and latencies. */
 export function writerOn(body: string, clock: Clock, log?: Log, registry = new Registry()) {
-  const config = resolveWriteConfig(decodeWrite(body).values);
+  const config = writeConfigOf(body);
   const metrics = new WriteMetrics(registry, 'profiles.write.test', clock);
   return { writer: new ProfilesWriter(config, { metrics, userAgent: USER_AGENT, clock, ...(log ? { log } : {}) }), registry, config };
 }
