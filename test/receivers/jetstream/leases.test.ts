@@ -1,7 +1,8 @@
 /**
  * LeaseKeeper on a fake bucket and fake timers: renewal keeps going however slow the rest of a
- * tick is, a late renewal the server accepted gives the lease back to the reader, and a member
- * listing that never ends does not stop the instance from taking partitions.
+ * tick is, a late renewal the server accepted gives the lease back to the reader, a member
+ * listing that never ends does not stop the instance from taking partitions, and a reconnection
+ * renews at once.
  */
 import type { KV } from '@nats-io/kv';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -24,6 +25,8 @@ class FakeBucket {
   updatesAsked = 0;
   /** The next update is applied, but its answer is lost (the client times out). */
   loseNextAnswer = false;
+  /** Updates never reach the server and are never answered (sent into a connection that dropped). */
+  dropUpdates = false;
 
   private later<T>(ms: number, answer: () => T): Promise<T> {
     return new Promise((resolve, reject) =>
@@ -50,6 +53,7 @@ class FakeBucket {
       },
       update: (key: string, value: string, revision: number) => {
         this.updatesAsked++;
+        if (this.dropUpdates) return new Promise<number>(() => {});
         return this.later(this.updateDelay, () => {
           this.updates++;
           if (this.keys.get(key)?.revision !== revision) throw new Error(`wrong last sequence: ${this.keys.get(key)?.revision ?? 0}`);
@@ -290,6 +294,30 @@ describe('LeaseKeeper', () => {
     expect(k.holds(0)).toBe(true);
     expect(bucket.updatesAsked).toBe(asked + 1);
     stalled.mockRestore();
+    await stopKeeper(k);
+  });
+
+  it('fences its leases on a reconnection and renews at once, not after the renewal lost with the old connection', async () => {
+    const bucket = new FakeBucket();
+    const events: string[] = [];
+    const k = keeper(bucket, 1, events);
+    k.start();
+    await vi.advanceTimersByTimeAsync(10);
+    // The connection drops: the renewal sent meanwhile is never answered. Renewals went one at a
+    // time, so the next waited for that one's timeout (5 s by default) and the lease lapsed.
+    bucket.dropUpdates = true;
+    await vi.advanceTimersByTimeAsync(TTL / 4 + 10);
+    const asked = bucket.updatesAsked;
+    bucket.dropUpdates = false;
+    k.reconnected();
+    // The server may have let the key expire while it was away: nothing is forwarded until it
+    // answers a renewal sent over the new connection.
+    const fenced = k.holds(0);
+    await vi.advanceTimersByTimeAsync(1);
+    expect([fenced, bucket.updatesAsked - asked, k.holds(0), events.filter((e) => e.startsWith('lost'))]).toEqual([false, 1, true, []]);
+    // Renewal goes on every ttl/4 after it.
+    await vi.advanceTimersByTimeAsync(TTL);
+    expect(bucket.updatesAsked - asked).toBe(5);
     await stopKeeper(k);
   });
 });
