@@ -267,12 +267,38 @@ export class PartitionReader {
       max_deliver: -1,
     });
     for (const old of earlier) if (old.name !== durable) await this.deleteConsumer(old.name);
+    await this.settleStartRace(durable);
     if (this.state !== 'starting') return;
     const consumer = await js.consumers.get(stream, durable);
     if (this.state !== 'starting') return;
     this.state = 'running';
     log('debug', 'reading partition', { partition, from_sequence: startSeq, consumer: durable });
     void this.fetchWhileReading(consumer);
+  }
+
+  /**
+   * Lists the partition's consumers again once this grant's exists. Two grants' readers may start
+   * at once (a lease handed on while the former reader was still creating its consumer), and each
+   * may have listed before the other's consumer existed: then the former grant's consumer stayed
+   * behind, unread, holding every message as pending. Listing after creating settles it whichever
+   * create landed last: an earlier grant's consumer is deleted, and a reader that finds a later
+   * grant's deletes its own (it has read nothing through it) and reads nothing.
+   */
+  private async settleStartRace(durable: string): Promise<void> {
+    const { jsm, stream, partition, token } = this.options;
+    let newer: number | undefined;
+    const older: string[] = [];
+    for await (const info of await jsm.consumers.list(stream)) {
+      if (!info?.config || info.name === durable) continue;
+      const of = this.grantOf(info);
+      if (of === undefined) continue;
+      if (of > token) newer = Math.max(newer ?? of, of);
+      else older.push(info.name);
+    }
+    for (const name of older) await this.deleteConsumer(name);
+    if (newer === undefined) return;
+    await this.deleteConsumer(durable);
+    throw new Error(`partition ${partition} has a newer owner (lease token ${newer}, this reader's ${token})`);
   }
 
   /** This grant's consumer: `<group>-<partition>-<token>`, described as such. */

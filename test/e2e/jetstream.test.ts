@@ -173,10 +173,10 @@ async function health(run: ChildRun, id: string): Promise<{ state: string; messa
   return list.find((c) => c.id === id)!.health;
 }
 
-async function until(check: () => Promise<boolean> | boolean, ms: number, what: string): Promise<void> {
+async function until(check: () => Promise<boolean> | boolean, ms: number, what: string | (() => string)): Promise<void> {
   const deadline = Date.now() + ms;
   while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${typeof what === 'string' ? what : what()}`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -382,11 +382,13 @@ describe.skipIf(natsServer.skip)(natsServer.title('scale-out over JetStream'), {
     expect(processors.map((p) => p.stderr()).join('\n')).toMatch(/terminating a message that does not decode.*partition=5/);
     // Every consumer has acknowledged (or terminated) everything.
     const jsm = await jetstreamManager(nc);
+    let lastSeen = '';
     await until(
       async () => {
         // One consumer per partition, of its lease grant: `processors-<partition>-<token>`.
         const infos: Array<{ name: string; num_ack_pending: number; num_pending: number }> = [];
         for await (const info of await jsm.consumers.list('LOGS')) infos.push(info);
+        lastSeen = infos.map((i) => `${i.name} (ack pending ${i.num_ack_pending}, pending ${i.num_pending})`).join(', ');
         const partitionsRead = infos.map((i) => Number(/^processors-([0-9]+)-[0-9]+$/.exec(i.name)?.[1])).sort((a, b) => a - b);
         return (
           partitionsRead.join() === Array.from({ length: PARTITIONS }, (_, p) => p).join() &&
@@ -394,7 +396,7 @@ describe.skipIf(natsServer.skip)(natsServer.title('scale-out over JetStream'), {
         );
       },
       10_000,
-      'every message acknowledged',
+      () => `every message acknowledged; last seen: ${lastSeen}`,
     );
   });
 

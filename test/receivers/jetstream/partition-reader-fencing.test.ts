@@ -146,3 +146,35 @@ describe.skipIf(natsServer.skip)(natsServer.title('PartitionReader fencing'), { 
     await until(() => forwarded.length === MESSAGES, 10_000, 'every message once the lease is current');
   });
 });
+
+describe.skipIf(natsServer.skip)(natsServer.title('PartitionReader start race'), { timeout: 20_000 }, () => {
+  it('leaves only the newest grant consumer when a former owner creates its consumer after the new owner listed', async () => {
+    const nc = await connected();
+    const stream = await backlog(nc);
+    // The former owner's consumer lands late: its create is held until the new owner has
+    // listed, created its own and deleted the earlier ones it saw. Without listing again after
+    // creating, the former grant's consumer stayed behind, unread, with every message pending.
+    let releaseFormer!: () => void;
+    const formerMayCreate = new Promise<void>((resolve) => (releaseFormer = resolve));
+    const realJsm = await jetstreamManager(nc);
+    const heldJsm = Object.create(realJsm) as typeof realJsm;
+    Object.defineProperty(heldJsm, 'consumers', {
+      value: Object.assign(Object.create(realJsm.consumers), {
+        add: async (...args: Parameters<typeof realJsm.consumers.add>) => {
+          await formerMayCreate;
+          return realJsm.consumers.add(...args);
+        },
+      }),
+    });
+    const former = await readerFor(nc, stream, 1, { forward: async () => {}, holds: () => true, jsm: heldJsm });
+    const formerStart = former.start().catch((err: Error) => err.message);
+    await new Promise((r) => setTimeout(r, 200));
+    const owner = await readerFor(nc, stream, 2, { forward: async () => {}, holds: () => true });
+    await owner.start();
+    releaseFormer();
+    expect(await formerStart).toBe("partition 0 has a newer owner (lease token 2, this reader's 1)");
+    const names: string[] = [];
+    for await (const info of await realJsm.consumers.list(stream)) names.push(info.name);
+    expect(names).toEqual(['g-0-2']);
+  });
+});
