@@ -13,6 +13,7 @@ import { configErrorsOf } from '../../lib/config/errors.js';
 import type { Log } from '../../lib/log.js';
 import { systemClock } from '../clock.js';
 import type { Entry } from '../entry.js';
+import { TapHub } from '../inspect/tap.js';
 import { gatheredFamilies } from '../metrics.js';
 import { RetryLaterError } from '../receiver.js';
 import { ComponentGraph } from '../runtime/graph.js';
@@ -36,15 +37,20 @@ export async function serveShard(port: MessagePort, setup: ShardSetup): Promise<
   const peers = new ShardPorts(setup);
   const registry = new Registry();
   const clock = systemClock();
-  const graph = new ComponentGraph((id) => ({
-    id,
-    clock,
-    registry,
-    stdout,
-    log: (level, message, fields) => log(level, message, { component: id, ...fields }),
-    pipelineThreads: 1,
-    shard: peers,
-  }));
+  // The entries flowing between components are counted where they flow, on the shards.
+  const taps = new TapHub(registry);
+  const graph = new ComponentGraph(
+    (id) => ({
+      id,
+      clock,
+      registry,
+      stdout,
+      log: (level, message, fields) => log(level, message, { component: id, ...fields }),
+      pipelineThreads: 1,
+      shard: peers,
+    }),
+    taps.wrapExport,
+  );
   try {
     graph.load(setup.configText, setup.configFile);
     await graph.start();

@@ -28,7 +28,7 @@ export const LAYER_RULES: Readonly<Record<string, readonly string[]>> = {
   'core/threads': ['core/threads', 'core', 'lib'],
   'core/inspect': ['core/inspect', 'core', 'lib'],
   'core/components': ['core/components', 'core/threads', 'core', 'lib'],
-  'core/shards': ['core/shards', 'core/components', 'core/threads', 'core', 'lib'],
+  'core/shards': ['core/shards', 'core/components', 'core/threads', 'core/inspect', 'core', 'lib'],
   // Stages, sources and sinks build on the kernel's contracts, not on its rooms.
   operators: ['operators', 'core', 'lib'],
   receivers: ['receivers', 'core', 'lib'],

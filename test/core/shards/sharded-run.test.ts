@@ -105,7 +105,7 @@ describe('rivulet run --shards 2, beside the same run in place', () => {
       }
     }
     expect(answers.sharded).toEqual(answers.inPlace);
-    expect(answers.inPlace.map((a) => a.split(': ')[1]!.slice(0, 3))).toEqual(['400', '415', '400', '400', '415']);
+    expect(answers.inPlace!.map((a) => a.split(': ')[1]!.slice(0, 3))).toEqual(['400', '415', '400', '400', '415']);
   }, 60_000);
 
   it('serves on /metrics the sums of every shard’s series, equal to the in-place values', async () => {

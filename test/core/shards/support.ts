@@ -8,6 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { runCommand } from '../../../cli/run.js';
+// Every built-in stage and component, as the executable registers them.
+import '../../../index.js';
 import { protoBody } from '../../receivers/loki/harness.js';
 import type { WireStream } from '../../../lib/loki/wire.js';
 
