@@ -36,24 +36,30 @@
  * never holds the event loop, lease renewals included, for its whole decoding, nor sits in memory
  * whole; one declaring more than `max_entries_per_message` entries is terminated unread.
  */
-import type { Block } from '../lib/config/ast.js';
 import {
   natsConnectionFields,
+  natsConnectionSettings,
   natsTlsBlockSpec,
-  resolveNatsConnection,
+  type NatsComponentValues,
   type NatsConnectionOptions,
-  type NatsConnectionSettings,
 } from '../lib/jetstream/connection.js';
-import { acceptedSettings } from '../lib/jetstream/settings-change.js';
+import { checkName, checkSubjectPrefix } from '../lib/jetstream/names.js';
+import { reconfigure } from '../lib/jetstream/settings-change.js';
 import { forwardBatches, logSource, type LogSource } from '../core/delivery.js';
 import { LOGS_RECEIVER, type LogsReceiver, type SendOptions } from '../core/receiver.js';
-import { defineComponent, type ComponentArgs, type ComponentContext, type Health } from '../core/runtime/component.js';
+import {
+  componentOptions,
+  defineComponent,
+  type ComponentArgs,
+  type ComponentContext,
+  type Health,
+  type OptionsSpec,
+} from '../core/runtime/component.js';
 import { standaloneContext, type RunOptions } from '../core/runtime/standalone.js';
-import { applyDefaults, t, durationMs, runChecks } from '../lib/config/schema.js';
+import { t, type Checks, type FieldSpec } from '../lib/config/schema.js';
 import { cloneEntry, type Entry } from '../core/entry.js';
 import { FIXED_SOURCE_SETTINGS, JetStreamGroupReader, type JetStreamSourceSettings } from './jetstream/group-reader.js';
 
-const NAME = /^[A-Za-z0-9_-]+$/;
 /**
  * As logs.source.api's max_entries_per_push: a message of the writer's default size (256KiB)
  * holds at most about 26,000 entries, one of 1MiB (NATS's default max_payload) about 105,000.
@@ -67,6 +73,59 @@ const DEFAULT_MAX_ENTRIES_PER_MESSAGE = 100_000;
  */
 const MIN_LEASE_TTL_MS = 3000;
 
+/** logs.source.jetstream's attributes (its `tls` block is the connection's). */
+const SOURCE_FIELDS = {
+  ...natsConnectionFields,
+  stream: { kind: t.string, required: true, doc: 'JetStream stream to read.' },
+  group: { kind: t.string, required: true, doc: 'Instances with the same group share the partitions; each group reads every entry.' },
+  forward_to: { kind: t.list(t.capsule<LogsReceiver>(LOGS_RECEIVER)), required: true, doc: 'Receivers the entries go to.' },
+  partitions: { kind: t.int, default: 0, doc: 'Partition count, as the writer’s; 0 reads it from the stream the writer created.' },
+  subject_prefix: {
+    kind: t.string,
+    default: '',
+    doc: 'Subject prefix, as the writer’s; defaults to the one the writer recorded, else the stream name.',
+  },
+  lease_ttl: {
+    kind: t.durationMs,
+    default: 10_000_000_000n,
+    doc: 'How long a partition stays with an instance that stopped renewing its lease; at least 3s (a lease survives event-loop stalls up to about 3/4 of it).',
+  },
+  max_in_flight: { kind: t.int, default: 1000, doc: 'Most messages per partition forwarded and not yet acknowledged.' },
+  ack_delay: {
+    kind: t.durationMs,
+    default: 0n,
+    doc: 'Extra wait after the receivers took a batch over before it is acknowledged; set it above the writer’s batch_wait (plus a request’s time) when logs.write keeps batches only in memory, so entries still batched are delivered again after a crash.',
+  },
+  ack_wait: {
+    kind: t.durationMs,
+    default: 60_000_000_000n,
+    doc: 'How long JetStream waits for an acknowledgement before delivering a message again.',
+  },
+  max_entries_per_message: {
+    kind: t.int,
+    default: DEFAULT_MAX_ENTRIES_PER_MESSAGE,
+    doc: 'Most entries in one message; a message declaring more is terminated unread (counted with reason too_many_entries and logged).',
+  },
+} satisfies Record<string, FieldSpec>;
+
+/** What a group member reads with: the attributes but `forward_to` (from code, the subscriber). */
+const { forward_to: _forwardTo, ...MEMBER_FIELDS } = SOURCE_FIELDS;
+
+type MemberValues = NatsComponentValues<typeof MEMBER_FIELDS>;
+
+/** The options `jetStreamSource` takes: the component's schema without `forward_to`, checked as a member's. */
+const MEMBER_OPTIONS: OptionsSpec<MemberValues, JetStreamSourceSettings> = {
+  fields: MEMBER_FIELDS,
+  blocks: { tls: natsTlsBlockSpec },
+  validate: (values, checks, { id }) => memberSettings(values, checks, id),
+};
+
+/** What the component runs on: its group member's settings and where the entries go. */
+interface Settings {
+  readonly forwardTo: readonly LogsReceiver[];
+  readonly member: JetStreamSourceSettings;
+}
+
 export const logsSourceJetStreamComponent = defineComponent({
   name: 'logs.source.jetstream',
   doc: 'Reads log entries from a JetStream stream written by logs.write.jetstream, sharing its partitions within a group.',
@@ -79,40 +138,9 @@ export const logsSourceJetStreamComponent = defineComponent({
 
 logs.echo "out" { }`,
   exportNames: [],
-  fields: {
-    ...natsConnectionFields,
-    stream: { kind: t.string, required: true, doc: 'JetStream stream to read.' },
-    group: { kind: t.string, required: true, doc: 'Instances with the same group share the partitions; each group reads every entry.' },
-    forward_to: { kind: t.list(t.capsule(LOGS_RECEIVER)), required: true, doc: 'Receivers the entries go to.' },
-    partitions: { kind: t.int, default: 0, doc: 'Partition count, as the writer’s; 0 reads it from the stream the writer created.' },
-    subject_prefix: {
-      kind: t.string,
-      default: '',
-      doc: 'Subject prefix, as the writer’s; defaults to the one the writer recorded, else the stream name.',
-    },
-    lease_ttl: {
-      kind: t.duration,
-      default: 10_000_000_000n,
-      doc: 'How long a partition stays with an instance that stopped renewing its lease; at least 3s (a lease survives event-loop stalls up to about 3/4 of it).',
-    },
-    max_in_flight: { kind: t.int, default: 1000, doc: 'Most messages per partition forwarded and not yet acknowledged.' },
-    ack_delay: {
-      kind: t.duration,
-      default: 0n,
-      doc: 'Extra wait after the receivers took a batch over before it is acknowledged; set it above the writer’s batch_wait (plus a request’s time) when logs.write keeps batches only in memory, so entries still batched are delivered again after a crash.',
-    },
-    ack_wait: {
-      kind: t.duration,
-      default: 60_000_000_000n,
-      doc: 'How long JetStream waits for an acknowledgement before delivering a message again.',
-    },
-    max_entries_per_message: {
-      kind: t.int,
-      default: DEFAULT_MAX_ENTRIES_PER_MESSAGE,
-      doc: 'Most entries in one message; a message declaring more is terminated unread (counted with reason too_many_entries and logged).',
-    },
-  },
+  fields: SOURCE_FIELDS,
   blocks: { tls: natsTlsBlockSpec },
+  validate: (values, checks, { id }): Settings => ({ forwardTo: values.forward_to, member: memberSettings(values, checks, id) }),
   build(args, ctx) {
     return new LogsSourceJetStream(args, ctx);
   },
@@ -179,21 +207,15 @@ export interface JetStreamSource extends LogSource {
  */
 export function jetStreamSource(options: JetStreamSourceOptions, run: RunOptions = {}): JetStreamSource {
   const ctx = standaloneContext(logsSourceJetStreamComponent.name, run);
-  return sourceOf(new JetStreamGroupReader(settingsOf(optionValues(options), ctx.id, undefined, PATH), ctx), ctx);
+  return sourceOf(new JetStreamGroupReader(optionSettings(options, ctx), ctx), ctx);
 }
 
-/** The error path of a programmatic source's option errors. */
-const PATH = [logsSourceJetStreamComponent.name];
+/** Where errors about options given in code are placed: under the component's name. */
+const OPTIONS_PATH = [logsSourceJetStreamComponent.name];
 
-/** logs.source.jetstream's schema without `forward_to`, for the programmatic options. */
-const optionsSpec = {
-  ...logsSourceJetStreamComponent,
-  fields: Object.fromEntries(Object.entries(logsSourceJetStreamComponent.fields).filter(([name]) => name !== 'forward_to')),
-};
-
-/** The options as the component's decoded values: defaults applied, durations parsed. */
-function optionValues(options: JetStreamSourceOptions): Record<string, unknown> {
-  return applyDefaults(optionsSpec, { ...options }, PATH);
+/** Options given in code as settings: the component's schema and checks. */
+function optionSettings(options: JetStreamSourceOptions, ctx: ComponentContext): JetStreamSourceSettings {
+  return componentOptions(MEMBER_OPTIONS, options, OPTIONS_PATH, ctx);
 }
 
 /** The `LogSource` face of a group member: subscribing starts it, `stop()` stops it gracefully. */
@@ -207,10 +229,8 @@ function sourceOf(reader: JetStreamGroupReader, ctx: ComponentContext): JetStrea
     memberId: reader.memberId,
     ownedPartitions: () => reader.ownedPartitions(),
     health: () => reader.health(),
-    update: (options: JetStreamSourceOptions) => {
-      const next = settingsOf(optionValues(options), ctx.id, undefined, PATH);
-      reader.update(acceptedSettings(FIXED_SOURCE_SETTINGS, reader.current(), next, undefined, PATH));
-    },
+    update: (options: JetStreamSourceOptions) =>
+      reconfigure(reader, FIXED_SOURCE_SETTINGS, optionSettings(options, ctx), undefined, OPTIONS_PATH),
     // A source never subscribed still has its connection to close.
     stop: async () => {
       await stopSubscribed();
@@ -219,48 +239,34 @@ function sourceOf(reader: JetStreamGroupReader, ctx: ComponentContext): JetStrea
   });
 }
 
-/**
- * Checks decoded values (the config's, or the programmatic options with defaults applied) and
- * turns them into settings; `block` places the errors, when there is one.
- */
-function settingsOf(
-  v: Record<string, unknown>,
-  componentId: string,
-  block: Block | undefined,
-  path: readonly string[],
-): JetStreamSourceSettings {
-  return runChecks(block, path, ({ attempt, fail }) => {
-    const connection = attempt<NatsConnectionSettings | undefined>(() => resolveNatsConnection(v, componentId, block, path), undefined);
-    for (const name of ['stream', 'group'])
-      if (!NAME.test(v[name] as string)) fail(`${name} must be letters, digits, "_" or "-", got ${JSON.stringify(v[name])}`, name);
-    const partitions = v.partitions as number;
-    if (partitions < 0 || partitions > 4096) fail(`partitions must be between 0 and 4096, got ${partitions}`, 'partitions');
-    const prefix = v.subject_prefix as string;
-    if (prefix !== '' && !/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/.test(prefix))
-      fail(`subject_prefix must be dot-separated tokens without wildcards, got ${JSON.stringify(prefix)}`, 'subject_prefix');
-    const leaseTtlMs = durationMs(v.lease_ttl);
-    if (leaseTtlMs < MIN_LEASE_TTL_MS) fail(`lease_ttl must be at least ${MIN_LEASE_TTL_MS / 1000}s`, 'lease_ttl');
-    const maxInFlight = v.max_in_flight as number;
-    if (maxInFlight < 1) fail('max_in_flight must be at least 1', 'max_in_flight');
-    const ackDelayMs = durationMs(v.ack_delay);
-    if (ackDelayMs < 0) fail('ack_delay must not be negative', 'ack_delay');
-    const ackWaitMs = durationMs(v.ack_wait);
-    if (ackWaitMs <= ackDelayMs) fail('ack_wait must be longer than ack_delay', 'ack_wait');
-    const maxEntriesPerMessage = v.max_entries_per_message as number;
-    if (maxEntriesPerMessage < 1) fail('max_entries_per_message must be at least 1', 'max_entries_per_message');
-    return {
-      connection: connection!,
-      stream: v.stream as string,
-      group: v.group as string,
-      partitions,
-      prefix,
-      leaseTtlMs,
-      maxInFlight,
-      ackDelayMs,
-      ackWaitMs,
-      maxEntriesPerMessage,
-    };
-  });
+/** Checks the decoded values (a block's, or options given in code) and turns them into a member's settings. */
+function memberSettings(v: MemberValues, checks: Checks, componentId: string): JetStreamSourceSettings {
+  const { fail } = checks;
+  const connection = natsConnectionSettings(v, componentId, checks);
+  checkName(v.stream, 'stream', checks);
+  checkName(v.group, 'group', checks);
+  const partitions = v.partitions;
+  if (partitions < 0 || partitions > 4096) fail(`partitions must be between 0 and 4096, got ${partitions}`, 'partitions');
+  const prefix = v.subject_prefix;
+  // Empty: the prefix the writer recorded, else the stream name.
+  if (prefix !== '') checkSubjectPrefix(prefix, checks);
+  if (v.lease_ttl < MIN_LEASE_TTL_MS) fail(`lease_ttl must be at least ${MIN_LEASE_TTL_MS / 1000}s`, 'lease_ttl');
+  if (v.max_in_flight < 1) fail('max_in_flight must be at least 1', 'max_in_flight');
+  if (v.ack_delay < 0) fail('ack_delay must not be negative', 'ack_delay');
+  if (v.ack_wait <= v.ack_delay) fail('ack_wait must be longer than ack_delay', 'ack_wait');
+  if (v.max_entries_per_message < 1) fail('max_entries_per_message must be at least 1', 'max_entries_per_message');
+  return {
+    connection,
+    stream: v.stream,
+    group: v.group,
+    partitions,
+    prefix,
+    leaseTtlMs: v.lease_ttl,
+    maxInFlight: v.max_in_flight,
+    ackDelayMs: v.ack_delay,
+    ackWaitMs: v.ack_wait,
+    maxEntriesPerMessage: v.max_entries_per_message,
+  };
 }
 
 /** The logs.source.jetstream component: `jetStreamSource`'s batches handed to `forward_to`. */
@@ -283,12 +289,9 @@ export class LogsSourceJetStream {
     },
   };
 
-  constructor(
-    args: ComponentArgs,
-    private readonly ctx: ComponentContext,
-  ) {
-    this.forwardTo = args.values.forward_to as LogsReceiver[];
-    this.reader = new JetStreamGroupReader(settingsOf(args.values, ctx.id, args.block as Block, args.path), ctx);
+  constructor(args: ComponentArgs<Settings>, ctx: ComponentContext) {
+    this.forwardTo = args.values.forwardTo;
+    this.reader = new JetStreamGroupReader(args.values.member, ctx);
     this.source = sourceOf(this.reader, ctx);
   }
 
@@ -305,11 +308,9 @@ export class LogsSourceJetStream {
     this.disconnect = forwardBatches(this.source, () => [this.everyReceiver]);
   }
 
-  update(args: ComponentArgs): void {
-    const block = args.block as Block;
-    const next = settingsOf(args.values, this.ctx.id, block, args.path);
-    this.reader.update(acceptedSettings(FIXED_SOURCE_SETTINGS, this.reader.current(), next, block.pos, args.path));
-    this.forwardTo = args.values.forward_to as LogsReceiver[];
+  update(args: ComponentArgs<Settings>): void {
+    reconfigure(this.reader, FIXED_SOURCE_SETTINGS, args.values.member, args.block.pos, args.path);
+    this.forwardTo = args.values.forwardTo;
   }
 
   /** Releases every partition after acknowledging what is in flight, then disconnects. */

@@ -24,26 +24,71 @@
  * `jetStreamWrite` is the same writer used from code, a `LogSink`; the component exports it as
  * its `receiver`.
  */
-import type { StreamConfig } from '@nats-io/jetstream';
-import type { Block } from '../lib/config/ast.js';
 import {
   natsConnectionFields,
+  natsConnectionSettings,
   natsTlsBlockSpec,
-  resolveNatsConnection,
+  type NatsComponentValues,
   type NatsConnectionOptions,
-  type NatsConnectionSettings,
 } from '../lib/jetstream/connection.js';
+import { checkName, checkSubjectPrefix } from '../lib/jetstream/names.js';
 import { layoutDescription } from '../lib/jetstream/partition.js';
-import { acceptedSettings } from '../lib/jetstream/settings-change.js';
+import { reconfigure } from '../lib/jetstream/settings-change.js';
 import { logSink, type LogSink } from '../core/delivery.js';
 import { logsReceiverCapsule } from '../core/receiver.js';
-import { defineComponent, type ComponentArgs, type ComponentContext, type Health } from '../core/runtime/component.js';
+import { componentOptions, defineComponent, type ComponentArgs, type ComponentContext, type Health } from '../core/runtime/component.js';
 import { standaloneContext, type RunOptions } from '../core/runtime/standalone.js';
-import { applyDefaults, t, byteSize, durationMs, runChecks } from '../lib/config/schema.js';
+import { t, type Checks, type FieldSpec } from '../lib/config/schema.js';
 import { FIXED_WRITE_SETTINGS, JetStreamWriter, type JetStreamWriteSettings } from './jetstream/writer.js';
 
-/** Stream and consumer names: no dots, wildcards or spaces (NATS's rule), kept to a safe set. */
-const NAME = /^[A-Za-z0-9_-]+$/;
+/** logs.write.jetstream's attributes (its `tls` block is the connection's). */
+const WRITE_FIELDS = {
+  ...natsConnectionFields,
+  stream: { kind: t.string, required: true, doc: 'JetStream stream to publish to.' },
+  subject_prefix: { kind: t.string, default: '', doc: 'Subjects are `<subject_prefix>.<partition>`; defaults to the stream name.' },
+  partitions: {
+    kind: t.int,
+    default: 12,
+    doc: 'Number of partitions; readers must use the same (they read it from the stream when created here).',
+  },
+  create_stream: { kind: t.bool, default: true, doc: 'Create the stream when it does not exist.' },
+  storage: { kind: t.string, default: 'file', oneOf: ['file', 'memory'] as const, doc: 'Storage of a stream created here.' },
+  retention: {
+    kind: t.string,
+    default: 'limits',
+    oneOf: ['limits', 'workqueue'] as const,
+    doc: 'Retention of a stream created here: `limits` keeps messages until max_age/max_bytes, `workqueue` deletes them once processed.',
+  },
+  replicas: { kind: t.int, default: 1, doc: 'Replicas of a stream created here (1 to 5).' },
+  max_age: { kind: t.duration, default: 86_400_000_000_000n, doc: 'Oldest message a stream created here keeps; 0 keeps them forever.' },
+  max_bytes: { kind: t.bytes, default: '0', doc: 'Most bytes a stream created here keeps; 0 means no limit.' },
+  duplicate_window: {
+    kind: t.duration,
+    default: 120_000_000_000n,
+    doc: 'How long a stream created here remembers message ids, so retried publishes are stored once.',
+  },
+  max_message_size: {
+    kind: t.bytes,
+    min: 1024,
+    default: '256KiB',
+    doc: 'Largest message written; a stream’s entries beyond it go in further messages.',
+  },
+  max_in_flight: { kind: t.int, default: 1024, doc: 'Most messages published and awaiting acknowledgement; send waits beyond it.' },
+  publish_timeout: {
+    kind: t.durationMs,
+    default: 5_000_000_000n,
+    doc: 'How long a publish waits for its acknowledgement before it is retried.',
+  },
+  min_backoff_period: { kind: t.durationMs, default: 100_000_000n, doc: 'First delay between retries.' },
+  max_backoff_period: { kind: t.durationMs, default: 5_000_000_000n, doc: 'Longest delay between retries.' },
+  max_backoff_retries: {
+    kind: t.int,
+    default: 10,
+    doc: 'Attempts per message while connected; 0 retries without limit. Waiting for the server to come back spends none.',
+  },
+} satisfies Record<string, FieldSpec>;
+
+type WriteValues = NatsComponentValues<typeof WRITE_FIELDS>;
 
 export const logsWriteJetStreamComponent = defineComponent({
   name: 'logs.write.jetstream',
@@ -53,51 +98,9 @@ export const logsWriteJetStreamComponent = defineComponent({
   stream = "LOGS"
 }`,
   exportNames: ['receiver'],
-  fields: {
-    ...natsConnectionFields,
-    stream: { kind: t.string, required: true, doc: 'JetStream stream to publish to.' },
-    subject_prefix: { kind: t.string, default: '', doc: 'Subjects are `<subject_prefix>.<partition>`; defaults to the stream name.' },
-    partitions: {
-      kind: t.int,
-      default: 12,
-      doc: 'Number of partitions; readers must use the same (they read it from the stream when created here).',
-    },
-    create_stream: { kind: t.bool, default: true, doc: 'Create the stream when it does not exist.' },
-    storage: { kind: t.string, default: 'file', oneOf: ['file', 'memory'], doc: 'Storage of a stream created here.' },
-    retention: {
-      kind: t.string,
-      default: 'limits',
-      oneOf: ['limits', 'workqueue'],
-      doc: 'Retention of a stream created here: `limits` keeps messages until max_age/max_bytes, `workqueue` deletes them once processed.',
-    },
-    replicas: { kind: t.int, default: 1, doc: 'Replicas of a stream created here (1 to 5).' },
-    max_age: { kind: t.duration, default: 86_400_000_000_000n, doc: 'Oldest message a stream created here keeps; 0 keeps them forever.' },
-    max_bytes: { kind: t.string, default: '0', doc: 'Most bytes a stream created here keeps; 0 means no limit.' },
-    duplicate_window: {
-      kind: t.duration,
-      default: 120_000_000_000n,
-      doc: 'How long a stream created here remembers message ids, so retried publishes are stored once.',
-    },
-    max_message_size: {
-      kind: t.string,
-      default: '256KiB',
-      doc: 'Largest message written; a stream’s entries beyond it go in further messages.',
-    },
-    max_in_flight: { kind: t.int, default: 1024, doc: 'Most messages published and awaiting acknowledgement; send waits beyond it.' },
-    publish_timeout: {
-      kind: t.duration,
-      default: 5_000_000_000n,
-      doc: 'How long a publish waits for its acknowledgement before it is retried.',
-    },
-    min_backoff_period: { kind: t.duration, default: 100_000_000n, doc: 'First delay between retries.' },
-    max_backoff_period: { kind: t.duration, default: 5_000_000_000n, doc: 'Longest delay between retries.' },
-    max_backoff_retries: {
-      kind: t.int,
-      default: 10,
-      doc: 'Attempts per message while connected; 0 retries without limit. Waiting for the server to come back spends none.',
-    },
-  },
+  fields: WRITE_FIELDS,
   blocks: { tls: natsTlsBlockSpec },
+  validate: (values, checks, { id }) => settingsOf(values, checks, id),
   build(args, ctx) {
     return new LogsWriteJetStream(args, ctx);
   },
@@ -167,15 +170,15 @@ export interface JetStreamWrite extends LogSink {
  */
 export function jetStreamWrite(options: JetStreamWriteOptions, run: RunOptions = {}): JetStreamWrite {
   const ctx = standaloneContext(logsWriteJetStreamComponent.name, run);
-  return sinkOf(new JetStreamWriter(settingsOf(optionValues(options), ctx.id, undefined, PATH), ctx), ctx);
+  return sinkOf(new JetStreamWriter(optionSettings(options, ctx), ctx), ctx);
 }
 
-/** The error path of a programmatic writer's option errors. */
-const PATH = [logsWriteJetStreamComponent.name];
+/** Where errors about options given in code are placed: under the component's name. */
+const OPTIONS_PATH = [logsWriteJetStreamComponent.name];
 
-/** The options as the component's decoded values: defaults applied, durations parsed, choices checked. */
-function optionValues(options: JetStreamWriteOptions): Record<string, unknown> {
-  return applyDefaults(logsWriteJetStreamComponent, { ...options }, PATH);
+/** Options given in code as settings: the component's schema and checks. */
+function optionSettings(options: JetStreamWriteOptions, ctx: ComponentContext): JetStreamWriteSettings {
+  return componentOptions(logsWriteJetStreamComponent, options, OPTIONS_PATH, ctx);
 }
 
 /** The `LogSink` face of a writer. */
@@ -184,72 +187,54 @@ function sinkOf(writer: JetStreamWriter, ctx: ComponentContext): JetStreamWrite 
     logSink({ send: (entries) => writer.send(entries) }, () => writer.stop()),
     {
       health: () => writer.health(),
-      update: (options: JetStreamWriteOptions) => {
-        const next = settingsOf(optionValues(options), ctx.id, undefined, PATH);
-        writer.update(acceptedSettings(FIXED_WRITE_SETTINGS, writer.current(), next, undefined, PATH));
-      },
+      update: (options: JetStreamWriteOptions) =>
+        reconfigure(writer, FIXED_WRITE_SETTINGS, optionSettings(options, ctx), undefined, OPTIONS_PATH),
     },
   );
 }
 
-/**
- * Checks decoded values (the config's, or the programmatic options with defaults applied) and
- * turns them into settings; `block` places the errors, when there is one.
- */
-function settingsOf(
-  v: Record<string, unknown>,
-  componentId: string,
-  block: Block | undefined,
-  path: readonly string[],
-): JetStreamWriteSettings {
-  return runChecks(block, path, ({ attempt, fail }) => {
-    const connection = attempt<NatsConnectionSettings | undefined>(() => resolveNatsConnection(v, componentId, block, path), undefined);
-    const stream = v.stream as string;
-    if (!NAME.test(stream)) fail(`stream must be letters, digits, "_" or "-", got ${JSON.stringify(stream)}`, 'stream');
-    const prefix = (v.subject_prefix as string) || stream;
-    if (!/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/.test(prefix))
-      fail(`subject_prefix must be dot-separated tokens without wildcards, got ${JSON.stringify(prefix)}`, 'subject_prefix');
-    const partitions = v.partitions as number;
-    if (partitions < 1 || partitions > 4096) fail(`partitions must be between 1 and 4096, got ${partitions}`, 'partitions');
-    const replicas = v.replicas as number;
-    if (replicas < 1 || replicas > 5) fail(`replicas must be between 1 and 5, got ${replicas}`, 'replicas');
-    const size = (name: string, min: number) => attempt(() => byteSize(v[name] as string, name, block, path, min), 0);
-    const maxBytes = size('max_bytes', 0);
-    const maxMessageBytes = size('max_message_size', 1024);
-    const maxInFlight = v.max_in_flight as number;
-    if (maxInFlight < 1) fail('max_in_flight must be at least 1', 'max_in_flight');
-    const publishTimeoutMs = durationMs(v.publish_timeout);
-    if (publishTimeoutMs <= 0) fail('publish_timeout must be greater than 0', 'publish_timeout');
-    const minBackoffMs = durationMs(v.min_backoff_period);
-    const maxBackoffMs = durationMs(v.max_backoff_period);
-    if (minBackoffMs <= 0) fail('min_backoff_period must be greater than 0', 'min_backoff_period');
-    if (maxBackoffMs < minBackoffMs) fail('max_backoff_period must not be less than min_backoff_period', 'max_backoff_period');
-    if ((v.max_backoff_retries as number) < 0) fail('max_backoff_retries must not be negative', 'max_backoff_retries');
-    return {
-      connection: connection!,
-      stream,
-      prefix,
-      partitions,
-      createStream: v.create_stream as boolean,
-      streamConfig: {
-        name: stream,
-        subjects: [`${prefix}.*`],
-        description: layoutDescription(prefix, partitions),
-        storage: v.storage as StreamConfig['storage'],
-        retention: v.retention as StreamConfig['retention'],
-        num_replicas: replicas,
-        max_age: Number(v.max_age as bigint),
-        max_bytes: maxBytes === 0 ? -1 : maxBytes,
-        duplicate_window: Number(v.duplicate_window as bigint),
-      },
-      maxMessageBytes,
-      maxInFlight,
-      publishTimeoutMs,
-      minBackoffMs,
-      maxBackoffMs,
-      maxRetries: v.max_backoff_retries as number,
-    };
-  });
+/** Checks the decoded values (a block's, or options given in code) and turns them into settings. */
+function settingsOf(v: WriteValues, checks: Checks, componentId: string): JetStreamWriteSettings {
+  const { fail } = checks;
+  const connection = natsConnectionSettings(v, componentId, checks);
+  const stream = v.stream;
+  checkName(stream, 'stream', checks);
+  const prefix = v.subject_prefix || stream;
+  checkSubjectPrefix(prefix, checks);
+  const partitions = v.partitions;
+  if (partitions < 1 || partitions > 4096) fail(`partitions must be between 1 and 4096, got ${partitions}`, 'partitions');
+  const replicas = v.replicas;
+  if (replicas < 1 || replicas > 5) fail(`replicas must be between 1 and 5, got ${replicas}`, 'replicas');
+  if (v.max_in_flight < 1) fail('max_in_flight must be at least 1', 'max_in_flight');
+  if (v.publish_timeout <= 0) fail('publish_timeout must be greater than 0', 'publish_timeout');
+  if (v.min_backoff_period <= 0) fail('min_backoff_period must be greater than 0', 'min_backoff_period');
+  if (v.max_backoff_period < v.min_backoff_period)
+    fail('max_backoff_period must not be less than min_backoff_period', 'max_backoff_period');
+  if (v.max_backoff_retries < 0) fail('max_backoff_retries must not be negative', 'max_backoff_retries');
+  return {
+    connection,
+    stream,
+    prefix,
+    partitions,
+    createStream: v.create_stream,
+    streamConfig: {
+      name: stream,
+      subjects: [`${prefix}.*`],
+      description: layoutDescription(prefix, partitions),
+      storage: v.storage,
+      retention: v.retention,
+      num_replicas: replicas,
+      max_age: Number(v.max_age),
+      max_bytes: v.max_bytes === 0 ? -1 : v.max_bytes,
+      duplicate_window: Number(v.duplicate_window),
+    },
+    maxMessageBytes: v.max_message_size,
+    maxInFlight: v.max_in_flight,
+    publishTimeoutMs: v.publish_timeout,
+    minBackoffMs: v.min_backoff_period,
+    maxBackoffMs: v.max_backoff_period,
+    maxRetries: v.max_backoff_retries,
+  };
 }
 
 /** The logs.write.jetstream component: a `jetStreamWrite` sink exported as its `receiver`. */
@@ -258,11 +243,8 @@ export class LogsWriteJetStream {
   private readonly writer: JetStreamWriter;
   private readonly sink: JetStreamWrite;
 
-  constructor(
-    args: ComponentArgs,
-    private readonly ctx: ComponentContext,
-  ) {
-    this.writer = new JetStreamWriter(settingsOf(args.values, ctx.id, args.block as Block, args.path), ctx);
+  constructor(args: ComponentArgs<JetStreamWriteSettings>, ctx: ComponentContext) {
+    this.writer = new JetStreamWriter(args.values, ctx);
     this.sink = sinkOf(this.writer, ctx);
     this.exports = { receiver: logsReceiverCapsule(this.sink) };
   }
@@ -271,10 +253,8 @@ export class LogsWriteJetStream {
     return this.writer.health();
   }
 
-  update(args: ComponentArgs): void {
-    const block = args.block as Block;
-    const next = settingsOf(args.values, this.ctx.id, block, args.path);
-    this.writer.update(acceptedSettings(FIXED_WRITE_SETTINGS, this.writer.current(), next, block.pos, args.path));
+  update(args: ComponentArgs<JetStreamWriteSettings>): void {
+    reconfigure(this.writer, FIXED_WRITE_SETTINGS, args.values, args.block.pos, args.path);
   }
 
   async stop(): Promise<void> {

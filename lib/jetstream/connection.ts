@@ -10,8 +10,7 @@
 import { readFileSync } from 'node:fs';
 import { connect, credsAuthenticator, type ConnectionOptions, type NatsConnection, type Status } from '@nats-io/transport-node';
 import type { Block } from '../config/ast.js';
-import { ConfigError, ConfigErrors } from '../config/errors.js';
-import { attributePos, nestedBlocks, t } from '../config/schema.js';
+import { nestedBlocks, runChecks, t, type BlockValues, type Checks, type FieldSpec, type FieldsValues } from '../config/schema.js';
 
 /** The `tls` block of a NATS client. */
 export const natsTlsBlockSpec = {
@@ -23,7 +22,7 @@ export const natsTlsBlockSpec = {
     server_name: { kind: t.string, default: '', doc: 'Name the server certificate must carry; defaults to the URL’s host.' },
     insecure_skip_verify: { kind: t.bool, default: false, doc: 'Accept any server certificate (tests only).' },
     handshake_first: { kind: t.bool, default: false, doc: 'Start TLS before the NATS greeting (servers with `handshake_first`).' },
-  },
+  } satisfies Record<string, FieldSpec>,
 };
 
 /** The connection attributes every NATS component has. */
@@ -38,7 +37,7 @@ export const natsConnectionFields = {
   user: { kind: t.string, default: '', doc: 'User name for user/password authentication.' },
   password: { kind: t.string, default: '', doc: 'Password for user/password authentication.' },
   creds_file: { kind: t.string, default: '', doc: 'Credentials file (JWT and NKey seed) for decentralized authentication.' },
-};
+} satisfies Record<string, FieldSpec>;
 
 /** The `tls` block as a programmatic option (see `natsTlsBlockSpec` for each attribute). */
 export interface NatsTlsOptions {
@@ -89,18 +88,22 @@ export function displayServers(url: string): string {
 }
 
 /**
- * Validates the connection attributes and the `tls` block. `block` is the component block (for
- * error positions); files named by the settings are read now, so a missing file is a config error.
+ * The decoded attributes of a NATS component with these fields (the connection's among them) and
+ * its `tls` block, absent when not written.
  */
-export function resolveNatsConnection(
-  values: Record<string, unknown>,
-  defaultName: string,
-  block: Block | undefined,
-  path: readonly string[],
-): NatsConnectionSettings {
-  const errors: ConfigError[] = [];
-  const fail = (reason: string, attribute: string, inner?: Block) =>
-    errors.push(new ConfigError(reason, attributePos(inner ?? block, attribute), inner ? [...path, inner.name] : path));
+export type NatsComponentValues<F> = FieldsValues<F> & { readonly tls?: BlockValues<typeof natsTlsBlockSpec> };
+
+/** The decoded connection attributes and `tls` block of a NATS component. */
+export type NatsConnectionValues = NatsComponentValues<typeof natsConnectionFields>;
+
+/**
+ * Validates the connection attributes and the `tls` block: what a component's own validation
+ * calls with its `checks`, which place the errors (in its block, or for options given in code
+ * none). Files named by the settings are read now, so a missing file is a config error. The
+ * connection is named `name`, else `componentId`.
+ */
+export function natsConnectionSettings(values: NatsConnectionValues, componentId: string, checks: Checks): NatsConnectionSettings {
+  const { fail } = checks;
   const read = (file: string, attribute: string, inner?: Block): string | undefined => {
     try {
       return readFileSync(file, 'utf8');
@@ -109,7 +112,7 @@ export function resolveNatsConnection(
       return undefined;
     }
   };
-  const url = values.url as string;
+  const { url, token, user, password, creds_file: credsFile, tls } = values;
   const servers = url
     .split(',')
     .map((s) => s.trim())
@@ -120,14 +123,10 @@ export function resolveNatsConnection(
     if (scheme !== undefined && scheme !== 'nats' && scheme !== 'tls')
       fail(`url must use nats:// or tls://, got ${JSON.stringify(displayServers(server))}`, 'url');
   }
-  const token = values.token as string;
-  const user = values.user as string;
-  const password = values.password as string;
-  const credsFile = values.creds_file as string;
   const methods = [token !== '', user !== '' || password !== '', credsFile !== ''].filter(Boolean).length;
   if (methods > 1) fail('at most one of token, user/password and creds_file may be set', token !== '' ? 'token' : 'creds_file');
   if (password !== '' && user === '') fail('password needs user', 'password');
-  const name = (values.name as string) || defaultName;
+  const name = values.name || componentId;
   const options: ConnectionOptions = {
     servers,
     name,
@@ -149,16 +148,15 @@ export function resolveNatsConnection(
     const creds = read(credsFile, 'creds_file');
     if (creds !== undefined) options.authenticator = credsAuthenticator(new TextEncoder().encode(creds));
   }
-  const tls = values.tls as Record<string, unknown> | undefined;
   if (tls) {
-    const tlsBlock = nestedBlocks(block, 'tls')[0];
+    const tlsBlock = nestedBlocks(checks.block, 'tls')[0];
     const tlsOptions: Record<string, unknown> = {};
     for (const [attribute, key] of [
       ['ca_file', 'ca'],
       ['cert_file', 'cert'],
       ['key_file', 'key'],
     ] as const) {
-      const file = tls[attribute] as string;
+      const file = tls[attribute];
       if (file === '') continue;
       const text = read(file, attribute, tlsBlock);
       if (text !== undefined) tlsOptions[key] = text;
@@ -169,7 +167,6 @@ export function resolveNatsConnection(
     if (tls.handshake_first) tlsOptions.handshakeFirst = true;
     options.tls = tlsOptions;
   }
-  if (errors.length > 0) throw new ConfigErrors(errors);
   const fingerprint = JSON.stringify({
     url: displayServers(url),
     name,
@@ -178,6 +175,19 @@ export function resolveNatsConnection(
     tls: tls ?? null,
   });
   return { servers, display: displayServers(url), name, options, fingerprint };
+}
+
+/**
+ * The connection settings of these values on their own (outside a component's validation): every
+ * problem thrown at once as ConfigErrors, placed in `block` when there is one.
+ */
+export function resolveNatsConnection(
+  values: NatsConnectionValues,
+  componentId: string,
+  block: Block | undefined,
+  path: readonly string[],
+): NatsConnectionSettings {
+  return runChecks(block, path, (checks) => natsConnectionSettings(values, componentId, checks));
 }
 
 /** A non-reversible digest, so a changed secret still counts as a change. */

@@ -18,3 +18,24 @@ export function acceptedSettings<S>(fixed: FixedSettings<S>, previous: S, next: 
   if (JSON.stringify(fixed.of(next)) !== JSON.stringify(fixed.of(previous))) throw new ConfigError(fixed.refusal, pos, path);
   return next;
 }
+
+/** What runs on such settings: the source's group reader, the writer. */
+export interface Reconfigurable<S> {
+  current(): S;
+  update(next: S): void;
+}
+
+/**
+ * Hands `next` to `target` as a reload (or a programmatic `update`) does: only when it keeps what
+ * `fixed` names as `target` runs it; otherwise the ConfigError at `pos` is thrown and `target` runs
+ * on unchanged.
+ */
+export function reconfigure<S>(
+  target: Reconfigurable<S>,
+  fixed: FixedSettings<S>,
+  next: S,
+  pos: Position | undefined,
+  path: readonly string[],
+): void {
+  target.update(acceptedSettings(fixed, target.current(), next, pos, path));
+}

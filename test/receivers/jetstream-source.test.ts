@@ -10,10 +10,11 @@ import { describe, expect, it } from 'vitest';
 import type { LogBatch } from '../../core/delivery.js';
 import type { Entry } from '../../core/entry.js';
 import { RetryLaterError } from '../../core/receiver.js';
+import type { ComponentArgs, ComponentContext } from '../../core/runtime/component.js';
 import type { Log } from '../../lib/log.js';
 import {
   jetStreamSource,
-  LogsSourceJetStream,
+  type LogsSourceJetStream,
   logsSourceJetStreamComponent,
   type JetStreamSource,
 } from '../../receivers/logs-source-jetstream.js';
@@ -24,6 +25,11 @@ import { componentArgs, entryOf, eventually, metricValue, recordingReceiver, tes
 const nats = natsServerForTests('PS');
 const { program: natsServer, cleanups, nextStream } = nats;
 const quiet: Log = () => {};
+
+/** The component as a config builds it: its block validated by the definition first. */
+function buildSource(args: ComponentArgs, ctx: ComponentContext): LogsSourceJetStream {
+  return logsSourceJetStreamComponent.build(args, ctx) as unknown as LogsSourceJetStream;
+}
 
 /** A writer to a one-partition stream, so every entry lands in the same partition, in order. */
 function writer(stream: string): JetStreamWrite {
@@ -149,7 +155,7 @@ describe.skipIf(natsServer.skip)(natsServer.title('logs.source.jetstream on jetS
     const config = (s: string, to: string) =>
       `logs.source.jetstream "in" {\n url = "${nats.server.url}"\n stream = "${s}"\n group = "g"\n forward_to = [${to}]\n lease_ttl = "3s"\n}`;
     const ctx = testContext('logs.source.jetstream.in');
-    const component = new LogsSourceJetStream(componentArgs(logsSourceJetStreamComponent, config(stream, 'r0'), [first, second]), ctx);
+    const component = buildSource(componentArgs(logsSourceJetStreamComponent, config(stream, 'r0'), [first, second]), ctx);
     cleanups.push(() => component.stop());
     await component.start();
     await sink.send([entryOf('before')]);

@@ -2,19 +2,30 @@ import { connect, headers } from '@nats-io/transport-node';
 import { describe, expect, it } from 'vitest';
 import type { Entry } from '../../core/entry.js';
 import { RetryLaterError, type LogsReceiver } from '../../core/receiver.js';
+import type { ComponentArgs, ComponentContext } from '../../core/runtime/component.js';
 import { encodeEntryBatch } from '../../lib/jetstream/entry-codec.js';
-import { LogsSourceJetStream, logsSourceJetStreamComponent } from '../../receivers/logs-source-jetstream.js';
-import { LogsWriteJetStream, logsWriteJetStreamComponent } from '../../sinks/logs-write-jetstream.js';
+import { type LogsSourceJetStream, logsSourceJetStreamComponent } from '../../receivers/logs-source-jetstream.js';
+import { type LogsWriteJetStream, logsWriteJetStreamComponent } from '../../sinks/logs-write-jetstream.js';
 import { natsServerForTests, startNatsServer } from '../support/nats-server.js';
 import { componentArgs, entryOf, eventually, metricValue, testContext, type TestContext } from './loki/harness.js';
 
 const nats = natsServerForTests('T');
 const { program: natsServer, cleanups, nextStream } = nats;
 
+/** The component as a config builds it: its block validated by the definition first. */
+function buildSource(args: ComponentArgs, ctx: ComponentContext): LogsSourceJetStream {
+  return logsSourceJetStreamComponent.build(args, ctx) as unknown as LogsSourceJetStream;
+}
+
+/** The component as a config builds it: its block validated by the definition first. */
+function buildWriter(args: ComponentArgs, ctx: ComponentContext): LogsWriteJetStream {
+  return logsWriteJetStreamComponent.build(args, ctx) as unknown as LogsWriteJetStream;
+}
+
 function startWriter(stream: string, extra = ''): { writer: LogsWriteJetStream; receiver: LogsReceiver; ctx: TestContext } {
   const ctx = testContext('logs.write.jetstream.out');
   const config = `logs.write.jetstream "out" {\n url = "${nats.server.url}"\n stream = "${stream}"\n partitions = 4\n ${extra}\n}`;
-  const writer = new LogsWriteJetStream(componentArgs(logsWriteJetStreamComponent, config, []), ctx);
+  const writer = buildWriter(componentArgs(logsWriteJetStreamComponent, config, []), ctx);
   cleanups.push(() => writer.stop());
   const receiver = (writer.exports.receiver as unknown as { value: LogsReceiver }).value;
   return { writer, receiver, ctx };
@@ -36,7 +47,7 @@ async function startSource(stream: string, options: { extra?: string; refuse?: (
   };
   const ctx = testContext('logs.source.jetstream.in');
   const config = `logs.source.jetstream "in" {\n url = "${nats.server.url}"\n stream = "${stream}"\n group = "g"\n forward_to = [r0]\n lease_ttl = "3s"\n ${options.extra ?? ''}\n}`;
-  const source = new LogsSourceJetStream(componentArgs(logsSourceJetStreamComponent, config, [receiver]), ctx);
+  const source = buildSource(componentArgs(logsSourceJetStreamComponent, config, [receiver]), ctx);
   let stopped = false;
   cleanups.push(async () => {
     if (!stopped) await source.stop();
@@ -149,7 +160,7 @@ describe.skipIf(natsServer.skip)(natsServer.title('logs.write.jetstream and logs
     cleanups.push(async () => clearInterval(watch));
     const ctx = testContext('logs.source.jetstream.in');
     const config = `logs.source.jetstream "in" {\n url = "${nats.server.url}"\n stream = "${stream}"\n group = "g"\n forward_to = [r0]\n lease_ttl = "3s"\n}`;
-    const source = new LogsSourceJetStream(componentArgs(logsSourceJetStreamComponent, config, [sink]), ctx);
+    const source = buildSource(componentArgs(logsSourceJetStreamComponent, config, [sink]), ctx);
     cleanups.push(() => source.stop());
     await source.start();
     const total = 1 + perMessage * messages;
@@ -199,7 +210,7 @@ describe.skipIf(natsServer.skip)(natsServer.title('logs.write.jetstream and logs
     cleanups.push(() => own.close());
     const ctx = testContext('logs.write.jetstream.out');
     const config = `logs.write.jetstream "out" {\n url = "${own.url}"\n stream = "OUT"\n partitions = 2\n publish_timeout = "500ms"\n}`;
-    const writer = new LogsWriteJetStream(componentArgs(logsWriteJetStreamComponent, config, []), ctx);
+    const writer = buildWriter(componentArgs(logsWriteJetStreamComponent, config, []), ctx);
     cleanups.push(() => writer.stop());
     const receiver = (writer.exports.receiver as unknown as { value: LogsReceiver }).value;
     await receiver.send([entryOf('first', pod(1))]);
@@ -215,19 +226,19 @@ describe.skipIf(natsServer.skip)(natsServer.title('logs.write.jetstream and logs
 
   it('refuses a max_entries_per_message below 1', () => {
     const config = `logs.source.jetstream "in" {\n url = "nats://127.0.0.1:1"\n stream = "S"\n group = "g"\n forward_to = []\n max_entries_per_message = 0\n}`;
-    expect(
-      () => new LogsSourceJetStream(componentArgs(logsSourceJetStreamComponent, config, []), testContext('logs.source.jetstream.in')),
-    ).toThrow(/max_entries_per_message must be at least 1/);
+    expect(() => buildSource(componentArgs(logsSourceJetStreamComponent, config, []), testContext('logs.source.jetstream.in'))).toThrow(
+      /max_entries_per_message must be at least 1/,
+    );
   });
 
   it('never shows a password in health, logs or errors', async () => {
     const ctx = testContext('logs.write.jetstream.out');
     const config = `logs.write.jetstream "out" {\n url = "nats://127.0.0.1:1"\n stream = "S"\n token = "tok-123"\n user = "bob"\n}`;
-    expect(() => new LogsWriteJetStream(componentArgs(logsWriteJetStreamComponent, config, []), ctx)).toThrow(
+    expect(() => buildWriter(componentArgs(logsWriteJetStreamComponent, config, []), ctx)).toThrow(
       /at most one of token, user\/password and creds_file/,
     );
     const ok = `logs.write.jetstream "out" {\n url = "nats://alice:s3cret@127.0.0.1:1"\n stream = "S"\n user = "bob"\n password = "hunter2"\n}`;
-    const writer = new LogsWriteJetStream(componentArgs(logsWriteJetStreamComponent, ok, []), ctx);
+    const writer = buildWriter(componentArgs(logsWriteJetStreamComponent, ok, []), ctx);
     cleanups.push(() => writer.stop());
     await eventually(() => ctx.logs.length > 0, 5_000, 'a log line');
     expect(writer.health().message).toMatch(/^connecting to NATS at nats:\/\/127\.0\.0\.1:1/);
@@ -242,7 +253,7 @@ describe('logs.source.jetstream without a server', () => {
     const ctx = testContext('logs.source.jetstream.in');
     // Port 1 on the loopback address: nothing listens there, so every attempt is refused.
     const config = `logs.source.jetstream "in" {\n url = "nats://127.0.0.1:1"\n stream = "S"\n group = "g"\n forward_to = [r0]\n}`;
-    const source = new LogsSourceJetStream(componentArgs(logsSourceJetStreamComponent, config, [{ send: async () => {} }]), ctx);
+    const source = buildSource(componentArgs(logsSourceJetStreamComponent, config, [{ send: async () => {} }]), ctx);
     await source.start();
     await eventually(() => ctx.logs.some((line) => line.startsWith('warn cannot connect to NATS, retrying')));
     const stopped = await Promise.race([source.stop().then(() => 'stopped'), new Promise((r) => setTimeout(r, 5000, 'still waiting'))]);

@@ -10,11 +10,12 @@ import { describe, expect, it } from 'vitest';
 import { logSource, type LogBatch } from '../../core/delivery.js';
 import type { Entry } from '../../core/entry.js';
 import { RetryLaterError, type LogsReceiver } from '../../core/receiver.js';
+import type { ComponentArgs, ComponentContext } from '../../core/runtime/component.js';
 import { decodeEntryBatch } from '../../lib/jetstream/entry-codec.js';
 import type { Log } from '../../lib/log.js';
 import {
   jetStreamWrite,
-  LogsWriteJetStream,
+  type LogsWriteJetStream,
   logsWriteJetStreamComponent,
   type JetStreamWrite,
   type JetStreamWriteOptions,
@@ -25,6 +26,11 @@ import { componentArgs, entryOf, metricValue, protoBody, startSourceApi, testCon
 const nats = natsServerForTests('PW');
 const { program: natsServer, cleanups, nextStream } = nats;
 const quiet: Log = () => {};
+
+/** The component as a config builds it: its block validated by the definition first. */
+function buildWriter(args: ComponentArgs, ctx: ComponentContext): LogsWriteJetStream {
+  return logsWriteJetStreamComponent.build(args, ctx) as unknown as LogsWriteJetStream;
+}
 
 function writer(options: Omit<JetStreamWriteOptions, 'url'>, registry = new Registry()): JetStreamWrite {
   const sink = jetStreamWrite({ url: nats.server.url, ...options }, { log: quiet, registry });
@@ -122,7 +128,7 @@ describe.skipIf(natsServer.skip)(natsServer.title('jetStreamWrite'), { timeout: 
     const own = await startNatsServer();
     cleanups.push(() => own.close());
     const config = `logs.write.jetstream "out" {\n url = "${own.url}"\n stream = "OUTAGE"\n partitions = 2\n}`;
-    const writer = new LogsWriteJetStream(componentArgs(logsWriteJetStreamComponent, config, []), testContext('logs.write.jetstream.out'));
+    const writer = buildWriter(componentArgs(logsWriteJetStreamComponent, config, []), testContext('logs.write.jetstream.out'));
     cleanups.push(() => writer.stop());
     const api = await startSourceApi([(writer.exports.receiver as unknown as { value: LogsReceiver }).value]);
     cleanups.push(() => api.stop());
@@ -230,10 +236,7 @@ describe('jetStreamWrite options', () => {
   it('is what the component exports as its receiver, reloaded through the same check', async () => {
     const config = (partitions: number) =>
       `logs.write.jetstream "out" {\n url = "${base.url}"\n stream = "S"\n partitions = ${partitions}\n}`;
-    const component = new LogsWriteJetStream(
-      componentArgs(logsWriteJetStreamComponent, config(2), []),
-      testContext('logs.write.jetstream.out'),
-    );
+    const component = buildWriter(componentArgs(logsWriteJetStreamComponent, config(2), []), testContext('logs.write.jetstream.out'));
     try {
       const receiver = (component.exports.receiver as unknown as { value: JetStreamWrite }).value;
       expect(typeof receiver.next).toBe('function');
