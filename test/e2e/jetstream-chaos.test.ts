@@ -95,9 +95,20 @@ interface Env {
   readonly loki: FakeLoki;
   readonly sink: JetStreamWrite;
   startProcessor(): Promise<ChildRun>;
+  /** Notes a moment of the test in its log (JETSTREAM_CHAOS_LOGS). */
+  note(what: string): void;
 }
 
-async function environment(): Promise<Env> {
+/** `name`'s instances' logs, each line after the milliseconds since the test began, go to JETSTREAM_CHAOS_LOGS. */
+async function environment(name: string): Promise<Env> {
+  const began = Date.now();
+  const notes: string[] = [];
+  const note = (what: string) => notes.push(`${Date.now() - began} ${what}`);
+  if (LOGS_DIR)
+    cleanups.push(() => {
+      mkdirSync(LOGS_DIR, { recursive: true });
+      writeFileSync(join(LOGS_DIR, `${name}-test.log`), `${notes.join('\n')}\n`);
+    });
   const nats = await startNatsServer();
   cleanups.push(() => nats.close());
   const loki = await startFakeLoki();
@@ -113,6 +124,7 @@ async function environment(): Promise<Env> {
     nats,
     loki,
     sink,
+    note,
     startProcessor: async () => {
       const run = await spawnRun(file, [], 120_000, process.env, [
         '--import',
@@ -122,6 +134,14 @@ async function environment(): Promise<Env> {
         join(PROJECT_ROOT, 'bin/rivulet.ts'),
       ]);
       const number = ++started;
+      let log = '';
+      let partial = '';
+      run.child.stderr!.on('data', (chunk: Buffer) => {
+        const lines = (partial + chunk.toString()).split('\n');
+        partial = lines.pop()!;
+        for (const line of lines) log += `${Date.now() - began} ${line}\n`;
+      });
+      note(`processor ${number} started`);
       cleanups.push(async () => {
         if (run.child.exitCode === null && run.child.signalCode === null) {
           run.child.kill('SIGKILL');
@@ -129,7 +149,7 @@ async function environment(): Promise<Env> {
         }
         if (LOGS_DIR) {
           mkdirSync(LOGS_DIR, { recursive: true });
-          writeFileSync(join(LOGS_DIR, `processor-${number}.log`), run.stderr());
+          writeFileSync(join(LOGS_DIR, `${name}-processor-${number}.log`), log);
         }
       });
       return run;
@@ -234,7 +254,7 @@ describe.skipIf(natsServer.skip || !RUN)(
   { timeout: 300_000 },
   () => {
     it('counts every line exactly once when three instances catch up a backlog at the smallest lease_ttl', async () => {
-      const env = await environment();
+      const env = await environment('backlog');
       const blocks = Array.from({ length: 12 }, (_, n) => round(n)).flat();
       await write(env.sink, blocks);
       const processors = await Promise.all([env.startProcessor(), env.startProcessor(), env.startProcessor()]);
@@ -259,7 +279,7 @@ describe.skipIf(natsServer.skip || !RUN)(
     });
 
     it('loses and splits nothing across a joining instance, two SIGKILLs and a nats-server restart', async () => {
-      const env = await environment();
+      const env = await environment('chaos');
       const rounds = 45;
       const all = Array.from({ length: rounds }, (_, n) => round(n));
       // A backlog caught up by three instances.
@@ -276,6 +296,7 @@ describe.skipIf(natsServer.skip || !RUN)(
         const partitions = await owned(victim);
         victim.child.kill('SIGKILL');
         kills.push({ at: Date.now(), partitions });
+        env.note(`killed processor ${processors.indexOf(victim) + 1} (partitions ${partitions.join(', ')})`);
       };
       // Live input, a round every 100 ms: kills at 1/3 and 2/3, the server restarted at 5/6.
       for (let n = 9; n < rounds; n++) {
@@ -283,9 +304,11 @@ describe.skipIf(natsServer.skip || !RUN)(
         if (n === 9 + 24) await kill(processors[1]!);
         if (n === RESTART_ROUND) {
           restart.from = Date.now();
+          env.note('nats-server restart begins');
           await env.nats.stop();
           await env.nats.start();
           restart = { from: restart.from, to: Date.now() };
+          env.note('nats-server restarted');
         }
         await write(env.sink, all[n]!);
         await new Promise((r) => setTimeout(r, 100));
