@@ -14,23 +14,32 @@
  * printed too) is wall time, which on a machine with more runnable threads than cores also counts
  * the time the thread waited for a core. Amdahl's law projects the speed-up on N cores,
  * 1 / (s + (1 − s)/N). Printed for `rivulet run`'s default (one pipeline
- * thread per core) and for the stages in place (`--workers 1`).
+ * thread per core), for the stages in place (`--workers 1`) and for two shards (`--shards 2`,
+ * where the main thread only serves HTTP and reads bodies), the last with its CPU per entry and
+ * throughput beside in place's.
  */
 import { availableParallelism } from 'node:os';
 import { forwarderConfig } from '../test/e2e/configs.js';
-import { startInstance, startLoad, type LoadProcess } from './instance.js';
-import { formatCores } from './reports.js';
+import { startInstance, startLoad, type InstanceMode, type LoadProcess } from './instance.js';
+import { formatBeside, formatCores, type CoresFigures } from './reports.js';
 
 const PASSES = Number(process.env.BENCH_CORES_PASSES ?? 1);
 
-async function report(load: LoadProcess, workers: number): Promise<string> {
-  const instance = await startInstance(forwarderConfig(load.sinkUrl, { write: { batch_wait: '"20ms"' } }), workers);
+async function measure(load: LoadProcess, mode: InstanceMode): Promise<CoresFigures> {
+  const instance = await startInstance(forwarderConfig(load.sinkUrl, { write: { batch_wait: '"20ms"' } }), mode);
   try {
     await load.pass(instance.apiUrl, true);
     const figures = await instance.measure(async () => {
       for (let pass = 0; pass < PASSES; pass++) await load.pass(instance.apiUrl, true);
     });
-    return formatCores({ ...figures, entries: load.entries * PASSES, workers, cores: availableParallelism() });
+    const workers = 'workers' in mode ? mode.workers : 1;
+    return {
+      ...figures,
+      entries: load.entries * PASSES,
+      workers,
+      ...('shards' in mode ? { shards: mode.shards } : {}),
+      cores: availableParallelism(),
+    };
   } finally {
     await instance.stop();
   }
@@ -40,8 +49,12 @@ export async function benchCores(): Promise<string> {
   const load = await startLoad();
   try {
     const cores = availableParallelism();
-    const reports = [await report(load, cores)];
-    if (cores > 1) reports.push(await report(load, 1));
+    const reports: string[] = [];
+    if (cores > 1) reports.push(formatCores(await measure(load, { workers: cores })));
+    const inPlace = await measure(load, { workers: 1 });
+    reports.push(formatCores(inPlace));
+    const sharded = await measure(load, { shards: 2 });
+    reports.push(`${formatCores(sharded)}\n${formatBeside('2 shards', sharded, inPlace)}`);
     return reports.join('\n\n');
   } finally {
     await load.close();

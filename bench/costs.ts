@@ -64,7 +64,7 @@ const processOnly = (api: string, stages: readonly string[]) =>
 
 /** CPU seconds per entry of one instance of `config` under the load, after an unmeasured pass. */
 async function instanceCpuPerEntry(load: LoadProcess, config: string, delivered: boolean): Promise<number> {
-  const instance = await startInstance(config, 1);
+  const instance = await startInstance(config, { workers: 1 });
   try {
     await load.pass(instance.apiUrl, delivered);
     const figures = await instance.measure(async () => {

@@ -5,7 +5,8 @@
  * thread's event-loop busy time (performance.eventLoopUtilization, active time), each worker
  * thread's (worker.performance.eventLoopUtilization, the workers found through process's 'worker'
  * event), the main thread's own CPU time (/proc/self/task/PID/stat on Linux) and the peak RSS.
- * The load generator and the fake Loki are another child (load-child.ts).
+ * Shard threads are worker threads too, found the same way. The load generator and the fake Loki
+ * are another child (load-child.ts).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -133,8 +134,11 @@ export interface Instance {
   stop(): Promise<void>;
 }
 
-/** `rivulet run CONFIG --workers N` of the built CLI, with the probe, once its push API listens. */
-export async function startInstance(config: string, workers: number): Promise<Instance> {
+/** How the instance runs its pipeline: on N pipeline threads (1: in place), or on N shards. */
+export type InstanceMode = { readonly workers: number } | { readonly shards: number };
+
+/** `rivulet run CONFIG --workers N` (or `--shards N`) of the built CLI, with the probe, once its push API listens. */
+export async function startInstance(config: string, mode: InstanceMode): Promise<Instance> {
   if (!existsSync(BIN)) throw new Error('this bench runs the built CLI: run `npm run build` first');
   const dir = mkdtempSync(join(tmpdir(), 'rivulet-bench-instance-'));
   const file = join(dir, 'bench.alloy');
@@ -149,8 +153,7 @@ export async function startInstance(config: string, workers: number): Promise<In
       file,
       '--server.http.listen-addr',
       '127.0.0.1:0',
-      '--workers',
-      String(workers),
+      ...('shards' in mode ? ['--shards', String(mode.shards)] : ['--workers', String(mode.workers)]),
     ],
     { stdio: ['ignore', 'ignore', 'pipe', 'ipc'] },
   );

@@ -8,6 +8,8 @@ export interface CoresFigures {
   readonly entries: number;
   /** Pipeline threads the instance ran (`--workers`; 1: stages in place). */
   readonly workers: number;
+  /** Shard threads the instance ran (`--shards`), if sharded: `threadBusySeconds` are theirs. */
+  readonly shards?: number;
   readonly cores: number;
   readonly wallSeconds: number;
   /** CPU seconds (user + system) of the whole process, every thread. */
@@ -43,7 +45,13 @@ const micros = (seconds: number, entries: number) => ((seconds * 1e6) / entries)
 
 export function formatCores(f: CoresFigures): string {
   const perEntry = (seconds: number) => micros(seconds, f.entries);
-  const threads = f.workers > 1 ? `${f.workers} pipeline threads` : 'stages in place (no pipeline threads)';
+  const threads =
+    f.shards !== undefined
+      ? `${f.shards} shards (decoding, stages and sending on shard threads)`
+      : f.workers > 1
+        ? `${f.workers} pipeline threads`
+        : 'stages in place (no pipeline threads)';
+  const thread = f.shards !== undefined ? 'shard thread' : 'pipeline thread';
   const s = serialFraction(f);
   return [
     `k8s end to end (logs.source.api → logs.process → logs.write), ${f.entries.toLocaleString('en-US')} entries, ${threads}, ${f.cores} cores`,
@@ -53,7 +61,7 @@ export function formatCores(f: CoresFigures): string {
     `| CPU, whole process (user + system) | ${perEntry(f.cpuSeconds)} |`,
     `| main thread busy (event-loop utilisation × wall) | ${perEntry(f.mainBusySeconds)} |`,
     ...(f.mainCpuSeconds === undefined ? [] : [`| main thread CPU | ${perEntry(f.mainCpuSeconds)} |`]),
-    ...f.threadBusySeconds.map((busy, i) => `| pipeline thread ${i + 1} busy | ${perEntry(busy)} |`),
+    ...f.threadBusySeconds.map((busy, i) => `| ${thread} ${i + 1} busy | ${perEntry(busy)} |`),
     `| wall | ${perEntry(f.wallSeconds)} |`,
     '',
     `serial fraction: ${s.toFixed(2)}`,
@@ -62,6 +70,16 @@ export function formatCores(f: CoresFigures): string {
     ...PROJECTED_CORES.map((n) => `  N = ${n}: ${amdahl(s, n).toFixed(2)}×`),
     `peak RSS: ${Math.round(f.peakRssMiB)} MiB`,
   ].join('\n');
+}
+
+/**
+ * A mode beside the stages in place, measured in the same run: its CPU per entry and its
+ * throughput (entries per wall second) as multiples of in place's.
+ */
+export function formatBeside(name: string, mode: CoresFigures, inPlace: CoresFigures): string {
+  const cpu = mode.cpuSeconds / mode.entries / (inPlace.cpuSeconds / inPlace.entries);
+  const throughput = mode.entries / mode.wallSeconds / (inPlace.entries / inPlace.wallSeconds);
+  return `${name} beside in place: CPU per entry ${cpu.toFixed(2)}×, throughput ${throughput.toFixed(2)}×`;
 }
 
 /** One part of the per-entry cost table. */

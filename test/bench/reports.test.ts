@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { amdahl, formatCores, formatCosts, serialFraction, type CoresFigures } from '../../bench/reports.js';
+import { amdahl, formatBeside, formatCores, formatCosts, serialFraction, type CoresFigures } from '../../bench/reports.js';
 
 const figures: CoresFigures = {
   entries: 100_000,
@@ -58,6 +58,23 @@ describe('cores report', () => {
     expect(amdahl(1, 16)).toBe(1);
     expect(amdahl(0, 8)).toBe(8);
     expect(amdahl(0.2, 8)).toBeCloseTo(1 / (0.2 + 0.1), 12);
+  });
+});
+
+describe('cores report of a sharded instance', () => {
+  it('names the shards and their threads, and compares CPU per entry and throughput with in place', () => {
+    const sharded: CoresFigures = { ...figures, shards: 2, workers: 1, cpuSeconds: 1.5, mainCpuSeconds: 0.3, wallSeconds: 0.5 };
+    const lines = formatCores(sharded).split('\n');
+    expect(lines[0]).toBe(
+      'k8s end to end (logs.source.api → logs.process → logs.write), 100,000 entries, 2 shards (decoding, stages and sending on shard threads), 2 cores',
+    );
+    expect(lines.filter((l) => l.includes('thread 1') || l.includes('thread 2'))).toEqual([
+      '| shard thread 1 busy | 1.50 |',
+      '| shard thread 2 busy | 1.25 |',
+    ]);
+    expect(lines).toContain('serial fraction: 0.20');
+    const inPlace: CoresFigures = { ...figures, workers: 1, cpuSeconds: 1.2, wallSeconds: 0.8 };
+    expect(formatBeside('2 shards', sharded, inPlace)).toBe('2 shards beside in place: CPU per entry 1.25×, throughput 1.60×');
   });
 });
 
