@@ -168,6 +168,30 @@ describe.skipIf(natsServer.skip)(natsServer.title('logs.source.jetstream on jetS
       'test.alloy:1:1: logs.source.jetstream "in": the connection, stream, group, partitions, subject_prefix and lease_ttl cannot change while the component runs',
     );
   });
+
+  it('names its connection after the component id, from a config or from code, unless name is set', async () => {
+    const connected: string[] = [];
+    const log: Log = (_level, message, fields) => {
+      if (message === 'connected to NATS') connected.push(`${fields?.component} as ${fields?.name}`);
+    };
+    const stream = nextStream();
+    const config = (name: string) =>
+      `logs.source.jetstream "in" {\n url = "${nats.server.url}"\n stream = "${stream}"\n group = "g"\n forward_to = []\n ${name}\n}`;
+    const contexts = [testContext('logs.source.jetstream.in'), testContext('logs.source.jetstream.in')];
+    for (const [i, name] of ['', 'name = "processor-7"'].entries()) {
+      const component = buildSource(componentArgs(logsSourceJetStreamComponent, config(name), []), contexts[i]!);
+      cleanups.push(() => component.stop());
+    }
+    const fromCode = jetStreamSource({ url: nats.server.url, stream, group: 'g' }, { id: 'reader-1', log, registry: new Registry() });
+    cleanups.push(() => fromCode.stop());
+    const fromConfig = () => contexts.flatMap((ctx) => ctx.logs.filter((line) => line.startsWith('info connected to NATS')));
+    await eventually(() => connected.length === 1 && fromConfig().length === 2, 5_000, 'three connections');
+    expect(fromConfig()).toEqual([
+      `info connected to NATS {"servers":"${nats.server.url}","name":"logs.source.jetstream.in"}`,
+      `info connected to NATS {"servers":"${nats.server.url}","name":"processor-7"}`,
+    ]);
+    expect(connected).toEqual(['reader-1 as reader-1']);
+  });
 });
 
 /** The message of what `fn` throws. */

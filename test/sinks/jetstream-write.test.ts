@@ -21,7 +21,7 @@ import {
   type JetStreamWriteOptions,
 } from '../../sinks/logs-write-jetstream.js';
 import { natsServerForTests, startNatsServer } from '../support/nats-server.js';
-import { componentArgs, entryOf, metricValue, protoBody, startSourceApi, testContext } from '../receivers/loki/harness.js';
+import { componentArgs, entryOf, eventually, metricValue, protoBody, startSourceApi, testContext } from '../receivers/loki/harness.js';
 
 const nats = natsServerForTests('PW');
 const { program: natsServer, cleanups, nextStream } = nats;
@@ -193,6 +193,28 @@ describe.skipIf(natsServer.skip)(natsServer.title('jetStreamWrite'), { timeout: 
     await sink.send([entryOf('after')]);
     expect((await storedMessagesAt(own.url, 'DOWN')).map((m) => (m as unknown[])[2])).toEqual([['first'], ['after']]);
   });
+
+  it('names its connection after the component id, from a config or from code, unless name is set', async () => {
+    const connected: string[] = [];
+    const log: Log = (_level, message, fields) => {
+      if (message === 'connected to NATS') connected.push(`${fields?.component} as ${fields?.name}`);
+    };
+    const ctx = testContext('logs.write.jetstream.out');
+    const config = `logs.write.jetstream "out" {\n url = "${nats.server.url}"\n stream = "${nextStream()}"\n}`;
+    const component = buildWriter(componentArgs(logsWriteJetStreamComponent, config, []), ctx);
+    cleanups.push(() => component.stop());
+    const fromCode = jetStreamWrite({ url: nats.server.url, stream: nextStream() }, { id: 'buffer-1', log, registry: new Registry() });
+    cleanups.push(() => fromCode.stop());
+    const named = jetStreamWrite(
+      { url: nats.server.url, stream: nextStream(), name: 'ingest' },
+      { id: 'buffer-2', log, registry: new Registry() },
+    );
+    cleanups.push(() => named.stop());
+    const fromConfig = () => ctx.logs.filter((line) => line.startsWith('info connected to NATS'));
+    await eventually(() => connected.length === 2 && fromConfig().length === 1, 5_000, 'three connections');
+    expect(fromConfig()).toEqual([`info connected to NATS {"servers":"${nats.server.url}","name":"logs.write.jetstream.out"}`]);
+    expect(connected.sort()).toEqual(['buffer-1 as buffer-1', 'buffer-2 as ingest']);
+  });
 });
 
 /** The message of what `fn` throws. */
@@ -218,6 +240,30 @@ describe('jetStreamWrite options', () => {
     );
     expect(messageOf(() => jetStreamWrite({ ...base, storage: 'disk' } as never))).toBe(
       'logs.write.jetstream: attribute "storage": invalid value "disk", expected one of "file", "memory"',
+    );
+  });
+
+  it('places a block’s problems at their attributes, a value the schema refuses (a byte size) after the others', () => {
+    const config = [
+      'logs.write.jetstream "out" {',
+      ' url = "nats://127.0.0.1:1"',
+      ' stream = "a.b"',
+      ' max_message_size = "1000B"',
+      ' partitions = 0',
+      ' tls {',
+      '  cert_file = "/nonexistent/client.pem"',
+      ' }',
+      '}',
+    ].join('\n');
+    const build = () => buildWriter(componentArgs(logsWriteJetStreamComponent, config, []), testContext('logs.write.jetstream.out'));
+    expect(messageOf(build)).toBe(
+      [
+        'test.alloy:7:3: logs.write.jetstream "out" > tls: reading cert_file: ENOENT (/nonexistent/client.pem)',
+        'test.alloy:7:3: logs.write.jetstream "out" > tls: cert_file and key_file go together',
+        'test.alloy:3:2: logs.write.jetstream "out": stream must be letters, digits, "_" or "-", got "a.b"',
+        'test.alloy:5:2: logs.write.jetstream "out": partitions must be between 1 and 4096, got 0',
+        'test.alloy:4:2: logs.write.jetstream "out": attribute "max_message_size": must be at least 1024 bytes, got "1000B"',
+      ].join('\n'),
     );
   });
 
