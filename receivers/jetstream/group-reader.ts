@@ -22,7 +22,7 @@ import type { FixedSettings } from '../../lib/jetstream/settings-change.js';
 import type { Entry } from '../../core/entry.js';
 import type { LogsReceiver, SendOptions } from '../../core/receiver.js';
 import { healthy, unhealthy, type ComponentContext, type Health } from '../../core/runtime/component.js';
-import { LeaseKeeper, leaseRequestTimeoutMs } from './leases.js';
+import { LeaseKeeper } from './leases.js';
 import { jetStreamSourceMetrics, type JetStreamSourceMetrics } from './metrics.js';
 import { PartitionReader } from './partition-reader.js';
 
@@ -169,12 +169,10 @@ export class JetStreamGroupReader {
       if (!nc) return;
       try {
         this.layout = await this.readLayout(nc);
-        let kv = await this.openBucket(nc, this.settings.leaseTtlMs);
+        const kv = await this.openBucket(nc);
         const ttlMs = (await kv.status()).ttl || this.settings.leaseTtlMs;
-        if (ttlMs !== this.settings.leaseTtlMs) {
+        if (ttlMs !== this.settings.leaseTtlMs)
           this.ctx.log('warn', 'the lease bucket exists with another TTL; using it', { bucket: this.bucketName(), ttl_ms: ttlMs });
-          kv = await this.openBucket(nc, ttlMs);
-        }
         if (this.stopped) return;
         this.keeper = new LeaseKeeper({
           kv,
@@ -221,9 +219,8 @@ export class JetStreamGroupReader {
     return `rivulet_leases_${this.settings.stream}_${this.settings.group}`;
   }
 
-  /** The lease bucket, its requests timed out by `leaseRequestTimeoutMs` of the TTL `ttlMs` (leases.ts). */
-  private async openBucket(nc: NatsConnection, ttlMs: number): Promise<KV> {
-    const kvm = new Kvm(jetstream(nc, { timeout: leaseRequestTimeoutMs(ttlMs) }));
+  private async openBucket(nc: NatsConnection): Promise<KV> {
+    const kvm = new Kvm(nc);
     try {
       return await kvm.create(this.bucketName(), { ttl: this.settings.leaseTtlMs, history: 1 });
     } catch {

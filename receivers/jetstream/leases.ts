@@ -39,7 +39,7 @@
  *
  * A request the connection lost is never answered: the client drops what it buffered while
  * disconnected when it reconnects, and a request in the socket of a server that went down is gone
- * with it. So the bucket's requests time out after `ttl/2` (see `leaseRequestTimeoutMs`), not the
+ * with it. So a renewal's writes time out after `ttl/2` (RENEWAL_TIMEOUT_SHARE), not after the
  * client's default of 5 s, and `reconnected()` sends a renewal at once rather than after the one
  * lost with the old connection timed out: when one renewal waited 5 s for its answer, a nats-server
  * restart of 150 ms let every lease of a 3 s TTL lapse, and what the readers had forwarded after
@@ -83,12 +83,11 @@ interface Lease {
 const partitionKey = (n: number) => `partitions.${n}`;
 
 /**
- * How long a request to the lease bucket waits for its answer: half the TTL, so that a renewal
- * lost on the way leaves time for the next to land before the key expires.
+ * How long a renewal's write waits for its answer, as a share of the TTL: a renewal lost on the way
+ * leaves time for the next to land before the key expires. (Longer than the stalls a lease
+ * survives, so a busy event loop seldom takes an answer that came for a timeout.)
  */
-export function leaseRequestTimeoutMs(ttlMs: number): number {
-  return Math.max(50, Math.floor(ttlMs / 2));
-}
+const RENEWAL_TIMEOUT_SHARE = 0.5;
 
 export class LeaseKeeper {
   private readonly owned = new Map<number, Lease>();
@@ -291,7 +290,7 @@ export class LeaseKeeper {
     const sentAt = performance.now();
     let failure = '';
     await Promise.all([
-      kv.put(this.memberKey, String(Date.now())).then(
+      kv.put(this.memberKey, String(Date.now()), { timeout: this.renewalTimeoutMs() }).then(
         () => undefined,
         (err: unknown) => void (failure = errorText(err)),
       ),
@@ -326,13 +325,17 @@ export class LeaseKeeper {
   private async rewrite(partition: number, lease: Lease): Promise<number> {
     const { kv, memberId } = this.options;
     try {
-      return await kv.update(partitionKey(partition), memberId, lease.revision);
+      return await kv.update(partitionKey(partition), memberId, lease.revision, this.renewalTimeoutMs());
     } catch (err) {
       if (!/wrong last sequence/i.test(errorText(err))) throw err;
       const entry = await kv.get(partitionKey(partition));
       if (entry?.operation !== 'PUT' || entry.string() !== memberId || entry.revision === lease.revision) throw err;
-      return await kv.update(partitionKey(partition), memberId, entry.revision);
+      return await kv.update(partitionKey(partition), memberId, entry.revision, this.renewalTimeoutMs());
     }
+  }
+
+  private renewalTimeoutMs(): number {
+    return Math.max(50, Math.floor(this.options.ttlMs * RENEWAL_TIMEOUT_SHARE));
   }
 
   private lose(partition: number, why: string): void {
