@@ -43,15 +43,15 @@ import {
   type Health,
 } from '../core/runtime/component.js';
 import { standaloneContext, type RunOptions } from '../core/runtime/standalone.js';
-import { nestedBlocks, t, type Checks } from '../lib/config/schema.js';
-import { endpointBlockSpec, resolveEndpoints, type EndpointConfig, type EndpointValues } from './loki/endpoint-config.js';
+import { nestedBlocks, t } from '../lib/config/schema.js';
+import { endpointBlockSpec, resolveEndpoints, type EndpointConfig } from './loki/endpoint-config.js';
 import { EndpointQueue } from './loki/endpoint-queue.js';
 import { EndpointWal, type WalLossReason } from './loki/endpoint-wal.js';
 import { writeMetrics, type WriteMetrics } from './loki/metrics.js';
 import { httpTransport } from './loki/http-transport.js';
 import type { PushTransport } from './loki/transport.js';
 import type { OpenFile } from '../lib/wal/segment-log.js';
-import { endpointWalDir, resolveWal, walBlockSpec, type WalConfig, type WalValues } from './loki/wal-config.js';
+import { endpointWalDir, resolveWal, walBlockSpec, type WalConfig } from './loki/wal-config.js';
 
 const USER_AGENT = 'Rivulet/0.1.0';
 
@@ -69,7 +69,10 @@ export const logsWriteComponent = defineComponent({
     external_labels: { kind: t.map(t.string), default: {}, doc: 'Labels added to every stream sent; an entry’s own labels win.' },
   },
   blocks: { endpoint: endpointBlockSpec, wal: walBlockSpec },
-  validate: (values, checks) => settingsOf(values, checks),
+  validate: (values, checks): Settings => {
+    const endpoints = resolveEndpoints(values.endpoint, checks);
+    return { endpoints, externalLabels: values.external_labels, wal: resolveWal(values.wal, endpoints, checks) };
+  },
   build(args, ctx) {
     return new LogsWrite(args, ctx);
   },
@@ -209,31 +212,6 @@ function settingsOfOptions(options: LokiWriteOptions, ctx: ComponentContext): Se
   // An empty list is a config without endpoint blocks: refused as missing, not a writer sending nowhere.
   const given = options.endpoint?.length === 0 ? { ...options, endpoint: undefined } : options;
   return componentOptions(logsWriteComponent, given, [logsWriteComponent.name], ctx);
-}
-
-/**
- * The decoded block checked as a whole: every endpoint, the write-ahead log, and that no two
- * endpoints would keep their logs in one directory.
- */
-function settingsOf(
-  values: { readonly endpoint: readonly EndpointValues[]; readonly external_labels: Labels; readonly wal: WalValues | undefined },
-  checks: Checks,
-): Settings {
-  const endpoints = resolveEndpoints(values.endpoint, checks);
-  const wal = resolveWal(values.wal, checks);
-  if (wal) {
-    const dirs = endpoints.map((e) => endpointWalDir(wal, e));
-    const shared = dirs.find((dir, i) => dirs.indexOf(dir) !== i);
-    if (shared !== undefined)
-      checks.report(
-        new ConfigError(
-          `two endpoints would share the write-ahead log ${shared}; give them distinct names`,
-          nestedBlocks(checks.block, 'wal')[0]?.pos,
-          [...checks.path, 'wal'],
-        ),
-      );
-  }
-  return { endpoints, externalLabels: values.external_labels, wal };
 }
 
 /**

@@ -42,15 +42,28 @@ export const walBlockSpec = {
 /** A decoded `wal` block. */
 export type WalValues = BlockValues<typeof walBlockSpec>;
 
-/** The decoded `wal` block, or undefined when absent or not enabled (or, reported, enabled without a directory). */
-export function resolveWal(values: WalValues | undefined, checks: Checks): WalConfig | undefined {
+/**
+ * The decoded `wal` block, or undefined when absent or not enabled (or, reported, enabled without
+ * a directory). Each of `endpoints` must get a log directory of its own.
+ */
+export function resolveWal(
+  values: WalValues | undefined,
+  endpoints: readonly { readonly name: string; readonly url: string }[],
+  checks: Checks,
+): WalConfig | undefined {
   if (!values?.enabled) return undefined;
+  const walBlock = nestedBlocks(checks.block, 'wal')[0];
+  const at = [...checks.path, 'wal'];
   if (values.dir === '') {
-    const walBlock = nestedBlocks(checks.block, 'wal')[0];
-    checks.report(new ConfigError('dir must be set when the wal is enabled', attributePos(walBlock, 'enabled'), [...checks.path, 'wal']));
+    checks.report(new ConfigError('dir must be set when the wal is enabled', attributePos(walBlock, 'enabled'), at));
     return undefined;
   }
-  return { dir: values.dir, maxBytes: values.max_size, fsync: values.fsync === 'always' };
+  const wal = { dir: values.dir, maxBytes: values.max_size, fsync: values.fsync === 'always' };
+  const dirs = endpoints.map((e) => endpointWalDir(wal, e));
+  const shared = dirs.find((dir, i) => dirs.indexOf(dir) !== i);
+  if (shared !== undefined)
+    checks.report(new ConfigError(`two endpoints would share the write-ahead log ${shared}; give them distinct names`, walBlock?.pos, at));
+  return wal;
 }
 
 /** The directory of one endpoint's log: its name, made safe for a file name, else a hash of its url. */
