@@ -314,7 +314,11 @@ describe.skipIf(natsServer.skip || !RUN)(
         await new Promise((r) => setTimeout(r, 100));
       }
       const blocks = all.flat();
-      await until(() => judge(blocks, env.loki).missing.length === 0, 60_000, 'every block at Loki');
+      // Blocks still missing after a minute are shown below, by partition and round.
+      await until(() => judge(blocks, env.loki).missing.length === 0, 60_000, 'every block at Loki').catch(() => {});
+      const missing = judge(blocks, env.loki).missing.map((text) => blocks.find((b) => b.lines.join('\n') === text)!);
+      if (missing.length > 0)
+        env.note(`missing ${missing.map((b) => `${b.stream}:${b.n} (partition ${partitionOfStream(b.stream)})`).join(', ')}`);
       await new Promise((r) => setTimeout(r, ACK_DELAY_MS + 500));
       const outcome = judge(blocks, env.loki);
       // A duplicate is work in flight at a kill (a killed instance's partition, first delivered by
@@ -341,7 +345,7 @@ describe.skipIf(natsServer.skip || !RUN)(
       );
       expect({
         foreign: outcome.foreign,
-        missing: outcome.missing,
+        missing: missing.map((b) => `${b.lines[0]} (partition ${partitionOfStream(b.stream)})`),
         outOfOrder: outcome.outOfOrder,
         unexplainedDuplicates: outcome.duplicates
           .filter((d) => !explained(d))
