@@ -33,7 +33,7 @@ import { jetStreamWrite, type JetStreamWrite } from '../../sinks/logs-write-jets
 import { startFakeLoki, type FakeLoki } from '../sinks/loki/fake-loki.js';
 import { startNatsServer, type NatsServer } from '../support/nats-server.js';
 import { needs } from '../support/system-binaries.js';
-import { PROJECT_ROOT, spawnRun, type ChildRun } from './support.js';
+import { metricSum, PROJECT_ROOT, scrape, spawnRun, type ChildRun } from './support.js';
 import { jetStreamProcessorConfig } from './configs.js';
 
 const LEASE_TTL_MS = Number(process.env.JETSTREAM_CHAOS_LEASE_TTL_MS ?? 3000);
@@ -155,22 +155,6 @@ async function environment(name: string): Promise<Env> {
       return run;
     },
   };
-}
-
-async function scrape(run: ChildRun): Promise<string> {
-  return (await fetch(`${run.runUrl}/metrics`)).text();
-}
-
-/** The sum of every series of `name` in a Prometheus text exposition. */
-function metricSum(text: string, name: string, labelled = ''): number {
-  let sum = 0;
-  for (const line of text.split('\n')) {
-    if (!line.startsWith(name) || !line.includes(labelled)) continue;
-    const rest = line.slice(name.length);
-    if (rest[0] !== ' ' && rest[0] !== '{') continue;
-    sum += Number(rest.slice(rest.lastIndexOf(' ') + 1));
-  }
-  return sum;
 }
 
 async function owned(run: ChildRun): Promise<number[]> {

@@ -21,7 +21,7 @@ import type { WireStream } from '../../lib/loki/wire.js';
 import { startFakeLoki, type FakeLoki } from '../sinks/loki/fake-loki.js';
 import { startNatsServer, type NatsServer } from '../support/nats-server.js';
 import { needs } from '../support/system-binaries.js';
-import { pushWithRetry, spawnRun, type ChildRun } from './support.js';
+import { metricSum, pushWithRetry, scrape, spawnRun, type ChildRun } from './support.js';
 import { jetStreamProcessorConfig } from './configs.js';
 
 const ENTRIES = Number(process.env.JETSTREAM_E2E_ENTRIES ?? 200_000);
@@ -144,23 +144,6 @@ function arrived(loki: FakeLoki): Array<{ text: string; at: number }> {
   return loki.accepted.flatMap((push, i) =>
     push.streams.flatMap((s) => s.entries.map((e) => ({ text: e.line, at: loki.arrivals[i]!.at }))),
   );
-}
-
-async function scrape(run: ChildRun): Promise<string> {
-  const res = await fetch(`${run.runUrl}/metrics`);
-  return res.text();
-}
-
-/** The sum of every series of `name` in a Prometheus text exposition. */
-function metricSum(text: string, name: string): number {
-  let sum = 0;
-  for (const line of text.split('\n')) {
-    if (!line.startsWith(name)) continue;
-    const rest = line.slice(name.length);
-    if (rest[0] !== ' ' && rest[0] !== '{') continue;
-    sum += Number(rest.slice(rest.lastIndexOf(' ') + 1));
-  }
-  return sum;
 }
 
 async function owned(run: ChildRun): Promise<number> {
@@ -373,6 +356,12 @@ describe.skipIf(natsServer.skip)(natsServer.title('scale-out over JetStream'), {
     expect(outputs.filter((o) => firstHalf.has(o.text)).length).toBe(firstHalf.size);
     const scrapes = await Promise.all(processors.map(scrape));
     const secondHalfArrivals = outputs.filter((o) => !firstHalf.has(o.text));
+    const changes = (change: string) =>
+      scrapes.reduce((n, s) => n + metricSum(s, 'logs_source_jetstream_partition_changes_total', `change="${change}"`), 0);
+    console.log(
+      `jetstream restart: ${outputs.length - index.size} blocks delivered twice; leases after the restart ` +
+        `acquired ${changes('acquired')}, released ${changes('released')}, lost ${changes('lost')}`,
+    );
     const linesOf = (text: string) => text.split('\n').length;
     expect(scrapes.reduce((n, s) => n + metricSum(s, 'logs_process_custom_lines_in'), 0)).toBe(
       secondHalfArrivals.reduce((n, o) => n + linesOf(o.text), 0),

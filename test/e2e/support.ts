@@ -181,3 +181,20 @@ export function criStream(pod: string, from: number, count: number, baseNs: bigi
   });
   return { labels: `{namespace="prod", pod="${pod}", container="app"}`, entries };
 }
+
+/** A child run's /metrics, as Prometheus text. */
+export async function scrape(run: ChildRun): Promise<string> {
+  return (await fetch(`${run.runUrl}/metrics`)).text();
+}
+
+/** The sum of every series of `name` in a Prometheus text exposition, or of those whose labels contain `labelled`. */
+export function metricSum(text: string, name: string, labelled = ''): number {
+  let sum = 0;
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(name) || !line.includes(labelled)) continue;
+    const rest = line.slice(name.length);
+    if (rest[0] !== ' ' && rest[0] !== '{') continue;
+    sum += Number(rest.slice(rest.lastIndexOf(' ') + 1));
+  }
+  return sum;
+}
