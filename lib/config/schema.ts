@@ -44,8 +44,13 @@ export interface FieldSpec<T = unknown> {
   readonly default?: unknown;
   /** For strings: the accepted values (the decoded type is their union). */
   readonly oneOf?: readonly string[];
-  /** Smallest accepted value: of an int or number, or the bytes of a byte size. */
+  /** Smallest accepted value: of an int or number, the bytes of a byte size, a duration in its unit. */
   readonly min?: number;
+  /**
+   * The error for a value below `min`, in full (`sync_period must be greater than 0`), where a
+   * component words it so; by default `attribute "x": must be at least MIN, got VALUE`.
+   */
+  readonly belowMin?: string;
 }
 
 export interface BlockSpec {
@@ -141,19 +146,37 @@ function valueTypeName(value: ConfigValue): string {
   return typeof value;
 }
 
+/** How values are converted to their fields' types, and what is said of one of the wrong type. */
+interface Coercion {
+  /** Numbers written for a string become strings (as the reference's decoder does); else they are mistyped. */
+  readonly numbersAsStrings: boolean;
+  /** The error for `value`, not of type `kind`, at `at`: the attribute, or a place inside its value (`labels.app`). */
+  mistyped(at: string, kind: FieldType, value: ConfigValue): ConfigError;
+}
+
+/** The reference's conversions and words. */
+const REFERENCE_COERCION: Coercion = {
+  numbersAsStrings: true,
+  mistyped: (_at, kind, value) => new ConfigError(`expected ${typeName(kind)}, got ${valueTypeName(value)}`),
+};
+
 /**
  * Converts an evaluated config value to the field's type. Numbers convert to strings (as the
  * reference's decoder does); everything else must match.
  */
 export function coerceValue(value: ConfigValue, kind: FieldType): unknown {
-  const mismatch = () => new ConfigError(`expected ${typeName(kind)}, got ${valueTypeName(value)}`);
+  return coerce(value, kind, '', REFERENCE_COERCION);
+}
+
+function coerce(value: ConfigValue, kind: FieldType, at: string, rules: Coercion): unknown {
+  const mismatch = () => rules.mistyped(at, kind, value);
   switch (kind.type) {
     case 'any':
       return value;
     case 'string':
     case 'bytes':
       if (typeof value === 'string') return value;
-      if (typeof value === 'number') return formatGoFloat(value);
+      if (typeof value === 'number' && rules.numbersAsStrings) return formatGoFloat(value);
       throw mismatch();
     case 'number':
       if (typeof value === 'number') return value;
@@ -174,11 +197,12 @@ export function coerceValue(value: ConfigValue, kind: FieldType): unknown {
       }
     case 'list':
       if (!Array.isArray(value)) throw mismatch();
-      return value.map((item: ConfigValue) => coerceValue(item, kind.of));
+      return value.map((item: ConfigValue, i: number) => coerce(item, kind.of, `${at}[${i}]`, rules));
     case 'map': {
       if (value === null || typeof value !== 'object' || Array.isArray(value) || isCapsule(value)) throw mismatch();
       const out: Record<string, unknown> = {};
-      for (const [key, item] of Object.entries(value as Record<string, ConfigValue>)) out[key] = coerceValue(item, kind.of);
+      for (const [key, item] of Object.entries(value as Record<string, ConfigValue>))
+        out[key] = coerce(item, kind.of, `${at}.${key}`, rules);
       return out;
     }
     case 'capsule':
@@ -228,9 +252,18 @@ export function refineValue(value: unknown, field: FieldSpec): unknown {
       throw new ConfigError((err as Error).message);
     }
   }
-  if (kind.type === 'duration' && kind.unit === 'ms') return durationMs(value);
-  if (min !== undefined && typeof value === 'number' && value < min) throw new ConfigError(`must be at least ${min}, got ${value}`);
-  return value;
+  const refined = kind.type === 'duration' && kind.unit === 'ms' ? durationMs(value) : value;
+  if (min !== undefined && typeof refined === 'number' && refined < min)
+    throw field.belowMin === undefined ? new ConfigError(`must be at least ${min}, got ${refined}`) : new WholeReason(field.belowMin);
+  return refined;
+}
+
+/** An error about an attribute's value already worded in full: not prefixed with the attribute's name. */
+class WholeReason extends ConfigError {}
+
+/** The reason of an error about attribute `name`'s value, as reported. */
+function attributeReason(name: string, err: ConfigError): string {
+  return err instanceof WholeReason ? err.reason : `attribute "${name}": ${err.reason}`;
 }
 
 /** Why a value is not one of a field's choices. */
@@ -278,6 +311,31 @@ export function blockTitle(block: Block): string {
 }
 
 /**
+ * How a decoding words the errors about values, for a file of its own format written in the block
+ * syntax (`rivulet test` files); configs keep the reference's words and conversions.
+ */
+export interface DecodeWording {
+  /** Numbers written for a string become strings, as the reference's decoder does (the default); false rejects them. */
+  readonly numbersAsStrings?: boolean;
+  /**
+   * The whole error for a value of the wrong type; `at` is the attribute, or the place inside its
+   * value (`labels.app`, `targets[0]`). By default `attribute "labels": expected string, got number`.
+   */
+  readonly mistyped?: (at: string, kind: FieldType, value: ConfigValue) => string;
+}
+
+export interface DecodeOptions {
+  /** Keeps the errors of the values' own checks in `valueErrors` (the values hold stand-ins) instead of throwing them. */
+  readonly deferValueErrors?: boolean;
+  readonly wording?: DecodeWording;
+  /**
+   * Where the errors go instead of being thrown: the decoding then carries on, and its values leave
+   * out each attribute and nested block that failed (a failed nested block still counts as written).
+   */
+  readonly errors?: ConfigError[];
+}
+
+/**
  * Decodes a block's body against its spec. Errors name `file:line:col` and the block path; all
  * errors of the block are collected before throwing.
  */
@@ -286,8 +344,9 @@ export function decodeBlock(
   spec: BlockSpec,
   scope: EvalScope,
   path: readonly string[],
-  options: { readonly deferValueErrors?: boolean } = {},
+  options: DecodeOptions = {},
 ): DecodedBlock {
+  const rules = coercionOf(options.wording);
   const errors: ConfigError[] = [];
   const valueErrors: ConfigError[] = [];
   const values: Record<string, unknown> = {};
@@ -322,7 +381,8 @@ export function decodeBlock(
   }
   if (spec.blockOrderKey !== undefined) values[spec.blockOrderKey] = blockOrder;
   if (!options.deferValueErrors) errors.push(...valueErrors);
-  if (errors.length > 0) throw new ConfigErrors(errors);
+  if (errors.length > 0 && !options.errors) throw new ConfigErrors(errors);
+  options.errors?.push(...errors);
   return { values, positions, valueExprs, nested: nestedDecoded, stageBlocks, valueErrors };
 
   function decodeStatement(stmt: Statement): void {
@@ -344,9 +404,9 @@ export function decodeBlock(
       const evaluated = evaluate(stmt.value, scope);
       let value: unknown;
       try {
-        value = coerceValue(evaluated, field.kind);
+        value = coerce(evaluated, field.kind, stmt.name, rules);
       } catch (err) {
-        if (err instanceof ConfigError) throw new ConfigError(`attribute "${stmt.name}": ${err.reason}`, stmt.value.pos, path);
+        if (err instanceof ConfigError) throw new ConfigError(attributeReason(stmt.name, err), stmt.value.pos, path);
         throw err;
       }
       if (field.oneOf && !field.oneOf.includes(value as string))
@@ -355,7 +415,7 @@ export function decodeBlock(
         values[stmt.name] = refineValue(value, field);
       } catch (err) {
         if (!(err instanceof ConfigError)) throw err;
-        valueErrors.push(new ConfigError(`attribute "${stmt.name}": ${err.reason}`, stmt.pos, path));
+        valueErrors.push(new ConfigError(attributeReason(stmt.name, err), stmt.pos, path));
         values[stmt.name] = standIn(field);
       }
       return;
@@ -377,7 +437,12 @@ export function decodeBlock(
     if (!nestedSpec.multiple && seen.length > 0) throw new ConfigError(`block "${stmt.name}" may only be specified once`, stmt.pos, path);
     // Written, even if it fails to decode: its own errors say what is wrong, not "missing required block".
     nestedSeen.set(stmt.name, seen);
-    const decoded = decodeBlock(stmt, nestedSpec, scope, childPath, options);
+    const nestedErrors: ConfigError[] = [];
+    const decoded = decodeBlock(stmt, nestedSpec, scope, childPath, options.errors ? { ...options, errors: nestedErrors } : options);
+    if (nestedErrors.length > 0) {
+      errors.push(...nestedErrors);
+      return;
+    }
     valueErrors.push(...(decoded.valueErrors ?? []));
     const decodedList = nestedDecoded.get(stmt.name) ?? [];
     decodedList.push({ block: stmt, decoded });
@@ -387,6 +452,40 @@ export function decodeBlock(
     nestedSeen.set(stmt.name, seen);
     blockOrder.push(stmt.name);
   }
+}
+
+/** `decodeBlock`, its values typed from the spec. */
+export function decodeValues<S extends BlockSpec>(
+  block: Block,
+  spec: S,
+  scope: EvalScope,
+  path: readonly string[],
+  options: DecodeOptions = {},
+): { readonly values: BlockValues<S>; readonly decoded: DecodedBlock } {
+  const decoded = decodeBlock(block, spec, scope, path, options);
+  return { values: decoded.values as BlockValues<S>, decoded };
+}
+
+/**
+ * The decoded nested blocks named `name` (those that decoded), in written order, their values
+ * typed from `spec`: the spec they were decoded with.
+ */
+export function nestedValues<S extends BlockSpec>(
+  decoded: DecodedBlock,
+  name: string,
+  _spec: S,
+): { readonly values: BlockValues<S>; readonly block: Block; readonly decoded: DecodedBlock }[] {
+  return (decoded.nested?.get(name) ?? []).map((n) => ({ values: n.decoded.values as BlockValues<S>, block: n.block, decoded: n.decoded }));
+}
+
+/** The conversions a wording asks for, its errors in its own words. */
+function coercionOf(wording: DecodeWording | undefined): Coercion {
+  if (!wording) return REFERENCE_COERCION;
+  const { mistyped } = wording;
+  return {
+    numbersAsStrings: wording.numbersAsStrings ?? true,
+    mistyped: mistyped ? (at, kind, value) => new WholeReason(mistyped(at, kind, value)) : REFERENCE_COERCION.mistyped,
+  };
 }
 
 /**
@@ -467,7 +566,8 @@ export function applyDefaults(
         if (field.oneOf && !field.oneOf.includes(given as string)) throw new Error(notOneOf(given, field.oneOf));
         out[name] = refineValue(given, field);
       } catch (err) {
-        const error = new ConfigError(`attribute "${name}": ${(err as Error).message}`, undefined, path);
+        const reason = err instanceof ConfigError ? attributeReason(name, err) : `attribute "${name}": ${(err as Error).message}`;
+        const error = new ConfigError(reason, undefined, path);
         if (!valueErrors) throw error;
         valueErrors.push(error);
         out[name] = standIn(field);
