@@ -49,6 +49,7 @@ import { forwardBatches, logSource, type LogSource } from '../core/delivery.js';
 import type { Labels } from '../core/entry.js';
 import { LOGS_RECEIVER, type LogsReceiver } from '../core/receiver.js';
 import {
+  componentOptions,
   defineComponent,
   healthy,
   type Component,
@@ -58,41 +59,54 @@ import {
 } from '../core/runtime/component.js';
 import { standaloneContext, type RunOptions } from '../core/runtime/standalone.js';
 import {
-  applyDefaults,
-  t,
-  type BlockSpec,
-  type FieldSpec,
-  type NestedBlockSpec,
   attributePos,
-  byteSize,
   durationMs,
   nestedBlocks,
-  runChecks,
+  t,
+  type BlockValues,
+  type Checks,
+  type FieldSpec,
+  type NestedBlockSpec,
 } from '../lib/config/schema.js';
 import { TailedFiles, type FileSourceSettings, type FileTarget } from './file/tailed-files.js';
 
 const NAME = 'logs.source.file';
 const PATH_LABEL = '__path__';
 const PATH_EXCLUDE_LABEL = '__path_exclude__';
+/** The poll interval and glob sync period when their block is not written, as their fields' defaults. */
+const POLL_NS = 250_000_000n;
+const SYNC_NS = 10_000_000_000n;
 
-const fileWatchSpec: NestedBlockSpec = {
+const fileWatchSpec = {
   doc: 'How often files are checked for new lines.',
   fields: {
-    min_poll_frequency: { kind: t.duration, default: 250_000_000n, doc: 'Poll interval while files change.' },
-    max_poll_frequency: { kind: t.duration, default: 250_000_000n, doc: 'Longest poll interval while nothing changes.' },
+    min_poll_frequency: {
+      kind: t.durationMs,
+      default: POLL_NS,
+      min: 1,
+      belowMin: 'min_poll_frequency must be greater than 0',
+      doc: 'Poll interval while files change.',
+    },
+    max_poll_frequency: { kind: t.durationMs, default: POLL_NS, doc: 'Longest poll interval while nothing changes.' },
   },
-};
+} satisfies NestedBlockSpec;
 
-const fileMatchSpec: NestedBlockSpec = {
+const fileMatchSpec = {
   doc: 'How globs are expanded.',
   fields: {
     enabled: { kind: t.bool, default: false, doc: 'Accepted for compatibility; globs are always expanded.' },
-    sync_period: { kind: t.duration, default: 10_000_000_000n, doc: 'How often globs are expanded again to find new files.' },
+    sync_period: {
+      kind: t.durationMs,
+      default: SYNC_NS,
+      min: 1,
+      belowMin: 'sync_period must be greater than 0',
+      doc: 'How often globs are expanded again to find new files.',
+    },
   },
-};
+} satisfies NestedBlockSpec;
 
 /** The component's attributes but `forward_to`: the options of `tailFiles` too. */
-const fileSourceFields: Readonly<Record<string, FieldSpec>> = {
+const fileSourceFields = {
   path: { kind: t.string, default: '', doc: 'A glob of files to tail (shorthand for one target).' },
   targets: {
     kind: t.list(t.map(t.string)),
@@ -106,13 +120,15 @@ const fileSourceFields: Readonly<Record<string, FieldSpec>> = {
     doc: 'File that keeps how far each file was read; empty keeps positions in memory only.',
   },
   positions_sync_period: {
-    kind: t.duration,
-    default: 10_000_000_000n,
+    kind: t.durationMs,
+    default: SYNC_NS,
+    min: 1,
+    belowMin: 'positions_sync_period must be greater than 0',
     doc: 'How often positions are written to positions_file; after a crash, about one period of lines (those written out since the last write) is read again.',
   },
   tail_from_end: { kind: t.bool, default: false, doc: 'Start files found at startup without a saved position at their end.' },
   max_line_size: {
-    kind: t.string,
+    kind: t.bytes,
     default: '0',
     doc: 'Longest line, such as "256KiB"; a longer one is dropped (or truncated); 0 turns the limit off.',
   },
@@ -121,12 +137,16 @@ const fileSourceFields: Readonly<Record<string, FieldSpec>> = {
     default: false,
     doc: 'Truncate lines longer than max_line_size to that size instead of dropping them.',
   },
-};
-
-const fileSourceBlocks = { file_watch: fileWatchSpec, file_match: fileMatchSpec };
+} satisfies Record<string, FieldSpec>;
 
 /** What `tailFiles` takes: the component's block without `forward_to`. */
-const tailFilesSpec: BlockSpec = { fields: fileSourceFields, blocks: fileSourceBlocks };
+const tailFilesSpec = { fields: fileSourceFields, blocks: { file_watch: fileWatchSpec, file_match: fileMatchSpec } };
+
+/** What the component runs on: the receivers and the settings of the tailing. */
+interface FileSourceArgs {
+  readonly forwardTo: readonly LogsReceiver[];
+  readonly files: FileSourceSettings;
+}
 
 export const logsSourceFileComponent = defineComponent({
   name: NAME,
@@ -141,9 +161,10 @@ logs.echo "out" { }`,
   exportNames: [],
   fields: {
     ...fileSourceFields,
-    forward_to: { kind: t.list(t.capsule(LOGS_RECEIVER)), required: true, doc: 'Receivers the entries go to.' },
+    forward_to: { kind: t.list(t.capsule<LogsReceiver>(LOGS_RECEIVER)), required: true, doc: 'Receivers the entries go to.' },
   },
-  blocks: fileSourceBlocks,
+  blocks: tailFilesSpec.blocks,
+  validate: (values, checks): FileSourceArgs => ({ forwardTo: values.forward_to, files: fileSettings(values, checks) }),
   build(args, ctx) {
     return new LogsSourceFile(args, ctx);
   },
@@ -210,8 +231,7 @@ export interface FileTail extends LogSource {
  * ```
  */
 export function tailFiles(options: TailFilesOptions, run: RunOptions = {}): FileTail {
-  const decode = (given: TailFilesOptions): FileSourceSettings =>
-    settingsOf(applyDefaults(tailFilesSpec, given as Record<string, unknown>, [NAME]), undefined, [NAME]);
+  const decode = (given: TailFilesOptions) => componentOptions({ ...tailFilesSpec, validate: fileSettings }, given, [NAME]);
   const initial = decode(options);
   const source = fileSource(initial, standaloneContext(NAME, run));
   return Object.assign(source, {
@@ -259,28 +279,27 @@ function fileSource(initial: FileSourceSettings, ctx: ComponentContext): FileSou
   });
 }
 
-/** The component: the decoded arguments run through `fileSource`, its batches forwarded to `forward_to`. */
-export class LogsSourceFile implements Component {
+/** The component: its settings run through `fileSource`, its batches forwarded to `forward_to`. */
+export class LogsSourceFile implements Component<FileSourceArgs> {
   readonly exports = {};
   private forwardTo: readonly LogsReceiver[];
   private readonly positionsFile: string;
   private readonly source: FileSource;
   private unforward: (() => void) | undefined;
 
-  constructor(args: ComponentArgs, ctx: ComponentContext) {
-    const settings = settingsOf(args.values, args.block, args.path);
-    this.forwardTo = args.values.forward_to as LogsReceiver[];
-    this.positionsFile = settings.positionsFile;
-    this.source = fileSource(settings, ctx);
+  constructor(args: ComponentArgs<FileSourceArgs>, ctx: ComponentContext) {
+    this.forwardTo = args.values.forwardTo;
+    this.positionsFile = args.values.files.positionsFile;
+    this.source = fileSource(args.values.files, ctx);
   }
 
   health(): Health {
     return this.source.health();
   }
 
-  update(args: ComponentArgs): void {
-    const next = keepPositionsFile(this.positionsFile, settingsOf(args.values, args.block, args.path), args.block, args.path);
-    this.forwardTo = args.values.forward_to as LogsReceiver[];
+  update(args: ComponentArgs<FileSourceArgs>): void {
+    const next = keepPositionsFile(this.positionsFile, args.values.files, args.block, args.path);
+    this.forwardTo = args.values.forwardTo;
     this.source.reconfigure(next);
   }
 
@@ -298,50 +317,44 @@ export class LogsSourceFile implements Component {
 }
 
 /**
- * Decodes and validates the attribute values (defaults applied) into settings; `block` places the
- * errors in a config, and is undefined for programmatic options (errors then carry no position).
+ * The settings the decoded values (defaults applied) stand for: the targets from `path` and
+ * `targets`, and the checks that span fields. `checks.block` places the errors in a config; for
+ * options given in code there is none (errors then carry no position).
  */
-function settingsOf(v: Record<string, unknown>, block: Block | undefined, path: readonly string[]): FileSourceSettings {
-  return runChecks(block, path, ({ attempt, fail, report }) => {
-    const targets: FileTarget[] = [];
-    const single = v.path as string;
-    if (single !== '') targets.push({ include: single, exclude: '', labels: {} });
-    (v.targets as Array<Record<string, string>>).forEach((target, i) => {
-      const include = target[PATH_LABEL] ?? '';
-      if (include === '') fail(`targets[${i}] has no ${PATH_LABEL} label`, 'targets');
-      const labels: Labels = {};
-      for (const [name, value] of Object.entries(target)) if (!name.startsWith('__')) labels[name] = value;
-      targets.push({ include, exclude: target[PATH_EXCLUDE_LABEL] ?? '', labels });
-    });
-    if (single === '' && (v.targets as unknown[]).length === 0)
-      report(new ConfigError('one of path and targets must be set', block?.pos, path));
-    const watchValues = (v.file_watch as Record<string, unknown> | undefined) ?? {};
-    const minPollMs = watchValues.min_poll_frequency === undefined ? 250 : durationMs(watchValues.min_poll_frequency);
-    const maxPollMs = watchValues.max_poll_frequency === undefined ? 250 : durationMs(watchValues.max_poll_frequency);
-    // A nested block's problem names the block, also for options given in code (no block written).
-    const failIn = (inner: string, reason: string, attribute: string) =>
-      report(new ConfigError(reason, attributePos(nestedBlocks(block, inner)[0], attribute), [...path, inner]));
-    if (minPollMs <= 0) failIn('file_watch', 'min_poll_frequency must be greater than 0', 'min_poll_frequency');
-    if (maxPollMs < minPollMs) failIn('file_watch', 'max_poll_frequency must not be less than min_poll_frequency', 'max_poll_frequency');
-    const matchValues = (v.file_match as Record<string, unknown> | undefined) ?? {};
-    const syncMs = matchValues.sync_period === undefined ? 10_000 : durationMs(matchValues.sync_period);
-    if (syncMs <= 0) failIn('file_match', 'sync_period must be greater than 0', 'sync_period');
-    const positionsSyncMs = durationMs(v.positions_sync_period);
-    if (positionsSyncMs <= 0) fail('positions_sync_period must be greater than 0', 'positions_sync_period');
-    const maxLineSize = attempt(() => byteSize(v.max_line_size as string, 'max_line_size', block, path), 0);
-    return {
-      targets,
-      labels: v.labels as Labels,
-      positionsFile: v.positions_file as string,
-      positionsSyncMs,
-      tailFromEnd: v.tail_from_end as boolean,
-      maxLineSize,
-      maxLineSizeTruncate: v.max_line_size_truncate as boolean,
-      minPollMs,
-      maxPollMs,
-      syncMs,
-    };
+function fileSettings(v: BlockValues<typeof tailFilesSpec>, { block, path, fail, report }: Checks): FileSourceSettings {
+  const targets: FileTarget[] = [];
+  if (v.path !== '') targets.push({ include: v.path, exclude: '', labels: {} });
+  v.targets.forEach((target, i) => {
+    const include = target[PATH_LABEL] ?? '';
+    if (include === '') fail(`targets[${i}] has no ${PATH_LABEL} label`, 'targets');
+    const labels: Labels = {};
+    for (const [name, value] of Object.entries(target)) if (!name.startsWith('__')) labels[name] = value;
+    targets.push({ include, exclude: target[PATH_EXCLUDE_LABEL] ?? '', labels });
   });
+  if (v.path === '' && v.targets.length === 0) report(new ConfigError('one of path and targets must be set', block?.pos, path));
+  const minPollMs = v.file_watch?.min_poll_frequency ?? durationMs(POLL_NS);
+  const maxPollMs = v.file_watch?.max_poll_frequency ?? durationMs(POLL_NS);
+  // A nested block's problem names the block, also for options given in code (no block written).
+  if (maxPollMs < minPollMs)
+    report(
+      new ConfigError(
+        'max_poll_frequency must not be less than min_poll_frequency',
+        attributePos(nestedBlocks(block, 'file_watch')[0], 'max_poll_frequency'),
+        [...path, 'file_watch'],
+      ),
+    );
+  return {
+    targets,
+    labels: v.labels,
+    positionsFile: v.positions_file,
+    positionsSyncMs: v.positions_sync_period,
+    tailFromEnd: v.tail_from_end,
+    maxLineSize: v.max_line_size,
+    maxLineSizeTruncate: v.max_line_size_truncate,
+    minPollMs,
+    maxPollMs,
+    syncMs: v.file_match?.sync_period ?? durationMs(SYNC_NS),
+  };
 }
 
 /** The new settings, unless they name another positions file: the loaded positions belong to the first. */

@@ -15,8 +15,14 @@ import { join } from 'node:path';
 import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigErrors } from '../../lib/config/errors.js';
+import type { LogsReceiver } from '../../core/receiver.js';
+import { validatedArgs } from '../../core/runtime/component.js';
 import { LogsSourceFile, logsSourceFileComponent } from '../../receivers/logs-source-file.js';
 import { componentArgs, eventually, gate, recordingReceiver, testContext, type RecordingReceiver } from './loki/harness.js';
+
+/** The component's arguments for the block in `text`, validated as its build validates them. */
+const fileArgs = (text: string, receivers: readonly LogsReceiver[], file?: string) =>
+  validatedArgs(logsSourceFileComponent, componentArgs(logsSourceFileComponent, text, receivers, file), { id: 'logs.source.file.test' });
 
 const root = mkdtempSync(join(tmpdir(), 'rivulet-file-source-'));
 let dirCount = 0;
@@ -36,7 +42,7 @@ const FAST =
 
 async function startSource(body: string, receiver: RecordingReceiver): Promise<LogsSourceFile> {
   const text = `logs.source.file "test" {\n  ${body}\n  ${FAST}\n  forward_to = [r0]\n}\n`;
-  const source = new LogsSourceFile(componentArgs(logsSourceFileComponent, text, [receiver]), testContext('logs.source.file.test'));
+  const source = new LogsSourceFile(fileArgs(text, [receiver]), testContext('logs.source.file.test'));
   running.push(source);
   await source.start();
   return source;
@@ -269,7 +275,7 @@ describe('logs.source.file positions', () => {
   async function startWithContext(body: string, receiver: RecordingReceiver) {
     const ctx = testContext('logs.source.file.test');
     const text = `logs.source.file "test" {\n  ${body}\n  ${FAST}\n  forward_to = [r0]\n}\n`;
-    const source = new LogsSourceFile(componentArgs(logsSourceFileComponent, text, [receiver]), ctx);
+    const source = new LogsSourceFile(fileArgs(text, [receiver]), ctx);
     running.push(source);
     await source.start();
     return { source, ctx };
@@ -379,10 +385,7 @@ describe('logs.source.file max_line_size', () => {
     const registry = new Registry();
     const receiver = recordingReceiver();
     const text = `logs.source.file "test" {\n  path = ${JSON.stringify(file)}\n  ${limit}\n  ${FAST}\n  forward_to = [r0]\n}\n`;
-    const source = new LogsSourceFile(
-      componentArgs(logsSourceFileComponent, text, [receiver]),
-      testContext('logs.source.file.test', { registry }),
-    );
+    const source = new LogsSourceFile(fileArgs(text, [receiver]), testContext('logs.source.file.test', { registry }));
     running.push(source);
     await source.start();
     await eventually(() => receiver.entries.some((e) => e.line === 'end'));
@@ -416,10 +419,7 @@ describe('logs.source.file max_line_size', () => {
 describe('logs.source.file config', () => {
   const errorsOf = (body: string): string[] => {
     try {
-      new LogsSourceFile(
-        componentArgs(logsSourceFileComponent, `logs.source.file "test" {\n  ${body}\n  forward_to = []\n}\n`, [], 'f.alloy'),
-        testContext('x'),
-      );
+      new LogsSourceFile(fileArgs(`logs.source.file "test" {\n  ${body}\n  forward_to = []\n}\n`, [], 'f.alloy'), testContext('x'));
     } catch (err) {
       if (err instanceof ConfigErrors) return err.errors.map((e) => e.message);
       throw err;
@@ -441,6 +441,15 @@ describe('logs.source.file config', () => {
   it('rejects a max_line_size that is not a size', () => {
     expect(errorsOf('path = "x"\n  max_line_size = "long"')).toEqual([
       'f.alloy:3:3: logs.source.file "test": attribute "max_line_size": units: invalid long',
+    ]);
+  });
+
+  it('rejects poll and glob sync periods that are not positive, at their attributes', () => {
+    expect(
+      errorsOf('path = "x"\n  file_watch {\n    min_poll_frequency = "0s"\n  }\n  file_match {\n    sync_period = "-1s"\n  }'),
+    ).toEqual([
+      'f.alloy:4:5: logs.source.file "test" > file_watch: min_poll_frequency must be greater than 0',
+      'f.alloy:7:5: logs.source.file "test" > file_match: sync_period must be greater than 0',
     ]);
   });
 

@@ -3,8 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Registry } from 'prom-client';
 import { afterAll, describe, expect, it } from 'vitest';
+import type { LogsReceiver } from '../../../core/receiver.js';
+import { validatedArgs } from '../../../core/runtime/component.js';
 import { LogsSourceFile, logsSourceFileComponent } from '../../../receivers/logs-source-file.js';
 import { componentArgs, eventually, recordingReceiver, testContext } from '../loki/harness.js';
+
+/** The component's arguments for the block in `text`, validated as its build validates them. */
+const fileArgs = (text: string, receivers: readonly LogsReceiver[], file?: string) =>
+  validatedArgs(logsSourceFileComponent, componentArgs(logsSourceFileComponent, text, receivers, file), { id: 'logs.source.file.test' });
 
 const dir = mkdtempSync(join(tmpdir(), 'rivulet-file-metrics-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -23,10 +29,7 @@ describe('logs.source.file metrics', () => {
     const registry = new Registry();
     const receiver = recordingReceiver();
     const text = `logs.source.file "m" {\n  path = ${JSON.stringify(file)}\n  file_watch {\n    min_poll_frequency = "20ms"\n    max_poll_frequency = "40ms"\n  }\n  forward_to = [r0]\n}\n`;
-    const source = new LogsSourceFile(
-      componentArgs(logsSourceFileComponent, text, [receiver]),
-      testContext('logs.source.file.m', { registry }),
-    );
+    const source = new LogsSourceFile(fileArgs(text, [receiver]), testContext('logs.source.file.m', { registry }));
     await source.start();
     try {
       const series = { component_id: 'logs.source.file.m', path: file };
