@@ -9,15 +9,26 @@ import { formatConfig } from '../../lib/config/format.js';
 import { configErrorsOf } from '../../lib/config/errors.js';
 import { LogsProcessor } from './logs-processor.js';
 import { LOGS_RECEIVER, logsReceiverCapsule, type LogsReceiver } from '../receiver.js';
-import { t } from '../../lib/config/schema.js';
-import type { StageSpec } from '../stage.js';
-import { defineComponent, healthy, unhealthy, type ComponentArgs, type ComponentContext, type Health } from '../runtime/component.js';
+import { t, type FieldSpec } from '../../lib/config/schema.js';
+import {
+  defineComponent,
+  healthy,
+  unhealthy,
+  type ComponentArgs,
+  type ComponentContext,
+  type ComponentValues,
+  type Health,
+} from '../runtime/component.js';
 
 /** Structural identity of a stage list: its canonical config text (also what worker threads read). */
 function stagesFingerprint(args: ComponentArgs): string {
   const stageBlocks = args.block.body.filter((s) => s.kind === 'block');
   return formatConfig({ file: '', body: stageBlocks });
 }
+
+const processFields = {
+  forward_to: { kind: t.list(t.capsule<LogsReceiver>(LOGS_RECEIVER)), required: true, doc: 'Receivers the processed entries go to.' },
+} satisfies Record<string, FieldSpec>;
 
 export const logsProcessComponent = defineComponent({
   name: 'logs.process',
@@ -36,14 +47,15 @@ export const logsProcessComponent = defineComponent({
 
 logs.echo "out" { }`,
   exportNames: ['receiver'],
-  fields: {
-    forward_to: { kind: t.list(t.capsule(LOGS_RECEIVER)), required: true, doc: 'Receivers the processed entries go to.' },
-  },
+  fields: processFields,
   stages: true,
   build(args, ctx) {
     return new LogsProcess(args, ctx);
   },
 });
+
+/** Its receivers and its stages, decoded. */
+type LogsProcessArgs = ComponentArgs<ComponentValues<{ readonly fields: typeof processFields; readonly stages: true }>>;
 
 class LogsProcess {
   readonly exports;
@@ -51,10 +63,10 @@ class LogsProcess {
   private readonly processor: LogsProcessor;
   private state: Health = healthy();
 
-  constructor(args: ComponentArgs, ctx: ComponentContext) {
-    this.forwardTo = args.values.forward_to as LogsReceiver[];
+  constructor(args: LogsProcessArgs, ctx: ComponentContext) {
+    this.forwardTo = args.values.forward_to;
     this.processor = new LogsProcessor(
-      args.values.stages as StageSpec[],
+      args.values.stages,
       stagesFingerprint(args),
       ctx,
       () => this.forwardTo,
@@ -68,16 +80,16 @@ class LogsProcess {
     return this.state;
   }
 
-  update(args: ComponentArgs): void {
+  update(args: LogsProcessArgs): void {
     // The new forward_to applies even when the new stages are rejected, as in the reference.
-    this.forwardTo = args.values.forward_to as LogsReceiver[];
+    this.forwardTo = args.values.forward_to;
     const fingerprint = stagesFingerprint(args);
     if (fingerprint === this.processor.fingerprint) {
       this.state = healthy();
       return;
     }
     try {
-      this.processor.replace(args.values.stages as StageSpec[], fingerprint);
+      this.processor.replace(args.values.stages, fingerprint);
     } catch (err) {
       const errors = configErrorsOf(err);
       this.state = unhealthy(errors.map((e) => e.message).join('\n'));
