@@ -67,8 +67,8 @@ async function bundleCli() {
       [`${BUNDLE}/testing/index`]: 'testing/index.ts',
       // Beside the shared chunks, where core/threads/worker-modules.ts and playground/run-pool.ts look.
       [`${BUNDLE}/pipeline-worker`]: 'core/threads/pipeline-worker.ts',
-      // Beside the executable, where core/shards/shard-worker-modules.ts lands (only the commands start shards).
-      'bin/shard-worker': 'core/shards/shard-worker.ts',
+      // Beside the shared chunks too, where core/shards/shard-worker-modules.ts looks.
+      [`${BUNDLE}/shard-worker`]: 'core/shards/shard-worker.ts',
       [`${BUNDLE}/playground/run-worker`]: 'playground/run-worker.ts',
       [`${BUNDLE}/rxjs`]: 'reexport:rxjs',
       [`${BUNDLE}/rxjs-operators`]: 'reexport:rxjs/operators',

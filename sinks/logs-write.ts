@@ -28,6 +28,7 @@
  * The same writer is usable from code as a sink: `lokiWrite(options)` takes the block's attributes
  * and nested blocks as an object, and the component is that sink built from its decoded block.
  */
+import { join } from 'node:path';
 import { ConfigError, type Position } from '../lib/config/errors.js';
 import type { Entry, Labels } from '../core/entry.js';
 import { cloneEntry } from '../core/entry.js';
@@ -176,8 +177,12 @@ export class LogsWrite {
   private readonly writer: LokiWriter;
   private readonly sink: LogSink;
 
-  constructor(args: ComponentArgs<Settings>, ctx: ComponentContext, hooks: LogsWriteTestHooks = {}) {
-    this.writer = new LokiWriter(args.values, ctx, hooks);
+  constructor(
+    args: ComponentArgs<Settings>,
+    private readonly ctx: ComponentContext,
+    hooks: LogsWriteTestHooks = {},
+  ) {
+    this.writer = new LokiWriter(perShard(args.values, ctx), ctx, hooks);
     this.sink = sinkOf(this.writer);
     this.exports = { receiver: logsReceiverCapsule(this.sink) };
   }
@@ -188,12 +193,18 @@ export class LogsWrite {
 
   update(args: ComponentArgs<Settings>): void {
     const where = nestedBlocks(args.block, 'wal')[0]?.pos ?? args.block.pos;
-    this.writer.reconfigure(args.values, where, args.path);
+    this.writer.reconfigure(perShard(args.values, this.ctx), where, args.path);
   }
 
   stop(): Promise<void> {
     return this.sink.stop();
   }
+}
+
+/** On a shard of a sharded run (core/shards) every shard keeps a log of its own, in `<dir>/shard-<i>`. */
+function perShard(settings: Settings, ctx: ComponentContext): Settings {
+  if (!ctx.shard || !settings.wal) return settings;
+  return { ...settings, wal: { ...settings.wal, dir: join(settings.wal.dir, `shard-${ctx.shard.index}`) } };
 }
 
 function sinkOf(writer: LokiWriter): LogSink {

@@ -1,8 +1,8 @@
 /**
  * Where a shard thread starts. From the sources it is TypeScript, started through a module that
  * registers tsx first; built, it is `shard-worker.js` beside the file this code runs from:
- * dist/core/shards/ in the library's modules, and dist/bin/ in the CLI's bundle, where this code
- * lands in the executable itself (only the commands start shards).
+ * dist/core/shards/ in the library's modules, and dist/cli-bundle/ in the CLI's bundle, whose
+ * shared chunks (where the commands' code lands) sit beside the bundle's `shard-worker` entry.
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
