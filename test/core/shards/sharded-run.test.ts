@@ -1,3 +1,6 @@
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WireStream } from '../../../lib/loki/wire.js';
 import { forwarderConfig } from '../../e2e/configs.js';
@@ -234,4 +237,52 @@ describe('back-pressure in a sharded run', () => {
     expect(answers.sharded).toEqual(['429 1 too many entries waiting to be forwarded, retry after 1s']);
     expect(answers.inPlace).toEqual(answers.sharded);
   }, 120_000);
+});
+
+describe('reloading a sharded run', () => {
+  it('applies the new config on every shard, each keeping its write-ahead log in <dir>/shard-<i>', async () => {
+    const loki = await startFakeLoki();
+    const walDir = mkdtempSync(join(tmpdir(), 'rivulet-shards-wal-'));
+    const config = (version: string) =>
+      forwarderConfig(loki.url, {
+        write: { batch_wait: '"20ms"' },
+        extraComponents: '',
+      })
+        .replace(
+          'stage.static_labels {\n    values = { cluster = "eu-1" }',
+          `stage.static_labels {\n    values = { cluster = "${version}" }`,
+        )
+        .replace(/logs\.write "out" \{/, `logs.write "out" {\n  wal {\n    enabled = true\n    dir     = ${JSON.stringify(walDir)}\n  }`);
+    const run = await runConfig(config('v1'), ['--shards', '2'], [API]);
+    const clusters = () => new Set(loki.accepted.flatMap((p) => p.streams.map((s) => s.labels?.cluster)));
+    try {
+      const url = run.apiUrls.get(API)!;
+      const pods = Array.from({ length: 8 }, (_, pod) => criStream(`pod-${pod}`, 0, 5, BASE_NS));
+      expect((await push(url, pods)).status).toBe(204);
+      await waitFor(() => loki.lines().length === 40, 'the first push at the fake Loki');
+      expect(readdirSync(walDir).sort()).toEqual(['shard-0', 'shard-1']);
+      writeFileSync(run.file, config('v2'));
+      run.signals.emit('SIGHUP');
+      await waitFor(() => run.stderr().includes('msg="config reloaded"'), 'the reload');
+      expect(
+        (
+          await push(
+            url,
+            Array.from({ length: 8 }, (_, pod) => criStream(`pod-${pod}`, 5, 5, BASE_NS)),
+          )
+        ).status,
+      ).toBe(204);
+      await waitFor(() => loki.lines().length === 80, 'the second push at the fake Loki');
+      expect([...clusters()].sort()).toEqual(['v1', 'v2']);
+      expect(
+        loki.accepted
+          .flatMap((p) => p.streams)
+          .filter((s) => s.labels?.cluster === 'v2')
+          .flatMap((s) => s.entries),
+      ).toHaveLength(40);
+    } finally {
+      expect(await run.stop()).toBe(0);
+      await loki.close();
+    }
+  }, 90_000);
 });

@@ -14,6 +14,8 @@ import { protoBody } from '../../receivers/loki/harness.js';
 import type { WireStream } from '../../../lib/loki/wire.js';
 
 export interface CommandRun {
+  /** The config file the command runs. */
+  readonly file: string;
   /** The run server (`/metrics`). */
   readonly runUrl: string;
   /** The base URLs of the logs.source.api components, by id. */
@@ -59,6 +61,7 @@ export async function runConfig(config: string, flags: readonly string[], apis: 
   const code = await Promise.race([started.then(() => undefined), exit]);
   if (code !== undefined) throw new Error(`rivulet run exited with ${code} before starting:\n${err}`);
   return {
+    file,
     runUrl,
     apiUrls,
     signals,
