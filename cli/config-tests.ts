@@ -4,13 +4,26 @@ import { ManualClock } from '../core/clock.js';
 import { labelsKey, type Entry } from '../core/entry.js';
 import { entryToJson } from '../core/entry-json.js';
 import { loadStageList, standaloneScope, startProcessRun } from '../core/process.js';
-import { blockTitle } from '../lib/config/schema.js';
 import { decodeStageBlocks, type StageSpec } from '../core/stage.js';
 import { loadConfigStageModules } from '../core/stage-modules.js';
-import type { Attribute, Block, Statement } from '../lib/config/ast.js';
+import type { Block } from '../lib/config/ast.js';
 import { ConfigError, ConfigErrors, configErrorsOf, type Position } from '../lib/config/errors.js';
-import { evaluate, isCapsule, typeOf, type ConfigValue } from '../lib/config/evaluate.js';
+import { isCapsule, typeOf, type EvalScope } from '../lib/config/evaluate.js';
 import { parseConfig } from '../lib/config/parser.js';
+import {
+  blockTitle,
+  decodeValues,
+  nestedBlocks,
+  nestedValues,
+  t,
+  typeName,
+  type BlockSpec,
+  type DecodedBlock,
+  type DecodeWording,
+  type FieldSpec,
+  type FieldType,
+  type NestedBlockSpec,
+} from '../lib/config/schema.js';
 import { didYouMean } from '../lib/suggest.js';
 import { formatRFC3339Nano, parseRFC3339 } from '../lib/time/rfc3339.js';
 import { briefReason, PathError, readTextFile } from './io.js';
@@ -38,7 +51,7 @@ export interface ExpectedOutput {
   readonly timestamp?: bigint;
   readonly structuredMetadata?: Readonly<Record<string, string>>;
   /** Compared key by key: keys not written here are not checked. */
-  readonly extracted?: Readonly<Record<string, ConfigValue>>;
+  readonly extracted?: Readonly<Record<string, unknown>>;
   readonly atMs?: number;
 }
 
@@ -63,12 +76,99 @@ export interface TestCase {
 /** What a test file names: a file of stages, read once however many tests use it. */
 export type ConfigCache = Map<string, Promise<StageSpec[]>>;
 
-const TOP_ATTRIBUTES = ['config', 'now'];
-const TEST_ATTRIBUTES = ['name', 'config', 'now', 'expect_no_output'];
-const TEST_BLOCKS = ['pipeline', 'input', 'expect', 'expect_metric'];
-const INPUT_ATTRIBUTES = ['line', 'labels', 'timestamp', 'structured_metadata', 'extracted', 'arrival_ms'];
-const EXPECT_ATTRIBUTES = ['line', 'labels', 'timestamp', 'structured_metadata', 'extracted', 'at_ms'];
-const METRIC_ATTRIBUTES = ['name', 'labels', 'value'];
+/** The file's own attributes: defaults for every test. */
+const FILE_SPEC = {
+  fields: {
+    config: { kind: t.string, doc: 'The stage list the tests run, relative to the test file.' },
+    now: { kind: t.string, doc: 'The time (RFC 3339) the virtual clock starts at.' },
+  },
+} satisfies BlockSpec;
+
+/** What an input and an expected output both say of an entry. */
+const ENTRY_FIELDS = {
+  line: { kind: t.string, doc: 'The log line.' },
+  labels: { kind: t.map(t.string), doc: 'An object of strings.' },
+  timestamp: { kind: t.string, doc: 'An RFC 3339 time.' },
+  structured_metadata: { kind: t.map(t.string), doc: 'An object of strings.' },
+  extracted: { kind: t.map(t.any), doc: 'An object.' },
+} satisfies Record<string, FieldSpec>;
+
+const INPUT_SPEC = {
+  doc: 'An input entry.',
+  multiple: true,
+  fields: {
+    ...ENTRY_FIELDS,
+    line: { ...ENTRY_FIELDS.line, required: true },
+    arrival_ms: { kind: t.number, doc: 'When the entry arrives, in milliseconds after now.' },
+  },
+} satisfies NestedBlockSpec;
+
+const EXPECT_SPEC = {
+  doc: 'An expected output entry.',
+  multiple: true,
+  fields: { ...ENTRY_FIELDS, at_ms: { kind: t.number, doc: 'When the entry was forwarded, in milliseconds after now.' } },
+} satisfies NestedBlockSpec;
+
+const METRIC_SPEC = {
+  doc: 'A metric value the run must leave behind.',
+  multiple: true,
+  fields: {
+    name: { kind: t.string, required: true, doc: 'The series name as Prometheus shows it.' },
+    labels: { kind: t.map(t.string), doc: 'Labels the series has.' },
+    value: { kind: t.number, required: true, doc: 'The expected value.' },
+  },
+} satisfies NestedBlockSpec;
+
+const TEST_SPEC = {
+  fields: {
+    name: { kind: t.string, doc: "The test's name, when it has no label." },
+    config: { kind: t.string, doc: 'The stage list file, relative to the test file.' },
+    now: { kind: t.string, doc: 'The start of the virtual clock for this test.' },
+    expect_no_output: { kind: t.bool, doc: 'The pipeline must forward nothing.' },
+  },
+  blocks: {
+    // Taken as a list, so that a second one is reported in this format's words (at most one pipeline block).
+    pipeline: { doc: 'The stage list written inline: bare stage blocks.', multiple: true, fields: {}, stages: true },
+    input: INPUT_SPEC,
+    expect: EXPECT_SPEC,
+    expect_metric: METRIC_SPEC,
+  },
+} satisfies BlockSpec;
+
+/** Attributes in milliseconds of virtual time. */
+const MILLISECONDS = ['arrival_ms', 'at_ms'];
+
+/** How a test file words a value of the wrong type: `"line" must be a string, got number`. */
+const TEST_FILE_WORDING: DecodeWording = {
+  // A test states its values exactly: `line = 1` is a mistake, not the line "1".
+  numbersAsStrings: false,
+  mistyped: (at, kind, value) =>
+    MILLISECONDS.includes(at)
+      ? notMilliseconds(at)
+      : `"${at}" must be ${described(kind)}, got ${isCapsule(value) ? 'capsule' : typeOf(value)}`,
+};
+
+function described(kind: FieldType): string {
+  switch (kind.type) {
+    case 'map':
+      return 'an object';
+    case 'int':
+    case 'number':
+      return 'a number';
+    default:
+      return `a ${typeName(kind)}`;
+  }
+}
+
+function notMilliseconds(name: string): string {
+  return `"${name}" must be a non-negative number of milliseconds`;
+}
+
+/** Decoding in a test file: every error kept in `errors`, the blocks that decoded still read. */
+interface Reading {
+  readonly scope: EvalScope;
+  readonly errors: ConfigError[];
+}
 
 /**
  * Reads a test file and every config it names (loading their `stages.import` modules and
@@ -77,18 +177,22 @@ const METRIC_ATTRIBUTES = ['name', 'labels', 'value'];
  */
 export async function readTestFile(file: string, text: string, cache: ConfigCache = new Map()): Promise<TestCase[]> {
   const ast = parseConfig(text, file);
-  const errors: ConfigError[] = [];
-  const collect = <T>(f: () => T): T | undefined => {
-    try {
-      return f();
-    } catch (err) {
-      errors.push(...configErrorsOf(err));
-      return undefined;
-    }
+  const reading: Reading = { scope: standaloneScope(), errors: [] };
+  const { errors } = reading;
+  const start: Position = { file, line: 1, col: 1, offset: 0 };
+  // The file's attributes are decoded as a block's; its blocks are tests.
+  const top = decodeIn(
+    reading,
+    { kind: 'block', name: '', body: ast.body.filter((s) => s.kind === 'attribute'), pos: start, endPos: start },
+    FILE_SPEC,
+    [],
+  );
+  const defaultConfig: ConfigRef = {
+    file: top.values.config,
+    at: valuePos(top.decoded, 'config'),
+    written: top.decoded.positions.has('config'),
   };
-  const top = attributeMap(ast.body, TOP_ATTRIBUTES, [], errors);
-  const defaultConfig = top.has('config') ? collect(() => stringOf(top.get('config')!)) : undefined;
-  const defaultNow = top.has('now') ? collect(() => timeOf(top.get('now')!)) : undefined;
+  const defaultNow = top.values.now === undefined ? undefined : timeOf(reading, top.values.now, 'now', top.decoded, []);
   for (const stmt of ast.body) {
     if (stmt.kind === 'block' && stmt.name !== 'test')
       errors.push(
@@ -99,38 +203,53 @@ export async function readTestFile(file: string, text: string, cache: ConfigCach
       );
   }
   const blocks = ast.body.filter((s): s is Block => s.kind === 'block' && s.name === 'test');
-  if (blocks.length === 0 && errors.length === 0)
-    errors.push(new ConfigError('no test blocks; write test "NAME" { … }', { file, line: 1, col: 1, offset: 0 }));
+  if (blocks.length === 0 && errors.length === 0) errors.push(new ConfigError('no test blocks; write test "NAME" { … }', start));
 
   const pending: Promise<TestCase | undefined>[] = [];
   const names = new Map<string, Position>();
   for (const block of blocks) {
     const path = [blockTitle(block)];
-    const attrs = attributeMap(block.body, TEST_ATTRIBUTES, path, errors);
-    const nested = blockList(block.body, TEST_BLOCKS, path, errors);
-    const name = attrs.has('name') ? collect(() => stringOf(attrs.get('name')!, path)) : block.label;
+    const { values, decoded } = decodeIn(reading, block, TEST_SPEC, path);
+    const written = (name: string) => decoded.positions.has(name);
+    const name = written('name') ? values.name : block.label;
     if (name === undefined) {
-      if (!attrs.has('name')) errors.push(new ConfigError('a test needs a name: test "NAME" { … } or name = "…"', block.pos));
+      if (!written('name')) errors.push(new ConfigError('a test needs a name: test "NAME" { … } or name = "…"', block.pos));
       continue;
     }
     const earlier = names.get(name);
     if (earlier) errors.push(new ConfigError(`test ${JSON.stringify(name)} already declared at ${where(earlier)}`, block.pos));
     names.set(name, block.pos);
 
-    const startNs = attrs.has('now') ? collect(() => timeOf(attrs.get('now')!, path)) : (defaultNow ?? parseRFC3339(DEFAULT_NOW));
-    const inputs = readInputs(nested.input ?? [], path, errors);
-    const outputs = (nested.expect ?? []).map((b) => collect(() => readExpect(b, [...path, 'expect'])));
-    const metrics = (nested.expect_metric ?? []).map((b) => collect(() => readMetric(b, [...path, 'expect_metric'])));
-    const noOutput = attrs.has('expect_no_output') ? collect(() => boolOf(attrs.get('expect_no_output')!, path)) : undefined;
-    if (noOutput === true && outputs.length > 0)
+    const startNs = !written('now')
+      ? (defaultNow ?? parseRFC3339(DEFAULT_NOW))
+      : values.now === undefined
+        ? undefined
+        : timeOf(reading, values.now, 'now', decoded, path);
+    const inputs = readInputs(reading, nestedValues(decoded, 'input', INPUT_SPEC), [...path, 'input']);
+    const outputs = nestedValues(decoded, 'expect', EXPECT_SPEC).flatMap((e) => readExpect(reading, e, [...path, 'expect']) ?? []);
+    const metrics = nestedValues(decoded, 'expect_metric', METRIC_SPEC).map(({ values: m, block: at }) => ({
+      pos: at.pos,
+      name: m.name,
+      labels: m.labels ?? {},
+      value: m.value,
+    }));
+    // What the test checks is what it wrote, whether or not each block is valid.
+    const expects = nestedBlocks(block, 'expect').length;
+    const noOutput = values.expect_no_output;
+    if (noOutput === true && expects > 0)
       errors.push(
-        new ConfigError('expect_no_output = true contradicts the expect blocks of this test', attrs.get('expect_no_output')!.pos, path),
+        new ConfigError(
+          'expect_no_output = true contradicts the expect blocks of this test',
+          decoded.positions.get('expect_no_output'),
+          path,
+        ),
       );
-    if (noOutput !== true && outputs.length === 0 && metrics.length === 0)
+    if (noOutput !== true && expects === 0 && nestedBlocks(block, 'expect_metric').length === 0)
       errors.push(new ConfigError('the test checks nothing: add expect, expect_metric or expect_no_output = true', block.pos, path));
     if (startNs === undefined) continue;
 
-    const specs = stageListOf(block, attrs.get('config'), nested.pipeline, defaultConfig, top.get('config'), path, cache, errors);
+    const config: ConfigRef = written('config') ? { file: values.config, at: valuePos(decoded, 'config'), written: true } : defaultConfig;
+    const specs = stageListOf(reading, block, decoded, config, path, cache);
     if (specs === undefined) continue;
     pending.push(
       specs.then(
@@ -140,8 +259,8 @@ export async function readTestFile(file: string, text: string, cache: ConfigCach
           specs: loaded,
           startNs,
           inputs,
-          outputs: noOutput === true ? [] : outputs.length > 0 ? (outputs as ExpectedOutput[]) : undefined,
-          metrics: metrics as ExpectedMetric[],
+          outputs: noOutput === true ? [] : outputs.length > 0 ? outputs : undefined,
+          metrics,
         }),
         (err: unknown) => {
           errors.push(...configErrorsOf(err));
@@ -152,72 +271,73 @@ export async function readTestFile(file: string, text: string, cache: ConfigCach
   }
   const cases = await Promise.all(pending);
   if (errors.length > 0) throw new ConfigErrors(inFileOrder(file, dedupe(errors)));
-  return cases as TestCase[];
+  return cases.filter((c) => c !== undefined);
+}
+
+/** A block decoded in a test file, its errors kept with the file's. */
+function decodeIn<S extends BlockSpec>(reading: Reading, block: Block, spec: S, path: readonly string[]) {
+  return decodeValues(block, spec, reading.scope, path, { wording: TEST_FILE_WORDING, errors: reading.errors });
+}
+
+/** A `config` attribute: the file it names (undefined when it is not a string) and where its value is. */
+interface ConfigRef {
+  readonly file: string | undefined;
+  readonly at: Position | undefined;
+  readonly written: boolean;
 }
 
 /** The stages a test runs: its inline `pipeline` block, its `config` file, or the file's `config`. */
 function stageListOf(
+  reading: Reading,
   block: Block,
-  configAttr: Attribute | undefined,
-  pipelines: readonly Block[] | undefined,
-  defaultConfig: string | undefined,
-  defaultAttr: Attribute | undefined,
+  decoded: DecodedBlock,
+  config: ConfigRef,
   path: readonly string[],
   cache: ConfigCache,
-  errors: ConfigError[],
 ): Promise<StageSpec[]> | undefined {
-  if (pipelines && pipelines.length > 1) {
-    errors.push(new ConfigError('a test has at most one pipeline block', pipelines[1]!.pos, path));
+  const { errors } = reading;
+  const [pipelineBlock, second] = nestedBlocks(block, 'pipeline');
+  if (second) {
+    errors.push(new ConfigError('a test has at most one pipeline block', second.pos, path));
     return undefined;
   }
-  if (pipelines?.length === 1) {
+  if (pipelineBlock) {
+    const configAttr = decoded.positions.get('config');
     if (configAttr) {
-      errors.push(new ConfigError('a test takes either config = "FILE" or a pipeline block, not both', configAttr.pos, path));
+      errors.push(new ConfigError('a test takes either config = "FILE" or a pipeline block, not both', configAttr, path));
       return undefined;
     }
+    const pipeline = decoded.nested?.get('pipeline')?.[0];
+    if (!pipeline) return undefined;
     try {
-      return Promise.resolve(inlineStages(pipelines[0]!, path));
+      return Promise.resolve(inlineStages(reading, pipeline.decoded));
     } catch (err) {
       errors.push(...configErrorsOf(err));
       return undefined;
     }
   }
-  let config: string | undefined;
-  let at: Attribute | undefined;
-  if (configAttr) {
-    try {
-      config = stringOf(configAttr, path);
-      at = configAttr;
-    } catch (err) {
-      errors.push(...configErrorsOf(err));
-      return undefined;
-    }
-  } else {
-    config = defaultConfig;
-    at = defaultAttr;
-  }
-  if (config === undefined || at === undefined) {
-    if (!defaultAttr)
+  if (config.file === undefined || config.at === undefined) {
+    if (!config.written)
       errors.push(new ConfigError('the test has no stages: set config = "FILE" or write a pipeline { stage.… } block', block.pos, path));
     return undefined;
   }
-  const file = join(dirname(block.pos.file), config);
+  const file = join(dirname(block.pos.file), config.file);
   let loaded = cache.get(file);
   if (!loaded) {
-    loaded = loadConfigFile(file, at);
+    loaded = loadConfigFile(file, config.at);
     cache.set(file, loaded);
   }
   return loaded;
 }
 
 /** A stage list file, as `rivulet process --config` reads it, its stage modules loaded first. */
-async function loadConfigFile(file: string, at: Attribute): Promise<StageSpec[]> {
+async function loadConfigFile(file: string, at: Position): Promise<StageSpec[]> {
   let text: string;
   try {
     text = readTextFile(file);
   } catch (err) {
     if (!(err instanceof PathError)) throw err;
-    throw new ConfigError(`config ${JSON.stringify(file)}: ${briefReason(err)}`, at.value.pos);
+    throw new ConfigError(`config ${JSON.stringify(file)}: ${briefReason(err)}`, at);
   }
   await loadConfigStageModules(text, file);
   const specs = loadStageList(text, file);
@@ -225,19 +345,9 @@ async function loadConfigFile(file: string, at: Attribute): Promise<StageSpec[]>
   return specs;
 }
 
-/** `pipeline { stage.json { … } … }`: bare stage blocks, decoded in place. */
-function inlineStages(pipeline: Block, path: readonly string[]): StageSpec[] {
-  const inner = [...path, 'pipeline'];
-  const errors: ConfigError[] = [];
-  for (const stmt of pipeline.body)
-    if (stmt.kind === 'attribute')
-      errors.push(new ConfigError(`unexpected attribute "${stmt.name}"; a pipeline holds stage blocks`, stmt.pos, inner));
-  if (errors.length > 0) throw new ConfigErrors(errors);
-  const blocks = pipeline.body.filter((s): s is Block => s.kind === 'block');
-  const specs = decodeStageBlocks(
-    blocks.map((b) => ({ block: b, path: [...inner, blockTitle(b)] })),
-    standaloneScope(),
-  );
+/** `pipeline { stage.json { … } … }`: its bare stage blocks, decoded as a config's. */
+function inlineStages(reading: Reading, pipeline: DecodedBlock): StageSpec[] {
+  const specs = decodeStageBlocks(pipeline.stageBlocks, reading.scope);
   checkBuilds(specs);
   return specs;
 }
@@ -248,178 +358,81 @@ function checkBuilds(specs: readonly StageSpec[]): void {
   run.dispose();
 }
 
-function readInputs(blocks: readonly Block[], path: readonly string[], errors: ConfigError[]): TestInput[] {
+type Decoded<S extends BlockSpec> = ReturnType<typeof nestedValues<S>>[number];
+
+function readInputs(reading: Reading, blocks: readonly Decoded<typeof INPUT_SPEC>[], path: readonly string[]): TestInput[] {
   const inputs: TestInput[] = [];
   let lastArrival = 0;
-  for (const block of blocks) {
-    const inner = [...path, 'input'];
-    try {
-      const attrs = attributeMap(block.body, INPUT_ATTRIBUTES, inner, errors, true);
-      blockList(block.body, [], inner, errors);
-      const line = attrs.get('line');
-      if (!line) throw new ConfigError('missing required attribute "line"', block.pos, inner);
-      const arrivalAttr = attrs.get('arrival_ms');
-      const arrivalMs = arrivalAttr ? millisecondsOf(arrivalAttr, inner) : lastArrival;
-      if (arrivalMs < lastArrival)
-        throw new ConfigError(
+  for (const { values, decoded } of blocks) {
+    const arrivalMs = values.arrival_ms === undefined ? lastArrival : milliseconds(reading, values.arrival_ms, 'arrival_ms', decoded, path);
+    if (arrivalMs === undefined) continue;
+    if (arrivalMs < lastArrival) {
+      reading.errors.push(
+        new ConfigError(
           `arrival_ms ${arrivalMs} is before the previous input's ${lastArrival}; inputs arrive in the order written`,
-          arrivalAttr!.value.pos,
-          inner,
-        );
-      lastArrival = arrivalMs;
-      const metadata = attrs.has('structured_metadata') ? stringMapOf(attrs.get('structured_metadata')!, inner) : {};
-      inputs.push({
-        arrivalMs,
-        entry: {
-          line: stringOf(line, inner),
-          labels: attrs.has('labels') ? { ...stringMapOf(attrs.get('labels')!, inner) } : {},
-          timestamp: attrs.has('timestamp') ? timeOf(attrs.get('timestamp')!, inner) : undefined,
-          structuredMetadata: Object.entries(metadata).map(([name, value]) => ({ name, value })),
-          extracted: attrs.has('extracted') ? { ...objectOf(attrs.get('extracted')!, inner) } : {},
-        },
-      });
-    } catch (err) {
-      errors.push(...configErrorsOf(err));
+          valuePos(decoded, 'arrival_ms'),
+          path,
+        ),
+      );
+      continue;
     }
+    lastArrival = arrivalMs;
+    const timestamp = values.timestamp === undefined ? undefined : timeOf(reading, values.timestamp, 'timestamp', decoded, path);
+    if (values.timestamp !== undefined && timestamp === undefined) continue;
+    inputs.push({
+      arrivalMs,
+      entry: {
+        line: values.line,
+        labels: { ...values.labels },
+        timestamp,
+        structuredMetadata: Object.entries(values.structured_metadata ?? {}).map(([name, value]) => ({ name, value })),
+        extracted: { ...values.extracted },
+      },
+    });
   }
   return inputs;
 }
 
-function readExpect(block: Block, path: readonly string[]): ExpectedOutput {
-  const errors: ConfigError[] = [];
-  const attrs = attributeMap(block.body, EXPECT_ATTRIBUTES, path, errors);
-  blockList(block.body, [], path, errors);
-  if (errors.length > 0) throw new ConfigErrors(errors);
-  const get = <T>(name: string, read: (a: Attribute, p: readonly string[]) => T): T | undefined => {
-    const attr = attrs.get(name);
-    return attr ? read(attr, path) : undefined;
-  };
+/** An `expect` block, or undefined (its errors reported) when its time or offset is not one. */
+function readExpect(
+  reading: Reading,
+  { values, decoded, block }: Decoded<typeof EXPECT_SPEC>,
+  path: readonly string[],
+): ExpectedOutput | undefined {
+  const timestamp = values.timestamp === undefined ? undefined : timeOf(reading, values.timestamp, 'timestamp', decoded, path);
+  const atMs = values.at_ms === undefined ? undefined : milliseconds(reading, values.at_ms, 'at_ms', decoded, path);
+  if ((values.timestamp !== undefined && timestamp === undefined) || (values.at_ms !== undefined && atMs === undefined)) return undefined;
   return {
     pos: block.pos,
-    line: get('line', stringOf),
-    labels: get('labels', stringMapOf),
-    timestamp: get('timestamp', timeOf),
-    structuredMetadata: get('structured_metadata', stringMapOf),
-    extracted: get('extracted', objectOf),
-    atMs: get('at_ms', millisecondsOf),
+    line: values.line,
+    labels: values.labels,
+    timestamp,
+    structuredMetadata: values.structured_metadata,
+    extracted: values.extracted,
+    atMs,
   };
 }
 
-function readMetric(block: Block, path: readonly string[]): ExpectedMetric {
-  const errors: ConfigError[] = [];
-  const attrs = attributeMap(block.body, METRIC_ATTRIBUTES, path, errors);
-  blockList(block.body, [], path, errors);
-  for (const required of ['name', 'value'])
-    if (!attrs.has(required)) errors.push(new ConfigError(`missing required attribute "${required}"`, block.pos, path));
-  if (errors.length > 0) throw new ConfigErrors(errors);
-  const value = evaluate(attrs.get('value')!.value, standaloneScope());
-  if (typeof value !== 'number') throw mistyped(attrs.get('value')!, 'a number', value, path);
-  return {
-    pos: block.pos,
-    name: stringOf(attrs.get('name')!, path),
-    labels: attrs.has('labels') ? stringMapOf(attrs.get('labels')!, path) : {},
-    value,
-  };
+/** Where attribute `name`'s value is written. */
+function valuePos(decoded: DecodedBlock, name: string): Position | undefined {
+  return decoded.valueExprs?.get(name)?.pos;
 }
 
-/** The attributes of a body by name; unknown or repeated ones are errors. */
-function attributeMap(
-  body: readonly Statement[],
-  known: readonly string[],
-  path: readonly string[],
-  errors: ConfigError[],
-  strict = false,
-): Map<string, Attribute> {
-  const map = new Map<string, Attribute>();
-  const found: ConfigError[] = [];
-  for (const stmt of body) {
-    if (stmt.kind !== 'attribute') continue;
-    if (!known.includes(stmt.name))
-      found.push(new ConfigError(`unrecognized attribute name "${stmt.name}"${didYouMean(stmt.name, known)}`, stmt.pos, path));
-    else if (map.has(stmt.name)) found.push(new ConfigError(`attribute "${stmt.name}" may only be set once`, stmt.pos, path));
-    else map.set(stmt.name, stmt);
-  }
-  if (strict && found.length > 0) throw new ConfigErrors(found);
-  errors.push(...found);
-  return map;
-}
-
-/** The nested blocks of a body grouped by name; unknown ones are errors. */
-function blockList(
-  body: readonly Statement[],
-  known: readonly string[],
-  path: readonly string[],
-  errors: ConfigError[],
-): Record<string, Block[]> {
-  const groups: Record<string, Block[]> = {};
-  for (const stmt of body) {
-    if (stmt.kind !== 'block') continue;
-    if (!known.includes(stmt.name)) {
-      errors.push(new ConfigError(`unrecognized block name "${stmt.name}"${didYouMean(stmt.name, known)}`, stmt.pos, path));
-      continue;
-    }
-    if (stmt.label !== undefined && stmt.name !== 'pipeline') {
-      errors.push(new ConfigError(`block "${stmt.name}" does not support specifying labels`, stmt.pos, path));
-      continue;
-    }
-    (groups[stmt.name] ??= []).push(stmt);
-  }
-  return groups;
-}
-
-function valueOf(attr: Attribute): ConfigValue {
-  return evaluate(attr.value, standaloneScope());
-}
-
-function mistyped(attr: Attribute, wanted: string, got: ConfigValue, path: readonly string[]): ConfigError {
-  return new ConfigError(`"${attr.name}" must be ${wanted}, got ${isCapsule(got) ? 'capsule' : typeOf(got)}`, attr.value.pos, path);
-}
-
-function stringOf(attr: Attribute, path: readonly string[] = []): string {
-  const value = valueOf(attr);
-  if (typeof value !== 'string') throw mistyped(attr, 'a string', value, path);
-  return value;
-}
-
-function boolOf(attr: Attribute, path: readonly string[]): boolean {
-  const value = valueOf(attr);
-  if (typeof value !== 'boolean') throw mistyped(attr, 'a bool', value, path);
-  return value;
-}
-
-function millisecondsOf(attr: Attribute, path: readonly string[]): number {
-  const value = valueOf(attr);
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0)
-    throw new ConfigError(`"${attr.name}" must be a non-negative number of milliseconds`, attr.value.pos, path);
-  return value;
-}
-
-function timeOf(attr: Attribute, path: readonly string[] = []): bigint {
-  const text = stringOf(attr, path);
+/** An RFC 3339 time, or undefined when `text` is not one (the error reported at the value). */
+function timeOf(reading: Reading, text: string, name: string, decoded: DecodedBlock, path: readonly string[]): bigint | undefined {
   try {
     return parseRFC3339(text);
   } catch (err) {
-    throw new ConfigError(`"${attr.name}" must be an RFC 3339 time: ${(err as Error).message}`, attr.value.pos, path);
+    reading.errors.push(new ConfigError(`"${name}" must be an RFC 3339 time: ${(err as Error).message}`, valuePos(decoded, name), path));
+    return undefined;
   }
 }
 
-function objectOf(attr: Attribute, path: readonly string[]): Readonly<Record<string, ConfigValue>> {
-  const value = valueOf(attr);
-  if (value === null || typeof value !== 'object' || Array.isArray(value) || isCapsule(value))
-    throw mistyped(attr, 'an object', value, path);
-  return value as Readonly<Record<string, ConfigValue>>;
-}
-
-function stringMapOf(attr: Attribute, path: readonly string[]): Readonly<Record<string, string>> {
-  const map = objectOf(attr, path);
-  for (const [key, value] of Object.entries(map))
-    if (typeof value !== 'string')
-      throw new ConfigError(
-        `"${attr.name}.${key}" must be a string, got ${isCapsule(value) ? 'capsule' : typeOf(value)}`,
-        attr.value.pos,
-        path,
-      );
-  return map as Readonly<Record<string, string>>;
+/** An offset in milliseconds, or undefined when it is negative (the error reported at the value). */
+function milliseconds(reading: Reading, ms: number, name: string, decoded: DecodedBlock, path: readonly string[]): number | undefined {
+  if (Number.isFinite(ms) && ms >= 0) return ms;
+  reading.errors.push(new ConfigError(notMilliseconds(name), valuePos(decoded, name), path));
+  return undefined;
 }
 
 function where(pos: Position): string {

@@ -337,6 +337,70 @@ stage.json { }
     });
   });
 
+  it('reports every problem of each block, a value of the wrong type named by its place inside the value', async () => {
+    const tests = file(
+      'values.test.alloy',
+      `now = 5
+
+test "a" {
+  pipeline {
+    stage.json {
+      expressions = { a = "" }
+    }
+    foo = 1
+  }
+  input {
+    line   = "x"
+    line   = "y"
+    labels = { app = 1 }
+  }
+  input {
+    line       = "z"
+    arrival_ms = "soon"
+    extracted  = [1]
+  }
+  input {
+    line       = "w"
+    arrival_ms = -1
+  }
+  expect { at_ms = -2 }
+  expect {
+    structured_metadata = { k = false }
+  }
+  expect_metric {
+    name  = "m"
+    value = "1"
+  }
+  expect_no_output = "yes"
+}
+
+test "b" {
+  pipeline "named" { }
+  expect_no_output = true
+}
+`,
+    );
+    expect(await runCli(['test', tests])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: [
+        `${tests}:1:7: "now" must be a string, got number`,
+        `${tests}:8:5: test "a" > pipeline: unrecognized attribute name "foo"`,
+        `${tests}:12:5: test "a" > input: attribute "line" may only be provided once`,
+        `${tests}:13:14: test "a" > input: "labels.app" must be a string, got number`,
+        `${tests}:17:18: test "a" > input: "arrival_ms" must be a non-negative number of milliseconds`,
+        `${tests}:18:18: test "a" > input: "extracted" must be an object, got array`,
+        `${tests}:22:18: test "a" > input: "arrival_ms" must be a non-negative number of milliseconds`,
+        `${tests}:24:20: test "a" > expect: "at_ms" must be a non-negative number of milliseconds`,
+        `${tests}:26:27: test "a" > expect: "structured_metadata.k" must be a string, got bool`,
+        `${tests}:30:13: test "a" > expect_metric: "value" must be a number, got string`,
+        `${tests}:32:22: test "a": "expect_no_output" must be a bool, got string`,
+        `${tests}:36:3: test "b": block "pipeline" does not support specifying labels`,
+        '',
+      ].join('\n'),
+    });
+  });
+
   it('exits 2 for a syntax error, a bad config file (at its own positions) and a test file without tests', async () => {
     const syntax = file('syntax.test.alloy', 'test "a" {\n  input { line = "x" \n}\n');
     const result = await runCli(['test', syntax]);
