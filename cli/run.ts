@@ -10,7 +10,7 @@ import { loadConfigStageModules } from '../core/stage-modules.js';
 import { parseArgs, UsageError } from './args.js';
 import { coreCount, workerCount } from './pipeline-workers.js';
 import { shardCount } from './shards-flag.js';
-import { ShardConfigError, ShardedRun, shardedDefinition, unshardedComponents } from '../core/shards/sharded-run.js';
+import { ShardConfigError, ShardedRun, shardedDefinition } from '../core/shards/sharded-run.js';
 import { loadFlagStageModules, readConfigWithStageModules, STAGES_FLAG } from './stage-modules.js';
 import { PathError, readTextFile, type Io } from './io.js';
 
@@ -126,19 +126,8 @@ export async function runCommand(argv: readonly string[], io: Io, signals: NodeJ
   return 0;
 }
 
-/**
- * Starts the shards of a loaded config, their metrics served with the main thread's; false, with
- * the reason printed, for a config the shards cannot run.
- */
+/** Starts the shards of a loaded config; false, with their config errors printed, when a shard cannot build it. */
 async function startShards(sharded: ShardedRun, graph: ComponentGraph, io: Io): Promise<boolean> {
-  const unsharded = unshardedComponents(graph.health());
-  if (unsharded.length > 0) {
-    await graph.stop();
-    io.stderr.write(
-      `--shards runs logs.source.api sources and the logs components they forward to; not sharded yet: ${unsharded.join(', ')}\n`,
-    );
-    return false;
-  }
   try {
     await sharded.start();
   } catch (err) {

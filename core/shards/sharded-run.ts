@@ -9,10 +9,11 @@
  *
  * On the main thread, the config's processors and sinks are stand-ins (`shardedDefinition`):
  * checked exactly as they are in place, so a config is refused with the same errors, but running
- * nothing. Only logs.source.api sources are sharded so far (`unshardedComponents` names the rest).
+ * nothing. Only logs.source.api sources are sharded so far (`shardedDefinition` refuses the rest).
  */
 import { Worker } from 'node:worker_threads';
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
+import { ConfigError } from '../../lib/config/errors.js';
 import { linearTimeFallbackEnabled } from '../../lib/regex/linear-time.js';
 import type { Log } from '../../lib/log.js';
 import type { MetricFamilies } from '../metrics.js';
@@ -32,25 +33,30 @@ function runsOnShards(name: string): boolean {
   return name.startsWith('logs.') && !name.startsWith('logs.source.');
 }
 
-/**
- * The components of a loaded config (by id and name) that a sharded run cannot run yet, as one
- * line each: anything but logs.source.api and the logs components the shards run.
- */
-export function unshardedComponents(components: ReadonlyArray<{ readonly id: string; readonly name: string }>): string[] {
-  return components.filter(({ name }) => !FRONT_SOURCES.has(name) && !runsOnShards(name)).map(({ id }) => id);
-}
-
 const standIns = new WeakMap<ComponentDefinition, ComponentDefinition>();
 
 /**
  * The definition the main thread builds a component with: its own for the sources it serves, a
  * stand-in for those the shards run. A stand-in checks its arguments as the component does (on
- * load and on every reload), and exports receivers that nothing on the main thread sends to.
+ * load and on every reload), and exports receivers that nothing on the main thread sends to. Any
+ * other component is refused as a config error at its block, on load as on reload.
  */
 export function shardedDefinition(def: ComponentDefinition): ComponentDefinition {
-  if (!runsOnShards(def.name)) return def;
+  if (FRONT_SOURCES.has(def.name)) return def;
   let standIn = standIns.get(def);
-  if (!standIn) {
+  if (standIn) return standIn;
+  if (!runsOnShards(def.name)) {
+    standIn = {
+      ...def,
+      build(args): Component {
+        throw new ConfigError(
+          `${def.name} does not run sharded yet; --shards takes logs.source.api sources and the logs components they forward to`,
+          args.block.pos,
+          args.path,
+        );
+      },
+    };
+  } else {
     standIn = {
       ...def,
       build(args, ctx): Component {
@@ -66,8 +72,8 @@ export function shardedDefinition(def: ComponentDefinition): ComponentDefinition
         };
       },
     };
-    standIns.set(def, standIn);
   }
+  standIns.set(def, standIn);
   return standIn;
 }
 

@@ -29,7 +29,7 @@ describe('--shards', () => {
     }
   });
 
-  it('refuses a config with components the shards do not run yet, naming them', async () => {
+  it('refuses a component the shards do not run yet as a config error at its block', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'rivulet-shards-flag-'));
     const file = join(dir, 'run.alloy');
     writeFileSync(
@@ -52,7 +52,7 @@ logs.echo "out" { }
     });
     expect(code).toBe(2);
     expect(err).toBe(
-      '--shards runs logs.source.api sources and the logs components they forward to; not sharded yet: logs.source.file.tail\n',
+      `${file}:1:1: logs.source.file "tail": logs.source.file does not run sharded yet; --shards takes logs.source.api sources and the logs components they forward to\n`,
     );
   });
 
