@@ -82,6 +82,8 @@ export class JetStreamGroupReader {
   private layout: Layout | undefined;
   private keeper: LeaseKeeper | undefined;
   private readonly readers = new Map<number, PartitionReader>();
+  /** Readers whose session ended, by partition: read again from the floor once the lease allows. */
+  private readonly toReadAgain = new Map<number, PartitionReader>();
   /**
    * Per partition, until it settles: the batches of a session that ended without handing
    * everything on (lost lease, refused batch, drain given up) are still in the pipeline.
@@ -183,7 +185,7 @@ export class JetStreamGroupReader {
           acquire: (p, token) => this.startReader(p, token),
           release: (p) => this.drainReader(p),
           lost: (p) => this.abandonReader(p),
-          renewed: (p) => this.readers.get(p)?.resume(),
+          renewed: (p) => this.renewed(p),
           changed: (change) => {
             this.metrics.partitionChanges.inc({ ...this.labels, change });
             this.metrics.ownedPartitions.set(this.labels, this.keeper?.ownedPartitions().length ?? 0);
@@ -255,38 +257,64 @@ export class JetStreamGroupReader {
       log: this.ctx.log,
     });
     this.readers.set(partition, reader);
+    this.toReadAgain.delete(partition);
     reader.start().catch((err) => this.restartReader(partition, reader, `reading partition ${partition} failed: ${errorText(err)}`));
   }
 
   /** A reader that stopped on its own starts again from the acknowledgement floor, if the lease is still held. */
   private restartReader(partition: number, reader: PartitionReader, error: string): void {
     if (this.readers.get(partition) !== reader) return;
-    reader.abandon();
-    this.keepLeftovers(partition, reader);
     this.readerProblem = error;
     this.ctx.log('error', 'partition reader stopped, restarting', { partition, error });
-    const retry = () => {
-      const token = this.keeper?.tokenOf(partition);
-      if (this.stopped || this.readers.get(partition) !== reader || token === undefined) return;
-      // A lease fenced for a moment (a late renewal, a reconnection) is waited for: giving up here
-      // left the partition held and unread for good.
-      if (!this.keeper?.holds(partition, token)) {
-        setTimeout(retry, RETRY_MS);
-        return;
-      }
-      this.readerProblem = undefined;
-      this.startReader(partition, token);
-    };
-    setTimeout(retry, RETRY_MS);
+    this.endSession(partition, reader);
+    setTimeout(() => this.readAgain(partition, reader), RETRY_MS);
+  }
+
+  /** Ends the reader's session, to read the partition again from its floor (readAgain). */
+  private endSession(partition: number, reader: PartitionReader): void {
+    reader.abandon();
+    this.keepLeftovers(partition, reader);
+    this.toReadAgain.set(partition, reader);
   }
 
   /**
-   * The connection came up again: what the old one carried last may be lost. The leases are
-   * confirmed again before anything more is read, and each reader repeats its last acknowledgement.
+   * Starts reading again a partition whose session ended, from its acknowledgement floor, once the
+   * lease is confirmed: at the next renewal, or a timer's try in case none comes. A lease fenced
+   * for a moment is waited for (giving up left the partition held and unread for good); one lost
+   * or released meanwhile ends it here.
+   */
+  private readAgain(partition: number, reader: PartitionReader): void {
+    if (this.toReadAgain.get(partition) !== reader) return;
+    const token = this.keeper?.tokenOf(partition);
+    if (this.stopped || this.readers.get(partition) !== reader || token === undefined) {
+      this.toReadAgain.delete(partition);
+      return;
+    }
+    if (!this.keeper?.holds(partition, token)) {
+      setTimeout(() => this.readAgain(partition, reader), RETRY_MS);
+      return;
+    }
+    this.readerProblem = undefined;
+    this.startReader(partition, token);
+  }
+
+  /** A lease was renewed: its reader goes on, or one whose session ended starts again. */
+  private renewed(partition: number): void {
+    const ended = this.toReadAgain.get(partition);
+    if (ended) this.readAgain(partition, ended);
+    else this.readers.get(partition)?.resume();
+  }
+
+  /**
+   * The connection came up again. What the old one carried last may be lost: renewals (the keeper
+   * fences the leases until one over the new connection succeeds), acknowledgements, and messages
+   * the server delivered into it, which a session would take for redeliveries when they come again
+   * after their ack_wait and drop. So every session ends, and each partition is read again from its
+   * acknowledgement floor once its lease is confirmed: what was in flight comes again.
    */
   private reconnected(): void {
     this.keeper?.reconnected();
-    for (const reader of this.readers.values()) reader.reconnected();
+    for (const [partition, reader] of this.readers) if (!this.toReadAgain.has(partition)) this.endSession(partition, reader);
   }
 
   private async drainReader(partition: number): Promise<void> {
@@ -305,6 +333,7 @@ export class JetStreamGroupReader {
   }
 
   private abandonReader(partition: number): void {
+    this.toReadAgain.delete(partition);
     const reader = this.readers.get(partition);
     if (!reader) return;
     reader.abandon();

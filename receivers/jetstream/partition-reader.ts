@@ -1,7 +1,6 @@
 /**
  * Reads one partition for as long as this instance holds its lease, through a durable pull
- * consumer filtered to `<prefix>.<partition>` whose acknowledgements each cover every message
- * before (ack policy "all"; see below). The consumer belongs
+ * consumer filtered to `<prefix>.<partition>` with explicit acknowledgements. The consumer belongs
  * to one lease grant: it is named `<group>-<partition>-<token>`, the token being the revision of
  * the lease key when it was taken (revisions only grow, so a later owner has a larger token).
  *
@@ -40,13 +39,13 @@
  * block waiting for its next line, a writer's in-memory batch): if the process dies within it,
  * JetStream delivers those messages again to the next owner.
  *
- * Acknowledgements go out in stream order, and each covers every message before it, so one that
- * is lost does not leave a hole under the acknowledgement floor: the client drops what it sends
- * while disconnected, and with one acknowledgement per message (ack policy "explicit") a
- * nats-server restart left the floor where the first lost one was. The next owner, which starts at
- * the floor, then read again everything acknowledged after it. After a reconnection the reader
- * repeats its last acknowledgement (`reconnected()`), so the floor is right even when nothing more
- * comes to be acknowledged.
+ * A session lives on one connection. The client drops what it sends while disconnected
+ * (acknowledgements among it: they leave holes under the acknowledgement floor), and what the
+ * server delivered into a connection that went down is lost, so the consumer delivers later
+ * messages while those wait as pending for their ack_wait; delivered again then, they were taken
+ * for redeliveries of messages already forwarded (their sequence is below the highest forwarded)
+ * and dropped. So the group reader ends every session when the connection comes back and starts
+ * the partition again from the floor (group-reader.ts): what was in flight is read again.
  *
  * A message that does not decode, or declares more than `maxEntriesPerMessage` entries, is
  * counted with its reason, logged and terminated (before any of its entries is forwarded), so it
@@ -210,10 +209,6 @@ export class PartitionReader {
   private highestSeen = 0;
   /** Highest stream sequence acknowledged in this session. */
   private ackedThrough = 0;
-  /** The message acknowledged last, with the floor up to it: repeated after a reconnection. */
-  private lastAcked: JsMsg | undefined;
-  /** The connection came back since the last acknowledgement was repeated. */
-  private reconnectedSinceAck = false;
   private ackTimer: { timer: NodeJS.Timeout; wake: () => void } | undefined;
   /** Whoever waits for the lease to be held again (see resume()). */
   private leaseWaiters: Array<() => void> = [];
@@ -259,7 +254,7 @@ export class PartitionReader {
       durable_name: durable,
       description: this.description(token),
       filter_subject: subject,
-      ack_policy: AckPolicy.All,
+      ack_policy: AckPolicy.Explicit,
       deliver_policy: DeliverPolicy.StartSequence,
       opt_start_seq: startSeq,
       max_ack_pending: maxInFlight,
@@ -433,20 +428,8 @@ export class PartitionReader {
    */
   resume(): void {
     if (!this.options.holds()) return;
-    if (this.reconnectedSinceAck && this.state !== 'stopped') {
-      this.reconnectedSinceAck = false;
-      this.lastAcked?.ack();
-    }
     this.wakeLeaseWaiters();
     if (this.incoming.length > 0 || this.reading) this.schedulePump();
-  }
-
-  /**
-   * The connection came up again: the last acknowledgements it carried may be lost. The last one
-   * is sent again once the lease is known to be current (`resume()`); it covers those before it.
-   */
-  reconnected(): void {
-    this.reconnectedSinceAck = true;
   }
 
   /**
@@ -715,7 +698,6 @@ export class PartitionReader {
           else message.ack();
         }
         this.ackedThrough = head.messages[last]!.seq;
-        this.lastAcked = head.messages[last];
         metrics.ackedMessages.inc(labels, head.messages.length - head.terminated.size);
       }
       this.inFlight.shift();

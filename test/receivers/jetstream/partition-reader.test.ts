@@ -15,8 +15,6 @@ interface FakeMessage {
   readonly seq: number;
   readonly data: Uint8Array;
   readonly acked: () => boolean;
-  /** How many acknowledgements were sent for it. */
-  readonly acks: () => number;
   readonly naked: () => boolean;
   /** The reason given with the termination ('' for a bare one), undefined if not terminated. */
   readonly terminated: () => string | undefined;
@@ -24,7 +22,7 @@ interface FakeMessage {
 
 /** A stream with one durable consumer; `deliver` hands messages to the reader's callback. */
 function fakeJetStream(info: { ackFloor: number; optStartSeq?: number } | undefined) {
-  const added: Array<{ opt_start_seq?: number; ack_policy?: string }> = [];
+  const added: Array<{ opt_start_seq?: number }> = [];
   let callback: ((m: JsMsg) => void) | undefined;
   const jsm = {
     consumers: {
@@ -37,7 +35,7 @@ function fakeJetStream(info: { ackFloor: number; optStartSeq?: number } | undefi
       list: async () =>
         info ? [{ name: 'g-0', ack_floor: { stream_seq: info.ackFloor }, config: { opt_start_seq: info.optStartSeq } }] : [],
       delete: async () => true,
-      add: async (_stream: string, config: { opt_start_seq?: number; ack_policy?: string }) => {
+      add: async (_stream: string, config: { opt_start_seq?: number }) => {
         added.push(config);
         return {};
       },
@@ -90,7 +88,7 @@ function fakeJetStream(info: { ackFloor: number; optStartSeq?: number } | undefi
   };
   /** One message of one entry `line`, or of these entries. */
   const deliver = (seq: number, content: string | WireEntry[]): FakeMessage => {
-    let acks = 0;
+    let acked = false;
     let naked = false;
     let terminated: string | undefined;
     const entries = typeof content === 'string' ? [{ timestamp: BigInt(seq), line: content, structuredMetadata: [] }] : content;
@@ -98,13 +96,13 @@ function fakeJetStream(info: { ackFloor: number; optStartSeq?: number } | undefi
     const message = {
       seq,
       data,
-      ack: () => void acks++,
-      ackAck: async () => ++acks > 0,
+      ack: () => void (acked = true),
+      ackAck: async () => (acked = true),
       nak: () => void (naked = true),
       term: (reason = '') => void (terminated = reason),
     };
     callback!(message as unknown as JsMsg);
-    return { seq, data, acked: () => acks > 0, acks: () => acks, naked: () => naked, terminated: () => terminated };
+    return { seq, data, acked: () => acked, naked: () => naked, terminated: () => terminated };
   };
   return {
     jsm: jsm as unknown as JetStreamManager,
@@ -231,27 +229,6 @@ describe('PartitionReader', () => {
     r.resume();
     await vi.waitFor(() => expect([first.acked(), second.acked()]).toEqual([true, true]));
     expect(forwarded).toEqual(['one', 'two']);
-  });
-
-  it('repeats its last acknowledgement, which covers those before, once the lease is confirmed after a reconnection', async () => {
-    const fake = fakeJetStream(undefined);
-    let holding = true;
-    const r = reader(fake, { forward: async () => {}, holds: () => holding });
-    await r.start();
-    const first = fake.deliver(1, 'one');
-    const second = fake.deliver(2, 'two');
-    await vi.waitFor(() => expect(second.acked()).toBe(true));
-    // The acknowledgements the old connection carried last may be lost; the lease is fenced
-    // until a renewal over the new one is answered.
-    holding = false;
-    r.reconnected();
-    r.resume();
-    const whileFenced = second.acks();
-    holding = true;
-    r.resume();
-    r.resume();
-    expect([fake.added.map((c) => c.ack_policy), whileFenced, first.acks(), second.acks()]).toEqual([['all'], 1, 1, 2]);
-    r.abandon();
   });
 
   it('reads nothing before the previous session of the partition has settled', async () => {

@@ -1,12 +1,18 @@
 /**
- * A nats-server restart under a group of readers, on a real server at the smallest lease_ttl: the
- * client drops every request and acknowledgement it had to send while the server was away. A
- * renewal lost that way used to hold the next one back for the client's 5 s timeout, longer than
- * the TTL, so every lease lapsed after a restart of a fraction of a second and the next owners read
- * again from the acknowledgement floor what had been forwarded after the restart; and with one
- * acknowledgement per message, those lost left the floor behind until ack_wait, so a partition
+ * Lost connections under a group of readers, on a real server at the smallest lease_ttl.
+ *
+ * A nats-server restart: the client drops every request and acknowledgement it had to send while
+ * the server was away. A renewal lost that way used to hold the next one back for the client's 5 s
+ * timeout, longer than the TTL, so every lease lapsed after a restart of a fraction of a second and
+ * the next owners read again from the acknowledgement floor what had been forwarded after the
+ * restart; and the acknowledgements lost left the floor behind until ack_wait, so a partition
  * handed over after the restart was read again from there.
+ *
+ * A connection cut while the server delivers: what it delivered into the connection is lost, and
+ * the consumer goes on with later messages; the lost ones come again after their ack_wait, below
+ * the highest sequence the session forwarded, and were dropped as redeliveries.
  */
+import { createServer, connect as connectTcp, type AddressInfo, type Socket } from 'node:net';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { Registry } from 'prom-client';
@@ -16,7 +22,7 @@ import { labelsKey } from '../../../core/entry.js';
 import { encodeEntryBatch } from '../../../lib/jetstream/entry-codec.js';
 import { layoutDescription, partitionOf } from '../../../lib/jetstream/partition.js';
 import { JetStreamGroupReader } from '../../../receivers/jetstream/group-reader.js';
-import { startNatsServer, type NatsServer } from '../../support/nats-server.js';
+import { startNatsServer } from '../../support/nats-server.js';
 import { needs } from '../../support/system-binaries.js';
 
 const natsServer = needs('nats-server');
@@ -44,19 +50,24 @@ interface Delivery {
 }
 
 /** A group member forwarding into `deliveries`, with its connection set up as logs.source.jetstream's. */
-function member(server: NatsServer, deliveries: Delivery[], registry: Registry): JetStreamGroupReader {
-  const options = { servers: [server.url], reconnect: true, maxReconnectAttempts: -1, reconnectTimeWait: 1000, timeout: 5000 };
+function member(
+  url: string,
+  deliveries: Delivery[],
+  registry: Registry,
+  options: { partitions?: number; ackDelayMs?: number; ackWaitMs?: number } = {},
+): JetStreamGroupReader {
+  const connection = { servers: [url], reconnect: true, maxReconnectAttempts: -1, reconnectTimeWait: 1000, timeout: 5000 };
   const reader = new JetStreamGroupReader(
     {
-      connection: { servers: [server.url], display: server.url, name: 'member', options, fingerprint: server.url },
+      connection: { servers: [url], display: url, name: 'member', options: connection, fingerprint: url },
       stream: 'LOGS',
       group: 'g',
-      partitions: PARTITIONS,
+      partitions: options.partitions ?? PARTITIONS,
       prefix: 'LOGS',
       leaseTtlMs: 3000,
       maxInFlight: 1000,
-      ackDelayMs: ACK_DELAY_MS,
-      ackWaitMs: 60_000,
+      ackDelayMs: options.ackDelayMs ?? ACK_DELAY_MS,
+      ackWaitMs: options.ackWaitMs ?? 60_000,
       maxEntriesPerMessage: 100_000,
     },
     { id: 'in', clock: systemClock(), registry, stdout: process.stdout, log: () => {} },
@@ -91,6 +102,42 @@ async function until(check: () => boolean | Promise<boolean>, ms: number, what: 
   }
 }
 
+/**
+ * A TCP proxy to `port` that can hold what the server sends (it is then lost with the connection,
+ * as what a server wrote into a connection that went down) and cut every connection.
+ */
+async function holdingProxy(port: number): Promise<{ url: string; hold(): void; cut(): void }> {
+  let holding = false;
+  const sockets = new Set<Socket>();
+  const proxy = createServer((client) => {
+    const upstream = connectTcp(port, '127.0.0.1');
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on('error', () => {});
+      socket.on('close', () => {
+        sockets.delete(socket);
+        client.destroy();
+        upstream.destroy();
+      });
+    }
+    client.pipe(upstream);
+    upstream.on('data', (chunk: Buffer) => void (holding || client.write(chunk)));
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  cleanups.push(async () => {
+    for (const socket of sockets) socket.destroy();
+    await new Promise((resolve) => proxy.close(resolve));
+  });
+  return {
+    url: `nats://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+    hold: () => void (holding = true),
+    cut: () => {
+      for (const socket of sockets) socket.destroy();
+      holding = false;
+    },
+  };
+}
+
 const lostLeases = async (registry: Registry) =>
   (await registry.getSingleMetric('logs_source_jetstream_partition_changes_total')!.get()).values
     .filter((v) => v.labels.change === 'lost')
@@ -110,7 +157,7 @@ describe.skipIf(natsServer.skip)(natsServer.title('a group of readers across a n
 
     const deliveries: Delivery[] = [];
     const registries = [new Registry(), new Registry(), new Registry()];
-    const members = [member(server, deliveries, registries[0]!), member(server, deliveries, registries[1]!)];
+    const members = [member(server.url, deliveries, registries[0]!), member(server.url, deliveries, registries[1]!)];
     await until(() => members.every((m) => m.ownedPartitions().length === 2), 15_000, 'a 2/2 split');
 
     let restartedAt = 0;
@@ -122,7 +169,7 @@ describe.skipIf(natsServer.skip)(natsServer.title('a group of readers across a n
       }
       // A third member joins after the restart: a partition is handed over gracefully, and its next
       // owner starts at the floor its consumer shows.
-      if (n === RESTART_ROUND + 10) members.push(member(server, deliveries, registries[2]!));
+      if (n === RESTART_ROUND + 10) members.push(member(server.url, deliveries, registries[2]!));
       await publishRound(nc, n);
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -159,5 +206,43 @@ describe.skipIf(natsServer.skip)(natsServer.title('a group of readers across a n
       lost: (await Promise.all(registries.map(lostLeases))).reduce((a, b) => a + b, 0),
       floorsBehind,
     }).toEqual({ twiceNotInFlight: [], lost: 0, floorsBehind: [] });
+  });
+
+  it('reads again what the server delivered into a connection that was cut', async () => {
+    const server = await startNatsServer();
+    cleanups.push(() => server.close());
+    const nc = await connect({ servers: server.url });
+    cleanups.push(() => nc.close());
+    await (await jetstreamManager(nc)).streams.add({ name: 'LOGS', subjects: ['LOGS.*'], description: layoutDescription('LOGS', 1) });
+    const js = jetstream(nc);
+    const publish = async (from: number, to: number) => {
+      for (let i = from; i < to; i++)
+        await js.publish(
+          'LOGS.0',
+          encodeEntryBatch({ labels: { pod: 'p' }, entries: [{ timestamp: BigInt(i), line: `m${i}`, structuredMetadata: [] }] }),
+        );
+    };
+    const proxy = await holdingProxy(server.port);
+    const deliveries: Delivery[] = [];
+    const registry = new Registry();
+    const reader = member(proxy.url, deliveries, registry, { partitions: 1, ackDelayMs: 0, ackWaitMs: 2000 });
+    await until(() => reader.ownedPartitions().length === 1, 10_000, 'the partition owned');
+    await publish(0, 50);
+    await until(() => deliveries.length === 50, 10_000, 'the first 50 messages');
+    // What the server delivers now goes into the connection and no further.
+    proxy.hold();
+    await publish(50, 100);
+    await new Promise((r) => setTimeout(r, 300));
+    proxy.cut();
+    await until(() => reader.health().state === 'healthy' && reader.health().message.includes('owns partitions 0'), 10_000, 'reconnected');
+    await publish(100, 150);
+    // Past the lost deliveries' ack_wait, when the server delivers them again.
+    await until(() => new Set(deliveries.map((d) => d.line)).size === 150, 10_000, 'every message').catch(() => {});
+    const lines = deliveries.map((d) => d.line);
+    expect({
+      missing: Array.from({ length: 150 }, (_, i) => `m${i}`).filter((line) => !lines.includes(line)),
+      twice: lines.filter((line, i) => lines.indexOf(line) !== i),
+      lost: await lostLeases(registry),
+    }).toEqual({ missing: [], twice: [], lost: 0 });
   });
 });
