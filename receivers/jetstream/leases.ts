@@ -84,8 +84,9 @@ const partitionKey = (n: number) => `partitions.${n}`;
 
 /**
  * How long a renewal's write waits for its answer, as a share of the TTL: a renewal lost on the way
- * leaves time for the next to land before the key expires. (Longer than the stalls a lease
- * survives, so a busy event loop seldom takes an answer that came for a timeout.)
+ * leaves time for the next to land before the key expires. An answer that waited out a longer
+ * stall counts as a timeout; the next renewal, sent at once, finds the key still naming this
+ * instance (`rewrite`).
  */
 const RENEWAL_TIMEOUT_SHARE = 0.5;
 
