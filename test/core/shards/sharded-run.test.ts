@@ -286,3 +286,30 @@ describe('reloading a sharded run', () => {
     }
   }, 90_000);
 });
+
+describe('a stage list that cannot be split', () => {
+  it('runs on the first shard, which logs why once, and still delivers every entry', async () => {
+    const loki = await startFakeLoki();
+    const config = MULTILINE(loki.url).replace(
+      'stage.multiline {',
+      'stage.limit {\n    rate  = 100000\n    burst = 100000\n  }\n  stage.multiline {',
+    );
+    const run = await runConfig(config, ['--shards', '2'], [API]);
+    try {
+      for (const from of [0, 10]) expect((await push(run.apiUrls.get(API)!, blockStreams(from))).status).toBe(204);
+      await waitFor(() => loki.lines().length === 18, 'the closed blocks');
+    } finally {
+      expect(await run.stop()).toBe(0);
+      await loki.close();
+    }
+    expect(loki.lines()).toHaveLength(24);
+    expect(
+      run
+        .stderr()
+        .split('\n')
+        .filter((line) => line.includes('stages run on one thread')),
+    ).toEqual([
+      'level=info msg="stages run on one thread" component="logs.process.blocks" reason="stage.limit without by_label_name keeps one rate for all entries"',
+    ]);
+  }, 90_000);
+});
