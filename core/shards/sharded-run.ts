@@ -11,8 +11,7 @@
  * checked exactly as they are in place, so a config is refused with the same errors, but running
  * nothing. Only logs.source.api sources are sharded so far (`shardedDefinition` refuses the rest).
  */
-import { Worker } from 'node:worker_threads';
-import { MessageChannel, type MessagePort } from 'node:worker_threads';
+import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
 import { ConfigError } from '../../lib/config/errors.js';
 import { linearTimeFallbackEnabled } from '../../lib/regex/linear-time.js';
 import type { Log } from '../../lib/log.js';
