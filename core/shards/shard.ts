@@ -92,7 +92,7 @@ export async function serveShard(port: MessagePort, setup: ShardSetup): Promise<
 }
 
 /** This shard's peers: the components served here, and the ports to the other shards. */
-class ShardPorts implements ShardPeers {
+export class ShardPorts implements ShardPeers {
   readonly index: number;
   readonly count: number;
   private readonly entries = new Map<string, Deliver>();

@@ -1,0 +1,90 @@
+import { MessageChannel } from 'node:worker_threads';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Entry } from '../../../core/entry.js';
+import { RetryLaterError } from '../../../core/receiver.js';
+import type { ShardSetup } from '../../../core/shards/shard-messages.js';
+import { ShardPorts } from '../../../core/shards/shard.js';
+
+const channels: MessageChannel[] = [];
+afterEach(() => {
+  for (const channel of channels.splice(0)) {
+    channel.port1.close();
+    channel.port2.close();
+  }
+});
+
+/** Two shards' peers joined by one channel, as the main thread joins them. */
+function pair(): [ShardPorts, ShardPorts] {
+  const channel = new MessageChannel();
+  channels.push(channel);
+  const setup = (index: number): ShardSetup => ({
+    index,
+    count: 2,
+    configText: '',
+    configFile: 'x.alloy',
+    stageRegistrars: [],
+    componentRegistrars: [],
+    stageModules: [],
+    linearTimeRegex: false,
+    peers: index === 0 ? [undefined, channel.port1] : [channel.port2, undefined],
+  });
+  return [new ShardPorts(setup(0)), new ShardPorts(setup(1))];
+}
+
+const entry = (app: string, line: string): Entry => ({
+  labels: { app },
+  line,
+  timestamp: 1_700_000_000_000_000_000n,
+  structuredMetadata: [{ name: 'trace_id', value: 't1' }],
+  extracted: {},
+});
+
+describe('the ports between shards', () => {
+  it('deliver entries to the component on the owning shard, in the order they were sent, and resolve once it took them', async () => {
+    const [a, b] = pair();
+    const taken: string[] = [];
+    b.serveEntries('logs.process.p', async (entries) => {
+      taken.push(...entries.map((e) => `${e.labels.app} ${e.line} ${e.structuredMetadata[0]!.value} ${e.timestamp}`));
+    });
+    await Promise.all([
+      a.deliver(1, 'logs.process.p', [entry('x', 'one'), entry('y', 'two')]),
+      a.deliver(1, 'logs.process.p', [entry('x', 'three')]),
+    ]);
+    expect(taken).toEqual(['x one t1 1700000000000000000', 'y two t1 1700000000000000000', 'x three t1 1700000000000000000']);
+  });
+
+  it('hand a shard its own part without crossing', async () => {
+    const [a] = pair();
+    let taken: Entry[] = [];
+    a.serveEntries('logs.process.p', async (entries) => {
+      taken = entries;
+    });
+    const own = [entry('x', 'one')];
+    await a.deliver(0, 'logs.process.p', own);
+    expect(taken).toBe(own);
+  });
+
+  it('bring back a push-back as a RetryLaterError with its text, and any other failure as an error', async () => {
+    const [a, b] = pair();
+    b.serveEntries('logs.write.full', () => Promise.reject(new RetryLaterError('the write-ahead log is full')));
+    b.serveEntries('logs.write.broken', () => Promise.reject(new Error('it broke')));
+    const full = a.deliver(1, 'logs.write.full', [entry('x', 'one')]);
+    await expect(full).rejects.toBeInstanceOf(RetryLaterError);
+    await expect(full).rejects.toThrow('the write-ahead log is full');
+    const broken = a.deliver(1, 'logs.write.broken', [entry('x', 'one')]);
+    await expect(broken).rejects.not.toBeInstanceOf(RetryLaterError);
+    await expect(broken).rejects.toThrow('it broke');
+    await expect(a.deliver(1, 'logs.process.gone', [entry('x', 'one')])).rejects.toThrow('logs.process.gone takes no entries on shard 1');
+  });
+
+  it('answer a body for a source that stopped taking them 503, as a stopping source does', async () => {
+    const [a] = pair();
+    const undo = a.serveBodies('logs.source.api.in', async () => ({ entries: 3 }));
+    expect(await a.takeBody('logs.source.api.in', new Uint8Array(1), {})).toEqual({ entries: 3 });
+    undo();
+    expect(await a.takeBody('logs.source.api.in', new Uint8Array(1), {})).toEqual({
+      entries: 0,
+      error: { status: 503, reason: 'shutting_down', message: 'the server is shutting down' },
+    });
+  });
+});
