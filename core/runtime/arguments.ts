@@ -1,4 +1,5 @@
 import { isCapsule } from '../../lib/config/evaluate.js';
+import type { BlockSpec } from '../../lib/config/schema.js';
 import { formatGoDuration } from '../../lib/go/duration.js';
 import { isSecretHeader, REDACTED, redactText, urlCredentials } from '../../lib/redact.js';
 
@@ -50,6 +51,31 @@ function show(value: unknown, secrets: readonly string[], depth: number, name = 
   const out: Record<string, unknown> = {};
   for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
     out[key] = show(v, secrets, depth + 1, key);
+  }
+  return out;
+}
+
+/**
+ * A component's decoded values with the durations its schema decodes to milliseconds
+ * (`t.durationMs`) turned back into nanoseconds, the form every other duration has, so the run
+ * server's page shows them as Go durations (`10s`) rather than bare numbers.
+ */
+export function durationsAsNanoseconds(spec: BlockSpec, values: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...values };
+  for (const [name, field] of Object.entries(spec.fields)) {
+    const v = out[name];
+    if (field.kind.type === 'duration' && field.kind.unit === 'ms' && typeof v === 'number' && Number.isFinite(v))
+      out[name] = BigInt(Math.round(v * 1e6));
+  }
+  for (const [name, nested] of Object.entries(spec.blocks ?? {})) {
+    const key = nested.key ?? name;
+    const v = out[key];
+    const each = (block: unknown) =>
+      block !== null && typeof block === 'object' && !Array.isArray(block)
+        ? durationsAsNanoseconds(nested, block as Record<string, unknown>)
+        : block;
+    if (Array.isArray(v)) out[key] = v.map(each);
+    else if (v !== undefined) out[key] = each(v);
   }
   return out;
 }

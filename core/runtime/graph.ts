@@ -6,6 +6,7 @@ import { ConfigError, ConfigErrors, configErrorsOf } from '../../lib/config/erro
 import { componentRegistry } from '../metrics.js';
 import { blockTitle } from '../../lib/config/schema.js';
 import { STAGE_IMPORT_BLOCK } from '../stage-modules.js';
+import { durationsAsNanoseconds } from './arguments.js';
 import {
   componentDefinition,
   componentDefinitions,
@@ -202,7 +203,7 @@ export class ComponentGraph {
   /** The components it references and its last decoded arguments, as written (not redacted). */
   details(id: string): { references: string[]; values: Record<string, unknown> } | undefined {
     const node = this.nodes.get(id);
-    return node && { references: [...node.deps].sort(), values: node.values ?? {} };
+    return node && { references: [...node.deps].sort(), values: durationsAsNanoseconds(node.def, node.values ?? {}) };
   }
 
   /**

@@ -103,6 +103,32 @@ describe('/api/v0/components', () => {
     expect(component!.arguments.url).toBe('nats://xxxxx@127.0.0.1:1,nats://natsUser:xxxxx@127.0.0.1:2');
   });
 
+  it('shows durations as Go durations, those decoded to milliseconds included', async () => {
+    const registry = new Registry();
+    const graph = new ComponentGraph((id) => ({ id, clock: systemClock(), registry, stdout: new PassThrough(), log: () => {} }));
+    graph.load(
+      `logs.write "out" {
+  endpoint {
+    url                = "http://127.0.0.1:1/loki/api/v1/push"
+    remote_timeout     = "2500ms"
+    min_backoff_period = "1m30s"
+  }
+}
+`,
+      'durations.alloy',
+    );
+    const server = await serve(graph);
+    const { body } = await get(server.url, '/api/v0/components', '127.0.0.1');
+    const [component] = JSON.parse(body) as Array<{ arguments: { endpoint: Array<Record<string, unknown>> } }>;
+    const { remote_timeout, min_backoff_period, max_backoff_period, batch_wait } = component!.arguments.endpoint[0]!;
+    expect({ remote_timeout, min_backoff_period, max_backoff_period, batch_wait }).toEqual({
+      remote_timeout: '2.5s',
+      min_backoff_period: '1m30s',
+      max_backoff_period: '5m0s',
+      batch_wait: '1s',
+    });
+  });
+
   it('hides URL credentials, and secrets of the arguments, quoted in a health message', async () => {
     const registry = new Registry();
     const graph = new ComponentGraph((id) => ({ id, clock: systemClock(), registry, stdout: new PassThrough(), log: () => {} }));
