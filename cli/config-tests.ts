@@ -146,6 +146,7 @@ const TEST_FILE_WORDING: DecodeWording = {
     MILLISECONDS.includes(at)
       ? notMilliseconds(at)
       : `"${at}" must be ${described(kind)}, got ${isCapsule(value) ? 'capsule' : typeOf(value)}`,
+  repeated: (name) => `attribute "${name}" may only be set once`,
 };
 
 function described(kind: FieldType): string {
@@ -209,7 +210,7 @@ export async function readTestFile(file: string, text: string, cache: ConfigCach
   const names = new Map<string, Position>();
   for (const block of blocks) {
     const path = [blockTitle(block)];
-    const { values, decoded } = decodeIn(reading, block, TEST_SPEC, path);
+    const { values, decoded } = decodeIn(reading, withBareStageLists(reading, block, path), TEST_SPEC, path);
     const written = (name: string) => decoded.positions.has(name);
     const name = written('name') ? values.name : block.label;
     if (name === undefined) {
@@ -272,6 +273,24 @@ export async function readTestFile(file: string, text: string, cache: ConfigCach
   const cases = await Promise.all(pending);
   if (errors.length > 0) throw new ConfigErrors(inFileOrder(file, dedupe(errors)));
   return cases.filter((c) => c !== undefined);
+}
+
+/**
+ * A test block with its `pipeline` blocks reduced to their stage blocks, as the schema decodes
+ * them: a label on `pipeline` is allowed (and ignored), and an attribute in it is reported in this
+ * format's words, since a pipeline holds only stages.
+ */
+function withBareStageLists(reading: Reading, block: Block, path: readonly string[]): Block {
+  const body = block.body.map((stmt) => {
+    if (stmt.kind !== 'block' || stmt.name !== 'pipeline') return stmt;
+    for (const inner of stmt.body)
+      if (inner.kind === 'attribute')
+        reading.errors.push(
+          new ConfigError(`unexpected attribute "${inner.name}"; a pipeline holds stage blocks`, inner.pos, [...path, 'pipeline']),
+        );
+    return { ...stmt, label: undefined, body: stmt.body.filter((inner) => inner.kind === 'block') };
+  });
+  return { ...block, body };
 }
 
 /** A block decoded in a test file, its errors kept with the file's. */

@@ -322,6 +322,8 @@ export interface DecodeWording {
    * value (`labels.app`, `targets[0]`). By default `attribute "labels": expected string, got number`.
    */
   readonly mistyped?: (at: string, kind: FieldType, value: ConfigValue) => string;
+  /** The error for an attribute written twice. By default `attribute "name" may only be provided once`. */
+  readonly repeated?: (name: string) => string;
 }
 
 export interface DecodeOptions {
@@ -394,7 +396,12 @@ export function decodeBlock(
           stmt.pos,
           path,
         );
-      if (positions.has(stmt.name)) throw new ConfigError(`attribute "${stmt.name}" may only be provided once`, stmt.pos, path);
+      if (positions.has(stmt.name))
+        throw new ConfigError(
+          options.wording?.repeated?.(stmt.name) ?? `attribute "${stmt.name}" may only be provided once`,
+          stmt.pos,
+          path,
+        );
       positions.set(stmt.name, stmt.pos);
       valueExprs.set(stmt.name, stmt.value);
       if (scope.unresolved?.(stmt.value)) {

@@ -337,7 +337,7 @@ stage.json { }
     });
   });
 
-  it('reports every problem of each block, a value of the wrong type named by its place inside the value', async () => {
+  it('reports every problem of each block, a value of the wrong type named by its place inside the value; a pipeline may have a label', async () => {
     const tests = file(
       'values.test.alloy',
       `now = 5
@@ -385,8 +385,8 @@ test "b" {
       stdout: '',
       stderr: [
         `${tests}:1:7: "now" must be a string, got number`,
-        `${tests}:8:5: test "a" > pipeline: unrecognized attribute name "foo"`,
-        `${tests}:12:5: test "a" > input: attribute "line" may only be provided once`,
+        `${tests}:8:5: test "a" > pipeline: unexpected attribute "foo"; a pipeline holds stage blocks`,
+        `${tests}:12:5: test "a" > input: attribute "line" may only be set once`,
         `${tests}:13:14: test "a" > input: "labels.app" must be a string, got number`,
         `${tests}:17:18: test "a" > input: "arrival_ms" must be a non-negative number of milliseconds`,
         `${tests}:18:18: test "a" > input: "extracted" must be an object, got array`,
@@ -395,7 +395,6 @@ test "b" {
         `${tests}:26:27: test "a" > expect: "structured_metadata.k" must be a string, got bool`,
         `${tests}:30:13: test "a" > expect_metric: "value" must be a number, got string`,
         `${tests}:32:22: test "a": "expect_no_output" must be a bool, got string`,
-        `${tests}:36:3: test "b": block "pipeline" does not support specifying labels`,
         '',
       ].join('\n'),
     });
