@@ -11,6 +11,7 @@ import { InputClock } from '../input-time.js';
 import { type Entry, type Labels, seedLabels } from '../entry.js';
 import { buildPipeline } from '../pipeline.js';
 import { addMetricsSource } from '../metrics.js';
+import { LabelSets } from '../threads/entry-batch-codec.js';
 import { PartitionedPipeline } from '../threads/partitioned-pipeline.js';
 import { partitioner, planPartitions, type PartitionPlan } from '../threads/partitioning.js';
 import { loadStageList } from '../process.js';
@@ -111,7 +112,10 @@ export class LogsProcessor implements LogsReceiver {
   private async sendToOwners(entries: readonly Entry[], shardOf: (labels: Labels) => number): Promise<void> {
     const shard = this.ctx.shard!;
     const parts: Entry[][] = Array.from({ length: shard.count }, () => []);
-    for (const entry of entries) parts[shardOf(entry.labels)]!.push(entry);
+    // Each distinct label set is hashed once: a batch holds few streams, its entries in runs.
+    const sets = new LabelSets();
+    const shardOfSet: number[] = [];
+    for (const entry of entries) parts[(shardOfSet[sets.indexOf(entry.labels)] ??= shardOf(entry.labels))]!.push(entry);
     await Promise.all(parts.map((part, index) => (part.length === 0 ? undefined : shard.deliver(index, this.ctx.id, part))));
   }
 
