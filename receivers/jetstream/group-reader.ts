@@ -82,8 +82,11 @@ export class JetStreamGroupReader {
   private layout: Layout | undefined;
   private keeper: LeaseKeeper | undefined;
   private readonly readers = new Map<number, PartitionReader>();
-  /** Readers whose session ended, by partition: read again from the floor once the lease allows. */
-  private readonly toReadAgain = new Map<number, PartitionReader>();
+  /**
+   * Readers whose session ended or is ending, by partition: the partition is read again from its
+   * floor once the session has ended (`ended`) and the lease allows.
+   */
+  private readonly toReadAgain = new Map<number, { reader: PartitionReader; ended: boolean }>();
   /**
    * Per partition, until it settles: the batches of a session that ended without handing
    * everything on (lost lease, refused batch, drain given up) are still in the pipeline.
@@ -274,7 +277,7 @@ export class JetStreamGroupReader {
   private endSession(partition: number, reader: PartitionReader): void {
     reader.abandon();
     this.keepLeftovers(partition, reader);
-    this.toReadAgain.set(partition, reader);
+    this.toReadAgain.set(partition, { reader, ended: true });
   }
 
   /**
@@ -284,7 +287,8 @@ export class JetStreamGroupReader {
    * or released meanwhile ends it here.
    */
   private readAgain(partition: number, reader: PartitionReader): void {
-    if (this.toReadAgain.get(partition) !== reader) return;
+    const pending = this.toReadAgain.get(partition);
+    if (pending?.reader !== reader || !pending.ended) return;
     const token = this.keeper?.tokenOf(partition);
     if (this.stopped || this.readers.get(partition) !== reader || token === undefined) {
       this.toReadAgain.delete(partition);
@@ -300,21 +304,32 @@ export class JetStreamGroupReader {
 
   /** A lease was renewed: its reader goes on, or one whose session ended starts again. */
   private renewed(partition: number): void {
-    const ended = this.toReadAgain.get(partition);
-    if (ended) this.readAgain(partition, ended);
+    const pending = this.toReadAgain.get(partition);
+    if (pending) this.readAgain(partition, pending.reader);
     else this.readers.get(partition)?.resume();
   }
 
   /**
    * The connection came up again. What the old one carried last may be lost: renewals (the keeper
    * fences the leases until one over the new connection succeeds), acknowledgements, and messages
-   * the server delivered into it, which a session would take for redeliveries when they come again
-   * after their ack_wait and drop. So every session ends, and each partition is read again from its
-   * acknowledgement floor once its lease is confirmed: what was in flight comes again.
+   * the server delivered into it, which a session going on would take for redeliveries when they
+   * come again after their ack_wait, and drop. So every session ends: it takes nothing more, and
+   * acknowledges what it forwarded once the lease is confirmed (each acknowledgement covers those
+   * before it, lost ones among them, and none covers a message lost after the last one it
+   * received). Then each partition is read again from its acknowledgement floor.
    */
   private reconnected(): void {
     this.keeper?.reconnected();
-    for (const [partition, reader] of this.readers) if (!this.toReadAgain.has(partition)) this.endSession(partition, reader);
+    for (const [partition, reader] of this.readers) {
+      if (this.toReadAgain.has(partition)) continue;
+      const pending = { reader, ended: false };
+      this.toReadAgain.set(partition, pending);
+      void reader.drain().then(() => {
+        pending.ended = true;
+        this.keepLeftovers(partition, reader);
+        this.readAgain(partition, reader);
+      });
+    }
   }
 
   private async drainReader(partition: number): Promise<void> {

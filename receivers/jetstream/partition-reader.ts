@@ -1,6 +1,7 @@
 /**
  * Reads one partition for as long as this instance holds its lease, through a durable pull
- * consumer filtered to `<prefix>.<partition>` with explicit acknowledgements. The consumer belongs
+ * consumer filtered to `<prefix>.<partition>` whose acknowledgements each cover every message
+ * before (ack policy "all": they go out in stream order). The consumer belongs
  * to one lease grant: it is named `<group>-<partition>-<token>`, the token being the revision of
  * the lease key when it was taken (revisions only grow, so a later owner has a larger token).
  *
@@ -40,12 +41,13 @@
  * JetStream delivers those messages again to the next owner.
  *
  * A session lives on one connection. The client drops what it sends while disconnected
- * (acknowledgements among it: they leave holes under the acknowledgement floor), and what the
- * server delivered into a connection that went down is lost, so the consumer delivers later
- * messages while those wait as pending for their ack_wait; delivered again then, they were taken
- * for redeliveries of messages already forwarded (their sequence is below the highest forwarded)
- * and dropped. So the group reader ends every session when the connection comes back and starts
- * the partition again from the floor (group-reader.ts): what was in flight is read again.
+ * (acknowledgements among it), and what the server delivered into a connection that went down is
+ * lost, so the consumer goes on with later messages while those wait as pending for their
+ * ack_wait; delivered again then, they were taken for redeliveries of messages already forwarded
+ * (their sequence is below the highest forwarded) and dropped. So the group reader ends every
+ * session when the connection comes back (group-reader.ts): `drain()` takes nothing more and
+ * acknowledges what was forwarded; an acknowledgement covers the ones before it that were dropped,
+ * and none covers a message after the last one received. The next session starts at the floor.
  *
  * A message that does not decode, or declares more than `maxEntriesPerMessage` entries, is
  * counted with its reason, logged and terminated (before any of its entries is forwarded), so it
@@ -254,7 +256,7 @@ export class PartitionReader {
       durable_name: durable,
       description: this.description(token),
       filter_subject: subject,
-      ack_policy: AckPolicy.Explicit,
+      ack_policy: AckPolicy.All,
       deliver_policy: DeliverPolicy.StartSequence,
       opt_start_seq: startSeq,
       max_ack_pending: maxInFlight,
