@@ -313,16 +313,17 @@ describe.skipIf(natsServer.skip || !RUN)(
       // read again.
       const inFlightAtRestart = (d: Outcome['duplicates'][number]) =>
         d.block.n < RESTART_ROUND && d.first >= restart.from - ACK_DELAY_MS - 500 && d.first <= restart.to + MAX_WAIT_MS + 1000;
-      const explained = (d: Outcome['duplicates'][number]) =>
-        kills.some((k) => k.partitions.includes(partitionOfStream(d.block.stream)) && d.first <= k.at + ACK_DELAY_MS && d.again >= k.at) ||
-        (inFlightAtRestart(d) && d.again >= restart.from);
+      const inFlightAtKill = (d: Outcome['duplicates'][number]) =>
+        kills.some((k) => k.partitions.includes(partitionOfStream(d.block.stream)) && d.first <= k.at + ACK_DELAY_MS && d.again >= k.at);
+      const explained = (d: Outcome['duplicates'][number]) => inFlightAtKill(d) || (inFlightAtRestart(d) && d.again >= restart.from);
       const survivors = processors.slice(2);
       const survivorScrapes = await Promise.all(survivors.map(scrape));
       const lost = survivorScrapes.map((s) => metricSum(s, 'logs_source_jetstream_partition_changes_total', 'change="lost"'));
       console.log(
         `jetstream chaos: ${blocks.length} blocks, lease_ttl ${LEASE_TTL_MS} ms; ${outcome.duplicates.length} delivered twice ` +
           `(${outcome.duplicates.filter((d) => d.again >= restart.from).length} after the restart began, ` +
-          `${outcome.duplicates.filter((d) => d.block.n >= RESTART_ROUND).length} written after it); ` +
+          `${outcome.duplicates.filter((d) => d.block.n >= RESTART_ROUND).length} written after it, ` +
+          `${outcome.duplicates.filter((d) => !inFlightAtKill(d)).length} not on a killed instance's partition in flight at the kill); ` +
           `server down ${restart.to - restart.from} ms; leases lost by the survivors ${lost.join(', ')}; ` +
           `${await storedMessages(env.nats.url)} messages stored; ` +
           `longest event-loop stalls ${processors.map(loopDelay).join(', ')} ms`,
