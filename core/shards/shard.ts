@@ -27,7 +27,12 @@ type TakeBody = (body: Uint8Array, request: BodyRequest) => Promise<BodyAnswer>;
 
 export async function serveShard(port: MessagePort, setup: ShardSetup): Promise<void> {
   const post = (message: FromShard, transfer: ArrayBuffer[] = []) => port.postMessage(message, transfer);
-  const log: Log = (level, message, fields) => post({ kind: 'log', level, message, ...(fields ? { fields: cloneable(fields) } : {}) });
+  // Debug records cross only when the run logs them (stages log one per failing entry).
+  const debug = Boolean(process.env.RIVULET_DEBUG);
+  const log: Log = (level, message, fields) => {
+    if (level === 'debug' && !debug) return;
+    post({ kind: 'log', level, message, ...(fields ? { fields: cloneable(fields) } : {}) });
+  };
   const stdout = new Writable({
     write(chunk: Buffer | string, _encoding, done) {
       post({ kind: 'stdout', text: chunk.toString() });
