@@ -553,6 +553,9 @@ function fieldPosition(err: FieldError, block: Block, decoded: DecodedBlock | un
   return positionInLiteral(value, err.place.offset) ?? value.pos;
 }
 
+/** Errors of values given in code that are not of their field's type (an unparsable duration, a value outside `oneOf`). */
+const unreadable = new WeakSet<ConfigError>();
+
 /** Applies a spec's defaults to a programmatic config object and checks required fields. */
 export function applyDefaults(
   spec: BlockSpec,
@@ -568,9 +571,21 @@ export function applyDefaults(
       if (field.default !== undefined) out[name] = defaultValue(field);
     } else {
       // The texts a config's decoding gives for the same value, without a position.
+      let given: unknown;
       try {
-        const given = field.kind.type === 'duration' && typeof out[name] === 'string' ? parseGoDuration(out[name] as string) : out[name];
+        given = field.kind.type === 'duration' && typeof out[name] === 'string' ? parseGoDuration(out[name] as string) : out[name];
         if (field.oneOf && !field.oneOf.includes(given as string)) throw new Error(notOneOf(given, field.oneOf));
+      } catch (err) {
+        // Not a value of the field's type at all, as a config's decoding finds before any check:
+        // kept apart, so no check runs on a stand-in and reports a second, made-up problem.
+        const error = new ConfigError(`attribute "${name}": ${(err as Error).message}`, undefined, path);
+        if (!valueErrors) throw error;
+        unreadable.add(error);
+        valueErrors.push(error);
+        out[name] = standIn(field);
+        continue;
+      }
+      try {
         out[name] = refineValue(given, field);
       } catch (err) {
         const reason = err instanceof ConfigError ? attributeReason(name, err) : `attribute "${name}": ${(err as Error).message}`;
@@ -619,7 +634,7 @@ export function decodeOptions<S extends BlockSpec>(
 ): BlockValues<S> {
   const errors: ConfigError[] = deferred ?? [];
   const values = applyDefaults(spec, { ...options } as Record<string, unknown>, path, errors);
-  if (!deferred && errors.length > 0) throw new ConfigErrors(errors);
+  if (errors.length > 0 && (!deferred || errors.some((e) => unreadable.has(e)))) throw new ConfigErrors(errors);
   return values as BlockValues<S>;
 }
 

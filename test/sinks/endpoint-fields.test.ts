@@ -6,7 +6,7 @@ import type { Block } from '../../lib/config/ast.js';
 import { ConfigErrors } from '../../lib/config/errors.js';
 import { parseConfig } from '../../lib/config/parser.js';
 import { endpointUrl, retrySettingsOf, sendsUrlCredentials } from '../../sinks/endpoint-fields.js';
-import { logsWriteComponent } from '../../sinks/logs-write.js';
+import { logsWriteComponent, lokiWrite } from '../../sinks/logs-write.js';
 import { profilesWriteComponent } from '../../sinks/profiles-write.js';
 
 const HOUR_MS = 3_600_000;
@@ -137,5 +137,28 @@ describe('endpoint URL', () => {
     expect(sendsUrlCredentials(true, {})).toBe(false);
     expect(sendsUrlCredentials(false, { authorization: 'Custom x' })).toBe(false);
     expect(sendsUrlCredentials(false, { AUTHORIZATION: 'Custom x' })).toBe(false);
+  });
+});
+
+describe('endpoint options given in code', () => {
+  const url = 'http://127.0.0.1:1/loki/api/v1/push';
+  const messageOf = (options: object) => {
+    try {
+      lokiWrite({ endpoint: [{ url, ...options }] } as never);
+      return 'accepted';
+    } catch (err) {
+      return (err as Error).message;
+    }
+  };
+
+  it('reports a value that is not of its type alone, not the checks a stand-in for it would fail', () => {
+    expect(messageOf({ remote_timeout: 'soon' })).toBe('logs.write > endpoint: attribute "remote_timeout": time: invalid duration "soon"');
+    expect(messageOf({ remote_timeout: '0s' })).toBe('logs.write > endpoint: remote_timeout must be greater than 0');
+    expect(messageOf({ min_backoff_period: 'x', batch_size: 'lots' })).toBe(
+      [
+        'logs.write > endpoint: attribute "batch_size": units: invalid lots',
+        'logs.write > endpoint: attribute "min_backoff_period": time: invalid duration "x"',
+      ].join('\n'),
+    );
   });
 });
