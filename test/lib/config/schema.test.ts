@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { Block } from '../../../lib/config/ast.js';
-import { type ConfigError, ConfigErrors } from '../../../lib/config/errors.js';
+import type { ConfigError } from '../../../lib/config/errors.js';
 import type { EvalScope } from '../../../lib/config/evaluate.js';
 import { parseConfig } from '../../../lib/config/parser.js';
+import { errorsOf } from '../../support/graph-harness.js';
 import {
   type BlockSpec,
   decodeBlock,
@@ -19,17 +20,6 @@ const scope: EvalScope = { env: () => undefined, resolve: () => undefined };
 /** The first block of `text`, as `s.alloy`. */
 function blockOf(text: string): Block {
   return parseConfig(text, 's.alloy').body[0] as Block;
-}
-
-/** The messages of the errors `run` throws, or none. */
-function errorsOf(run: () => unknown): string[] {
-  try {
-    run();
-  } catch (err) {
-    if (err instanceof ConfigErrors) return err.errors.map((e) => e.message);
-    throw err;
-  }
-  return [];
 }
 
 describe('a duration field in milliseconds with a minimum', () => {

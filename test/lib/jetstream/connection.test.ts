@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Block } from '../../../lib/config/ast.js';
-import { ConfigErrors } from '../../../lib/config/errors.js';
 import { parseConfig } from '../../../lib/config/parser.js';
+import { errorsOf } from '../../support/graph-harness.js';
 import { decodeBlock } from '../../../lib/config/schema.js';
 import {
   natsConnectionFields,
@@ -19,17 +19,6 @@ function connectionOf(text: string) {
   const block = parseConfig(text, 'c.alloy').body[0] as Block;
   const { values } = decodeBlock(block, spec, { env: () => undefined, resolve: () => undefined }, path);
   return resolveNatsConnection(values as NatsConnectionValues, 'nats.client.c', block, path);
-}
-
-/** The messages of the config errors `run` throws. */
-function errorsOf(run: () => unknown): string[] {
-  try {
-    run();
-  } catch (err) {
-    if (err instanceof ConfigErrors) return err.errors.map((e) => e.message);
-    throw err;
-  }
-  throw new Error('nothing was thrown');
 }
 
 describe('resolveNatsConnection', () => {
