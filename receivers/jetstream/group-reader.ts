@@ -255,6 +255,7 @@ export class JetStreamGroupReader {
       ...(this.leftovers.has(partition) ? { after: this.afterLeftovers(partition) } : {}),
       holds: () => this.keeper?.holds(partition, token) === true,
       failed: (error) => this.restartReader(partition, reader, error),
+      ackAgain: async (reply) => void (await this.link.connection()?.request(reply, '+ACK', { timeout: 5000 })),
       metrics: this.metrics,
       labels: this.labels,
       log: this.ctx.log,
@@ -305,7 +306,9 @@ export class JetStreamGroupReader {
   /** A lease was renewed: its reader goes on, or one whose session ended starts again. */
   private renewed(partition: number): void {
     const pending = this.toReadAgain.get(partition);
-    if (pending) this.readAgain(partition, pending.reader);
+    // A session still ending goes on acknowledging what it forwarded.
+    if (pending?.ended === false) pending.reader.resume();
+    else if (pending) this.readAgain(partition, pending.reader);
     else this.readers.get(partition)?.resume();
   }
 
@@ -314,9 +317,10 @@ export class JetStreamGroupReader {
    * fences the leases until one over the new connection succeeds), acknowledgements, and messages
    * the server delivered into it, which a session going on would take for redeliveries when they
    * come again after their ack_wait, and drop. So every session ends: it takes nothing more, and
-   * acknowledges what it forwarded once the lease is confirmed (each acknowledgement covers those
-   * before it, lost ones among them, and none covers a message lost after the last one it
-   * received). Then each partition is read again from its acknowledgement floor.
+   * once the lease is confirmed acknowledges what it forwarded and repeats its last
+   * acknowledgement (each covers those before it, dropped ones among them, and none covers a
+   * message lost after the last one it received). Then each partition is read again from its
+   * acknowledgement floor.
    */
   private reconnected(): void {
     this.keeper?.reconnected();
@@ -324,7 +328,7 @@ export class JetStreamGroupReader {
       if (this.toReadAgain.has(partition)) continue;
       const pending = { reader, ended: false };
       this.toReadAgain.set(partition, pending);
-      void reader.drain().then(() => {
+      void reader.endAfterReconnect().then(() => {
         pending.ended = true;
         this.keepLeftovers(partition, reader);
         this.readAgain(partition, reader);

@@ -45,9 +45,10 @@
  * lost, so the consumer goes on with later messages while those wait as pending for their
  * ack_wait; delivered again then, they were taken for redeliveries of messages already forwarded
  * (their sequence is below the highest forwarded) and dropped. So the group reader ends every
- * session when the connection comes back (group-reader.ts): `drain()` takes nothing more and
- * acknowledges what was forwarded; an acknowledgement covers the ones before it that were dropped,
- * and none covers a message after the last one received. The next session starts at the floor.
+ * session when the connection comes back (group-reader.ts): `endAfterReconnect()` takes nothing
+ * more, acknowledges what was forwarded and sends its last acknowledgement again; an
+ * acknowledgement covers the ones before it that were dropped, and none covers a message after the
+ * last one received. The next session starts at the floor.
  *
  * A message that does not decode, or declares more than `maxEntriesPerMessage` entries, is
  * counted with its reason, logged and terminated (before any of its entries is forwarded), so it
@@ -155,6 +156,11 @@ export interface PartitionReaderOptions {
   readonly holds: () => boolean;
   /** The reader stopped on its own (a receiver refused a batch, the consumer failed). */
   readonly failed: (error: string) => void;
+  /**
+   * Sends an acknowledgement again, confirmed, to a message's reply subject (the client's JsMsg
+   * sends one only once). Without it `endAfterReconnect()` does not repeat the last one.
+   */
+  readonly ackAgain?: (reply: string) => Promise<void>;
   readonly metrics: JetStreamSourceMetrics;
   readonly labels: { component_id: string };
   readonly log: Log;
@@ -211,6 +217,10 @@ export class PartitionReader {
   private highestSeen = 0;
   /** Highest stream sequence acknowledged in this session. */
   private ackedThrough = 0;
+  /** The message acknowledged last: its acknowledgement covers every one before it. */
+  private lastAcked: JsMsg | undefined;
+  /** Set by abandon(): the session acknowledges nothing more. */
+  private abandoned = false;
   private ackTimer: { timer: NodeJS.Timeout; wake: () => void } | undefined;
   /** Whoever waits for the lease to be held again (see resume()). */
   private leaseWaiters: Array<() => void> = [];
@@ -411,8 +421,22 @@ export class PartitionReader {
     this.backlog.close();
   }
 
+  /**
+   * Ends the session after the connection came back: as a graceful `drain()`, then sends the last
+   * acknowledgement again once the lease is confirmed. The client dropped those it sent while
+   * disconnected; that one covers them (ack policy all).
+   */
+  async endAfterReconnect(): Promise<void> {
+    await this.drain();
+    const last = this.lastAcked;
+    while (last && !this.abandoned && !this.options.holds()) await new Promise<void>((resolve) => this.leaseWaiters.push(resolve));
+    const reply = (last as { reply?: string } | undefined)?.reply;
+    if (reply && !this.abandoned) await this.options.ackAgain?.(reply).catch(() => {});
+  }
+
   /** Stops at once, acknowledging nothing more (the lease is gone). */
   abandon(): void {
+    this.abandoned = true;
     this.state = 'stopped';
     this.handBack();
     this.handBackHeld.request();
@@ -700,6 +724,7 @@ export class PartitionReader {
           else message.ack();
         }
         this.ackedThrough = head.messages[last]!.seq;
+        this.lastAcked = head.messages[last];
         metrics.ackedMessages.inc(labels, head.messages.length - head.terminated.size);
       }
       this.inFlight.shift();
