@@ -48,9 +48,11 @@ export async function runCommand(argv: readonly string[], io: Io, signals: NodeJ
   const clock = systemClock();
   // Components hide the secrets they are given; URL credentials are hidden here once more, for
   // any URL a message or field quotes (a server list, an error naming an address).
-  const log = streamLog(io.stderr, { debug: Boolean(process.env.RIVULET_DEBUG), rewrite: redactUrlsIn });
+  const debug = Boolean(process.env.RIVULET_DEBUG);
+  const log = streamLog(io.stderr, { debug, rewrite: redactUrlsIn });
   const taps = new TapHub(registry);
-  const sharded = shards > 1 ? new ShardedRun({ shards, configText: initialText, configFile: file, log, stdout: io.stdout }) : undefined;
+  const sharded =
+    shards > 1 ? new ShardedRun({ shards, configText: initialText, configFile: file, log, stdout: io.stdout, debug }) : undefined;
   const graph = new ComponentGraph(
     (id) => ({
       id,
@@ -107,23 +109,29 @@ export async function runCommand(argv: readonly string[], io: Io, signals: NodeJ
     ui: `${server.url}/`,
   });
 
-  await new Promise<void>((resolve) => {
+  const shardFailure = await new Promise<Error | undefined>((resolve) => {
     const onHup = () => void reload();
-    const onStop = () => {
+    const onSignal = () => onStop(undefined);
+    const onStop = (failure: Error | undefined) => {
       signals.off('SIGHUP', onHup);
-      signals.off('SIGINT', onStop);
-      signals.off('SIGTERM', onStop);
-      resolve();
+      signals.off('SIGINT', onSignal);
+      signals.off('SIGTERM', onSignal);
+      resolve(failure);
     };
     signals.on('SIGHUP', onHup);
-    signals.on('SIGINT', onStop);
-    signals.on('SIGTERM', onStop);
+    signals.on('SIGINT', onSignal);
+    signals.on('SIGTERM', onSignal);
+    void sharded?.failed.then(onStop);
   });
-  log('info', 'shutting down');
+  log(
+    shardFailure ? 'error' : 'info',
+    'shutting down',
+    shardFailure ? { reason: 'a shard failed', error: shardFailure.message } : undefined,
+  );
   await graph.stop();
   await sharded?.stop(graph.componentIds());
   await server.close();
-  return 0;
+  return shardFailure ? 1 : 0;
 }
 
 /** Starts the shards of a loaded config; false, with their config errors printed, when a shard cannot build it. */

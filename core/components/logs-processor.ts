@@ -87,7 +87,9 @@ export class LogsProcessor implements LogsReceiver {
     private readonly onThreadsFailure: (err: Error) => void = () => {},
   ) {
     this.input = (ctx.pipelineThreads ?? 1) > 1 ? InputClock.shared(ctx.clock.scheduler) : new InputClock(ctx.clock.scheduler);
+    const shardOf = this.shardRouting(stages);
     this.running = this.startPipeline(stages, fingerprint);
+    this.shardOf = shardOf;
     // Other shards deliver here the entries whose streams this shard owns: they are this
     // shard's part already, and go straight into the stages.
     this.unserve = ctx.shard?.serveEntries(ctx.id, (entries) => this.sendBatch(entries, false));
@@ -99,8 +101,8 @@ export class LogsProcessor implements LogsReceiver {
   }
 
   send(entries: readonly Entry[], options?: SendOptions): Promise<void> {
-    if (this.shardOf) return this.sendToOwners(entries, this.shardOf);
     if (options?.backlog) this.input.follow(options.backlog);
+    if (this.shardOf) return this.sendToOwners(entries, this.shardOf);
     const untilSentOn = options?.untilSentOn === true;
     return this.sendBatch(entries, untilSentOn, untilSentOn ? options?.handBack : undefined);
   }
@@ -112,7 +114,8 @@ export class LogsProcessor implements LogsReceiver {
   private async sendToOwners(entries: readonly Entry[], shardOf: (labels: Labels) => number): Promise<void> {
     const shard = this.ctx.shard!;
     const parts: Entry[][] = Array.from({ length: shard.count }, () => []);
-    // Each distinct label set is hashed once: a batch holds few streams, its entries in runs.
+    // The owner is found once per distinct label set (a batch holds few streams, its entries in
+    // runs): the partitioner's key filter and hash run once a set, not once an entry.
     const sets = new LabelSets();
     const shardOfSet: number[] = [];
     for (const entry of entries) parts[(shardOfSet[sets.indexOf(entry.labels)] ??= shardOf(entry.labels))]!.push(entry);
@@ -124,7 +127,10 @@ export class LogsProcessor implements LogsReceiver {
    * the old one flush in the background.
    */
   replace(stages: readonly StageSpec[], fingerprint: string): void {
+    const shardOf = this.shardRouting(stages);
     const next = this.startPipeline(stages, fingerprint);
+    // Routed by the new list's plan only once it runs: a refused list leaves the old one, and its plan.
+    this.shardOf = shardOf;
     const stopping = this.stopPipeline(this.running);
     this.stopping.add(stopping);
     void stopping.finally(() => this.stopping.delete(stopping));
@@ -242,7 +248,6 @@ export class LogsProcessor implements LogsReceiver {
   }
 
   private startPipeline(stages: readonly StageSpec[], fingerprint: string): RunningPipeline {
-    this.shardOf = this.ctx.shard && this.ctx.shard.count > 1 ? this.shardPlan(stages, this.ctx.shard) : undefined;
     const threads = this.ctx.pipelineThreads ?? 1;
     if (threads > 1) {
       const plan = threadPlan(stages, fingerprint);
@@ -273,6 +278,11 @@ export class LogsProcessor implements LogsReceiver {
       complete: () => settle(),
     });
     return { kind: 'local', built, input, subscription, fingerprint, completed };
+  }
+
+  /** On a shard of a run with several: which shard owns an entry under `stages`; else undefined. */
+  private shardRouting(stages: readonly StageSpec[]): ((labels: Labels) => number) | undefined {
+    return this.ctx.shard && this.ctx.shard.count > 1 ? this.shardPlan(stages, this.ctx.shard) : undefined;
   }
 
   /**

@@ -21,6 +21,8 @@ export interface ShardSetup {
   /** Custom stage (and component) modules loaded on the main thread, as absolute files. */
   readonly stageModules: readonly string[];
   readonly linearTimeRegex: boolean;
+  /** Whether the run logs debug records: only then do they cross to the main thread. */
+  readonly debug: boolean;
   /** A port to each other shard, by its index; none at this shard's own. */
   readonly peers: readonly (MessagePort | undefined)[];
 }
@@ -39,6 +41,8 @@ export type FromShard =
   | { readonly kind: 'metrics'; readonly id: number; readonly families: MetricFamilies }
   | { readonly kind: 'reloaded'; readonly id: number; readonly errors: readonly string[] }
   | { readonly kind: 'stopped'; readonly id: number }
+  /** A question the shard could not answer (gathering its metrics, taking a body, reloading failed unexpectedly). */
+  | { readonly kind: 'refused'; readonly id: number; readonly error: string }
   | { readonly kind: 'log'; readonly level: LogLevel; readonly message: string; readonly fields?: Record<string, unknown> }
   | { readonly kind: 'stdout'; readonly text: string };
 

@@ -28,7 +28,8 @@ type TakeBody = (body: Uint8Array, request: BodyRequest) => Promise<BodyAnswer>;
 export async function serveShard(port: MessagePort, setup: ShardSetup): Promise<void> {
   const post = (message: FromShard, transfer: ArrayBuffer[] = []) => port.postMessage(message, transfer);
   // Debug records cross only when the run logs them (stages log one per failing entry).
-  const debug = Boolean(process.env.RIVULET_DEBUG);
+  const { debug } = setup;
+  const refuse = (id: number) => (err: unknown) => post({ kind: 'refused', id, error: String(err) });
   const log: Log = (level, message, fields) => {
     if (level === 'debug' && !debug) return;
     post({ kind: 'log', level, message, ...(fields ? { fields: cloneable(fields) } : {}) });
@@ -69,13 +70,13 @@ export async function serveShard(port: MessagePort, setup: ShardSetup): Promise<
       case 'body':
         void peers
           .takeBody(message.component, message.body, message.request)
-          .then((answer) => post({ kind: 'answer', id: message.id, answer }));
+          .then((answer) => post({ kind: 'answer', id: message.id, answer }), refuse(message.id));
         return;
       case 'metrics':
-        void gatheredFamilies(registry).then((families) => post({ kind: 'metrics', id: message.id, families }));
+        void gatheredFamilies(registry).then((families) => post({ kind: 'metrics', id: message.id, families }), refuse(message.id));
         return;
       case 'reload':
-        void reload(message.text).then((errors) => post({ kind: 'reloaded', id: message.id, errors }));
+        void reload(message.text).then((errors) => post({ kind: 'reloaded', id: message.id, errors }), refuse(message.id));
         return;
       case 'stop':
         void Promise.resolve(graph.component(message.component)?.stop())

@@ -84,6 +84,8 @@ export interface ShardedRunOptions {
   readonly log: Log;
   /** Where the shards' components print (logs.echo). */
   readonly stdout: NodeJS.WritableStream;
+  /** Whether the run logs debug records (the shards then send theirs). */
+  readonly debug?: boolean;
 }
 
 interface Pending<T> {
@@ -111,6 +113,12 @@ export class ShardedRun implements ShardFront {
   private threads: ShardThread[] = [];
   private nextId = 0;
   private failure: Error | undefined;
+  private settleFailed!: (error: Error) => void;
+  /**
+   * Settles with the error once a shard fails while running (a thread that ended or threw): the
+   * run then stops, as a process whose pipeline died would, rather than answer every push 500.
+   */
+  readonly failed = new Promise<Error>((resolve) => (this.settleFailed = resolve));
 
   constructor(private readonly options: ShardedRunOptions) {}
 
@@ -139,6 +147,7 @@ export class ShardedRun implements ShardFront {
         componentRegistrars: componentRegistrars(),
         stageModules: loadedStageModuleFiles(),
         linearTimeRegex: linearTimeFallbackEnabled(),
+        debug: this.options.debug ?? false,
         peers: Array.from({ length: count }, (_, i) => peers[i]),
       };
       const thread = new ShardThread(
@@ -177,6 +186,7 @@ export class ShardedRun implements ShardFront {
 
   /** Reloads every shard; the errors the shards found that `known` (the main thread's) does not hold. */
   async reload(text: string, known: readonly string[]): Promise<string[]> {
+    if (this.failure) return [`the shards have stopped: ${this.failure.message}`];
     const answers = await Promise.all(this.threads.map((thread) => this.ask<string[]>(thread, (id) => ({ kind: 'reload', id, text }))));
     const seen = new Set(known);
     const errors: string[] = [];
@@ -247,6 +257,7 @@ export class ShardedRun implements ShardFront {
         if (message.kind === 'answer') waiting?.resolve(message.answer);
         else if (message.kind === 'metrics') waiting?.resolve(message.families);
         else if (message.kind === 'reloaded') waiting?.resolve(message.errors);
+        else if (message.kind === 'refused') waiting?.reject(new Error(message.error));
         else waiting?.resolve(undefined);
       }
     }
@@ -255,6 +266,7 @@ export class ShardedRun implements ShardFront {
   private fail(error: Error): void {
     if (this.failure) return;
     this.failure = error;
+    this.settleFailed(error);
     this.options.log('error', 'a shard failed', { error: error.message });
     for (const thread of this.threads) {
       thread.ready?.reject(error);

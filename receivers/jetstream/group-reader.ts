@@ -328,11 +328,15 @@ export class JetStreamGroupReader {
       if (this.toReadAgain.has(partition)) continue;
       const pending = { reader, ended: false };
       this.toReadAgain.set(partition, pending);
-      void reader.endAfterReconnect().then(() => {
-        pending.ended = true;
-        this.keepLeftovers(partition, reader);
-        this.readAgain(partition, reader);
-      });
+      void reader.endAfterReconnect().then(
+        () => {
+          pending.ended = true;
+          this.keepLeftovers(partition, reader);
+          this.readAgain(partition, reader);
+        },
+        (err) =>
+          this.restartReader(partition, reader, `ending partition ${partition}'s reading after a reconnection failed: ${errorText(err)}`),
+      );
     }
   }
 

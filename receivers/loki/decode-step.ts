@@ -22,9 +22,7 @@ import { PushError, type DecodedPush, type RejectReason } from './decoded-push.j
 import { checksLabels, labelViolation, lineViolation, type IngestLimits } from './ingest-limits.js';
 import { PendingClaim, type Admission, type PendingBytes } from './pending.js';
 import { bodyFormat, decodeContentEncodingAsync, pushBodySteps, rawBodySteps } from './push-body.js';
-
-/** Seconds a client is asked to wait after a 429. */
-export const RETRY_AFTER_SECONDS = 1;
+import { RETRY_AFTER_SECONDS } from '../http/body.js';
 
 /** What the app reads from its component on every request, so updates apply at once. */
 export interface PushAppSettings {

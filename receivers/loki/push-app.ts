@@ -25,23 +25,14 @@ import type { InputBacklog } from '../../core/input-time.js';
 import type { SendOptions } from '../../core/receiver.js';
 import type { Entry } from '../../core/entry.js';
 import type { Log } from '../../lib/log.js';
+import { RETRY_AFTER_SECONDS } from '../http/body.js';
 import { goErrorResponses, httpError } from '../http/errors.js';
 import { PushError } from './decoded-push.js';
-import {
-  decodeStep,
-  queueFull,
-  refusal,
-  RETRY_AFTER_SECONDS,
-  type DecodeStep,
-  type PushAppSettings,
-  type PushHead,
-} from './decode-step.js';
+import { decodeStep, queueFull, refusal, type DecodeStep, type PushAppSettings, type PushHead } from './decode-step.js';
 import type { SourceApiMetrics } from './metrics.js';
 import { PendingClaim, type PendingBytes } from './pending.js';
 import { bodyFormat } from './push-body.js';
 import { readBodyCapped } from './read-body.js';
-
-export { RETRY_AFTER_SECONDS, type PushAppSettings } from './decode-step.js';
 
 export interface PushAppOptions {
   readonly componentId: string;

@@ -6,7 +6,7 @@
  * block gives them positions.
  */
 import { t, type FieldSpec, type FieldsValues } from '../../lib/config/schema.js';
-import type { PushAppSettings } from './push-app.js';
+import type { PushAppSettings } from './decode-step.js';
 
 /**
  * Entries one push may carry by default. A 1 MiB batch, the usual client default, holds at most

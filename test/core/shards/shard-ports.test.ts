@@ -26,6 +26,7 @@ function pair(): [ShardPorts, ShardPorts] {
     componentRegistrars: [],
     stageModules: [],
     linearTimeRegex: false,
+    debug: false,
     peers: index === 0 ? [undefined, channel.port1] : [channel.port2, undefined],
   });
   return [new ShardPorts(setup(0)), new ShardPorts(setup(1))];
