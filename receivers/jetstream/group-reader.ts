@@ -93,7 +93,8 @@ export class JetStreamGroupReader {
    */
   private readonly leftovers = new Map<number, Promise<void>>();
   private setupProblem: string | undefined = 'setting up';
-  private readerProblem: string | undefined;
+  /** Why a partition's reader stopped on its own, until that partition is read again (or given up). */
+  private readonly readerProblems = new Map<number, string>();
   private running: Promise<void> | undefined;
   private stopped = false;
   /** Aborted by stop(): wakes a set-up still waiting for its first connection. */
@@ -120,7 +121,8 @@ export class JetStreamGroupReader {
     if (this.setupProblem !== undefined) return unhealthy(this.setupProblem);
     const leaseProblem = this.keeper?.problem();
     if (leaseProblem) return unhealthy(leaseProblem);
-    if (this.readerProblem !== undefined) return unhealthy(this.readerProblem);
+    const readerProblem = this.readerProblems.values().next().value;
+    if (readerProblem !== undefined) return unhealthy(readerProblem);
     const owned = this.keeper?.ownedPartitions() ?? [];
     const { stream, group } = this.settings;
     return healthy(
@@ -235,6 +237,8 @@ export class JetStreamGroupReader {
   }
 
   private startReader(partition: number, token: number): void {
+    // A new session: whatever stopped the last one is no longer the partition's state.
+    this.readerProblems.delete(partition);
     const layout = this.layout!;
     const { stream, group, maxInFlight, ackDelayMs, ackWaitMs, maxEntriesPerMessage } = this.settings;
     const reader: PartitionReader = new PartitionReader({
@@ -268,7 +272,7 @@ export class JetStreamGroupReader {
   /** A reader that stopped on its own starts again from the acknowledgement floor, if the lease is still held. */
   private restartReader(partition: number, reader: PartitionReader, error: string): void {
     if (this.readers.get(partition) !== reader) return;
-    this.readerProblem = error;
+    this.readerProblems.set(partition, error);
     this.ctx.log('error', 'partition reader stopped, restarting', { partition, error });
     this.endSession(partition, reader);
     setTimeout(() => this.readAgain(partition, reader), RETRY_MS);
@@ -292,6 +296,8 @@ export class JetStreamGroupReader {
     if (pending?.reader !== reader || !pending.ended) return;
     const token = this.keeper?.tokenOf(partition);
     if (this.stopped || this.readers.get(partition) !== reader || token === undefined) {
+      // The lease went (or a new grant's reader took over): this reader's failure is over with it.
+      if (this.readers.get(partition) === reader || !this.readers.has(partition)) this.readerProblems.delete(partition);
       this.toReadAgain.delete(partition);
       return;
     }
@@ -299,7 +305,6 @@ export class JetStreamGroupReader {
       setTimeout(() => this.readAgain(partition, reader), RETRY_MS);
       return;
     }
-    this.readerProblem = undefined;
     this.startReader(partition, token);
   }
 

@@ -158,11 +158,15 @@ async function environment(name: string): Promise<Env> {
 }
 
 async function owned(run: ChildRun): Promise<number[]> {
+  const listed = / owns partitions ([0-9, ]+) of /.exec(await sourceHealth(run))?.[1];
+  return listed ? listed.split(', ').map(Number) : [];
+}
+
+/** The health message of an instance's logs.source.jetstream: the partitions it owns, or what is wrong. */
+async function sourceHealth(run: ChildRun): Promise<string> {
   const res = await fetch(`${run.runUrl}/api/v0/components`);
   const list = (await res.json()) as Array<{ id: string; health: { message: string } }>;
-  const message = list.find((c) => c.id === 'logs.source.jetstream.in')!.health.message;
-  const listed = / owns partitions ([0-9, ]+) of /.exec(message)?.[1];
-  return listed ? listed.split(', ').map(Number) : [];
+  return list.find((c) => c.id === 'logs.source.jetstream.in')!.health.message;
 }
 
 /** How many messages the stream holds. */
@@ -336,7 +340,11 @@ describe.skipIf(natsServer.skip || !RUN)(
           .filter((d) => !explained(d))
           .map((d) => `${d.block.lines[0]} (at Loki ${d.first - restart.from} and ${d.again - restart.from} ms after the restart began)`),
         owners: (await Promise.all(survivors.map(owned))).flat().length,
-      }).toEqual({ foreign: [], missing: [], outOfOrder: [], unexplainedDuplicates: [], owners: PARTITIONS });
+        // A survivor whose health names no partitions reports why (its health message).
+        survivorsOwningNone: (
+          await Promise.all(survivors.map(async (s) => ((await owned(s)).length === 0 ? await sourceHealth(s) : undefined)))
+        ).filter((h) => h !== undefined),
+      }).toEqual({ foreign: [], missing: [], outOfOrder: [], unexplainedDuplicates: [], owners: PARTITIONS, survivorsOwningNone: [] });
     });
   },
 );

@@ -4,6 +4,7 @@
  * a batch left unacknowledged is read again by the next member, and stop() waits for the answers.
  */
 import { jetstreamManager, type ConsumerInfo } from '@nats-io/jetstream';
+import { Kvm } from '@nats-io/kv';
 import { connect } from '@nats-io/transport-node';
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
@@ -97,6 +98,31 @@ describe.skipIf(natsServer.skip)(natsServer.title('jetStreamSource'), { timeout:
     expect(source.ownedPartitions()).toEqual([0]);
     expect(source.health().message).toBe(`group g member ${source.memberId} owns partitions 0 of 1 of stream ${stream}`);
     await eventually(async () => (await consumerState(stream)).ackFloor === 2, 5_000, 'the acknowledgement floor');
+  });
+
+  it('reports a partition reader’s failure only while it lasts: a lease lost and taken again clears it', async () => {
+    const stream = nextStream();
+    const sink = writer(stream);
+    await sink.send([entryOf('one', { app: 'a' }, 1n)]);
+    // A consumer of a later grant than any this member will get: its reader refuses to start.
+    const nc = await connect({ servers: nats.server.url });
+    cleanups.push(() => nc.close());
+    const jsm = await jetstreamManager(nc);
+    await jsm.consumers.add(stream, { durable_name: 'g-0-999999', description: 'partition consumer g-0, lease grant 999999' });
+    const { source, batches } = member(stream);
+    await eventually(() => /has a newer owner/.test(source.health().message), 10_000, 'the reader failing');
+    expect(source.health().state).toBe('unhealthy');
+    // The obstacle goes, and so does the lease (as when it expires): the member takes the
+    // partition again with a reader of a new grant, which reads.
+    await jsm.consumers.delete(stream, 'g-0-999999');
+    const kv = await new Kvm(nc).open(`rivulet_leases_${stream}_g`);
+    await kv.delete('partitions.0');
+    await eventually(() => batches.length === 1, 15_000, 'the batch, read by the new grant');
+    batches[0]!.ack();
+    expect(source.health()).toMatchObject({
+      state: 'healthy',
+      message: `group g member ${source.memberId} owns partitions 0 of 1 of stream ${stream}`,
+    });
   });
 
   it('keeps a held batch’s message unacknowledged and the next one at the server; stop() waits for the answer', async () => {
