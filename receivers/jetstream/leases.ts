@@ -206,7 +206,9 @@ export class LeaseKeeper {
   /**
    * Renews every `ttl/4`, counted from the previous renewal's send (a renewal slower than that is
    * followed by the next at once), one at a time: two writes at the same revision would make the
-   * second fail and look like a lost lease.
+   * second fail and look like a lost lease. The one exception is a reconnection, which starts a
+   * round at once while the old one may still be waiting; the old round's answers are then
+   * ignored (see `renew`).
    */
   private renewLoop(): void {
     if (this.left) return;

@@ -21,41 +21,26 @@
  */
 import Koa, { type Context, type Middleware } from 'koa';
 import { Router } from '@koa/router';
-import type { InputBacklog } from '../../core/input-time.js';
-import type { SendOptions } from '../../core/receiver.js';
-import type { Entry } from '../../core/entry.js';
-import type { Log } from '../../lib/log.js';
 import { RETRY_AFTER_SECONDS } from '../http/body.js';
 import { goErrorResponses, httpError } from '../http/errors.js';
 import { PushError } from './decoded-push.js';
-import { decodeStep, queueFull, refusal, type DecodeStep, type PushAppSettings, type PushHead } from './decode-step.js';
+import { decodeStep, queueFull, refusal, type DecodeStep, type DecodeStepOptions, type PushHead } from './decode-step.js';
 import type { SourceApiMetrics } from './metrics.js';
-import { PendingClaim, type PendingBytes } from './pending.js';
+import { PendingClaim } from './pending.js';
 import { bodyFormat } from './push-body.js';
 import { readBodyCapped } from './read-body.js';
 
-export interface PushAppOptions {
+/**
+ * The routes' options: the decode step's (settings, pending bound, forward, backlog, clock, log;
+ * see decode-step.ts) without `showPending`, which the routes supply, plus the request side.
+ */
+export interface PushAppOptions extends Omit<DecodeStepOptions, 'showPending'> {
   readonly componentId: string;
-  readonly settings: () => PushAppSettings;
-  readonly pending: PendingBytes;
-  /**
-   * Hands entries on with the receiver's backlog (see `backlog`); resolves once they are taken
-   * over, rejects with the reason they were not.
-   */
-  readonly forward: (entries: Entry[], options: SendOptions) => Promise<void>;
-  /**
-   * Held while a push is received whole and not yet forwarded (decoded in slices, a turn of the
-   * event loop between them), so the pipeline's stages do not take that time for idle input.
-   */
-  readonly backlog: InputBacklog;
-  /** Receive time in nanoseconds, used unless `use_incoming_timestamp` is set. */
-  readonly nowNs: () => bigint;
   /** True while pushes are refused with 503 (not started yet, or stopping). */
   readonly stopping: () => boolean;
   /** Runs one push's whole handling, so its owner can wait for the pushes in flight. */
   readonly inFlight: <T>(push: () => Promise<T>) => Promise<T>;
   readonly metrics: SourceApiMetrics;
-  readonly log: Log;
   /**
    * Where a body read whole is decoded and its entries handed on: here by default (on `forward`),
    * or on a shard thread of a sharded run (see decode-step.ts).
@@ -87,17 +72,7 @@ const ROUTES = ['/loki/api/v1/push', '/api/v1/push', '/loki/api/v1/raw', '/api/v
  */
 export function createPushRoutes(options: PushAppOptions): PushRoutes {
   const { metrics, componentId } = options;
-  const decode =
-    options.decode ??
-    decodeStep({
-      settings: options.settings,
-      pending: options.pending,
-      forward: options.forward,
-      backlog: options.backlog,
-      nowNs: options.nowNs,
-      showPending,
-      log: options.log,
-    });
+  const decode = options.decode ?? decodeStep({ ...options, showPending });
   const logUnexpected = (err: unknown) => options.log('error', 'request failed', { error: (err as Error).message });
   const goErrors = goErrorResponses(logUnexpected);
   /** Requests already counted under their route, so an enclosing app does not count them again. */
