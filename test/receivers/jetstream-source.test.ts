@@ -82,17 +82,19 @@ describe.skipIf(natsServer.skip)(natsServer.title('jetStreamSource'), { timeout:
     sent[1]!.structuredMetadata.push({ name: 'trace_id', value: 't2' });
     await sink.send(sent);
     const { source, registry, batches } = member(stream);
-    await eventually(() => batches.length === 1, 10_000, 'the batch');
-    expect(batches[0]!.entries.map((e) => [e.labels, e.line, e.timestamp, e.structuredMetadata])).toEqual([
+    // The two messages come in one batch, or in two when a loaded machine's fetch brings the
+    // first alone: what is emitted is the same entries, in order, either way.
+    await eventually(() => batches.reduce((n, b) => n + b.entries.length, 0) === 3, 10_000, 'the batches');
+    expect(batches.flatMap((b) => b.entries).map((e) => [e.labels, e.line, e.timestamp, e.structuredMetadata])).toEqual([
       [{ app: 'a' }, 'one', 1n, []],
       [{ app: 'a' }, 'two', 2n, [{ name: 'trace_id', value: 't2' }]],
       [{ app: 'b' }, 'three', 3n, []],
     ]);
-    expect(batches[0]!.untilSentOn).toBe(true);
-    // Two streams, two messages: neither is acknowledged before the batch is.
+    expect(batches.every((b) => b.untilSentOn === true)).toBe(true);
+    // Two streams, two messages: neither is acknowledged before its batch is.
     expect(await consumerState(stream)).toEqual({ ackFloor: 0, ackPending: 2, pending: 0 });
     expect(await metricValue(registry, 'logs_source_jetstream_acked_messages_total')).toBe(0);
-    batches[0]!.ack();
+    for (const batch of batches) batch.ack();
     await eventually(async () => (await metricValue(registry, 'logs_source_jetstream_acked_messages_total')) === 2, 5_000, 'the acks');
     expect(await metricValue(registry, 'logs_source_jetstream_received_entries_total')).toBe(3);
     expect(source.ownedPartitions()).toEqual([0]);
