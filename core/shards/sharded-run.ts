@@ -27,9 +27,15 @@ import { shardWorkerEntry } from './shard-worker-modules.js';
 /** The sources a sharded run's main thread serves and hands bodies off from. */
 const FRONT_SOURCES = new Set(['logs.source.api']);
 
-/** Whether a component runs on the shards: every logs component that is not a source. */
+/**
+ * The sources that run on the shards themselves, each shard reading its own part (on the main
+ * thread they are stand-ins, checked and running nothing).
+ */
+const SOURCES_ON_SHARDS = new Set<string>([]);
+
+/** Whether a component runs on the shards: every logs component that is not a source, and the sources that divide their input among the shards. */
 function runsOnShards(name: string): boolean {
-  return name.startsWith('logs.') && !name.startsWith('logs.source.');
+  return (name.startsWith('logs.') && !name.startsWith('logs.source.')) || SOURCES_ON_SHARDS.has(name);
 }
 
 const standIns = new WeakMap<ComponentDefinition, ComponentDefinition>();
