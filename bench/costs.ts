@@ -1,6 +1,7 @@
 /**
  * `npm run bench -- costs`: where the k8s end-to-end pipeline's CPU goes, in µs of CPU (user +
- * system) per entry, as a markdown table for the README.
+ * system) per entry, as a markdown table; with BENCH_COSTS_README=1 it also rewrites the table in the
+ * README, between its COSTS_BEGIN and COSTS_END lines.
  *
  * Method: each part is isolated by running the same inputs with the part on and with it off and
  * taking the difference of CPU seconds. Three instances of `rivulet run` (the built CLI, stages in
@@ -34,7 +35,9 @@ import { forwarderConfig } from '../test/e2e/configs.js';
 import { workload } from './e2e.js';
 import { measuredSync, median } from './harness.js';
 import { startInstance, startLoad, type LoadProcess } from './instance.js';
-import { formatCosts, type CostPart } from './reports.js';
+import { COSTS_BEGIN, COSTS_END, formatCosts, replaceBetween, type CostPart } from './reports.js';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
 const ROUNDS = Number(process.env.BENCH_COSTS_ROUNDS ?? 3);
 /** Rounds of the in-process stage prefixes: they are quick, and the stages' differences small. */
@@ -174,7 +177,12 @@ export async function benchCosts(): Promise<string> {
       { part: 'batch and encode: streams, protobuf, snappy', seconds: encode, method: 'encodeBatch alone, 1 MiB batches' },
       { part: 'send: queue, HTTP client', seconds: whole - processed - encode, method: 'F − P − encode' },
     ];
-    return `k8s end to end, ${load.entries.toLocaleString('en-US')} entries a pass, stages in place; µs of CPU (user + system) per entry\n\n${formatCosts(parts)}`;
+    const report = `k8s end to end, ${load.entries.toLocaleString('en-US')} entries a pass, stages in place; µs of CPU (user + system) per entry\n\n${formatCosts(parts)}`;
+    if (process.env.BENCH_COSTS_README === '1') {
+      const readme = fileURLToPath(new URL('../README.md', import.meta.url));
+      writeFileSync(readme, replaceBetween(readFileSync(readme, 'utf8'), COSTS_BEGIN, COSTS_END, `\n${report}\n`));
+    }
+    return report;
   } finally {
     await load.close();
   }

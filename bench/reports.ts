@@ -102,3 +102,18 @@ export function formatCosts(parts: readonly CostPart[]): string {
     `| total | ${us(total)} | 100 % | the whole pipeline |`,
   ].join('\n');
 }
+
+/** The lines around the README's per-entry cost table, which `npm run bench -- costs` rewrites. */
+export const COSTS_BEGIN = '<!-- per-entry costs: written by `BENCH_COSTS_README=1 npm run bench -- costs` -->';
+export const COSTS_END = '<!-- end of per-entry costs -->';
+
+/**
+ * `text` with what lies between the `begin` and `end` lines replaced by `body`; throws when the
+ * lines are missing or out of order, so a README that lost them is not silently left stale.
+ */
+export function replaceBetween(text: string, begin: string, end: string, body: string): string {
+  const from = text.indexOf(begin);
+  const to = text.indexOf(end, from + begin.length);
+  if (from < 0 || to < 0) throw new Error(`the lines "${begin}" and "${end}" are not both there, in that order`);
+  return `${text.slice(0, from + begin.length)}\n${body}\n${text.slice(to)}`;
+}

@@ -1,5 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { amdahl, formatBeside, formatCores, formatCosts, serialFraction, type CoresFigures } from '../../bench/reports.js';
+import { readFileSync } from 'node:fs';
+import {
+  amdahl,
+  COSTS_BEGIN,
+  COSTS_END,
+  formatBeside,
+  formatCores,
+  formatCosts,
+  replaceBetween,
+  serialFraction,
+  type CoresFigures,
+} from '../../bench/reports.js';
 
 const figures: CoresFigures = {
   entries: 100_000,
@@ -94,5 +105,21 @@ describe('costs report', () => {
       '| stage.cri | 0.50 | 10 % | P1 − P0 |',
       '| total | 5.00 | 100 % | the whole pipeline |',
     ]);
+  });
+});
+
+describe('replaceBetween', () => {
+  it('replaces what lies between the two lines and keeps both', () => {
+    expect(replaceBetween('a\n<b>\nold\n<e>\nz\n', '<b>', '<e>', 'new')).toBe('a\n<b>\nnew\n<e>\nz\n');
+  });
+
+  it('refuses a text where the end line comes before the begin line, or either is missing', () => {
+    expect(() => replaceBetween('<e>\n<b>\n', '<b>', '<e>', 'x')).toThrow('the lines "<b>" and "<e>" are not both there, in that order');
+    expect(() => replaceBetween('<b>\n', '<b>', '<e>', 'x')).toThrow('the lines "<b>" and "<e>" are not both there, in that order');
+  });
+
+  it('finds both of the README’s lines', () => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    expect(replaceBetween(readme, COSTS_BEGIN, COSTS_END, 'x')).toContain(`${COSTS_BEGIN}\nx\n${COSTS_END}`);
   });
 });
