@@ -10,7 +10,7 @@
 import { readFileSync } from 'node:fs';
 import { connect, credsAuthenticator, type ConnectionOptions, type NatsConnection, type Status } from '@nats-io/transport-node';
 import type { Block } from '../config/ast.js';
-import { nestedBlocks, runChecks, t, type BlockValues, type Checks, type FieldSpec, type FieldsValues } from '../config/schema.js';
+import { nestedBlocks, t, type BlockValues, type Checks, type FieldSpec, type FieldsValues } from '../config/schema.js';
 
 /** The `tls` block of a NATS client. */
 export const natsTlsBlockSpec = {
@@ -175,19 +175,6 @@ export function natsConnectionSettings(values: NatsConnectionValues, componentId
     tls: tls ?? null,
   });
   return { servers, display: displayServers(url), name, options, fingerprint };
-}
-
-/**
- * The connection settings of these values on their own (outside a component's validation): every
- * problem thrown at once as ConfigErrors, placed in `block` when there is one.
- */
-export function resolveNatsConnection(
-  values: NatsConnectionValues,
-  componentId: string,
-  block: Block | undefined,
-  path: readonly string[],
-): NatsConnectionSettings {
-  return runChecks(block, path, (checks) => natsConnectionSettings(values, componentId, checks));
 }
 
 /** A non-reversible digest, so a changed secret still counts as a change. */

@@ -2,11 +2,11 @@ import { describe, expect, it } from 'vitest';
 import type { Block } from '../../../lib/config/ast.js';
 import { parseConfig } from '../../../lib/config/parser.js';
 import { errorsOf } from '../../support/graph-harness.js';
-import { decodeBlock } from '../../../lib/config/schema.js';
+import { decodeBlock, runChecks } from '../../../lib/config/schema.js';
 import {
   natsConnectionFields,
+  natsConnectionSettings,
   natsTlsBlockSpec,
-  resolveNatsConnection,
   takesTermReasons,
   type NatsConnectionValues,
 } from '../../../lib/jetstream/connection.js';
@@ -18,10 +18,11 @@ const path = ['nats.client "c"'];
 function connectionOf(text: string) {
   const block = parseConfig(text, 'c.alloy').body[0] as Block;
   const { values } = decodeBlock(block, spec, { env: () => undefined, resolve: () => undefined }, path);
-  return resolveNatsConnection(values as NatsConnectionValues, 'nats.client.c', block, path);
+  // As a component's validation runs it: every problem thrown at once, placed in the block.
+  return runChecks(block, path, (checks) => natsConnectionSettings(values as NatsConnectionValues, 'nats.client.c', checks));
 }
 
-describe('resolveNatsConnection', () => {
+describe('natsConnectionSettings', () => {
   it('names the connection after the component id unless name is set', () => {
     expect(connectionOf('nats.client "c" {\n  url = "nats://a:4222"\n}').name).toBe('nats.client.c');
     const named = connectionOf('nats.client "c" {\n  url = "nats://a:4222"\n  name = "ingest"\n}');
