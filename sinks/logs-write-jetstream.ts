@@ -77,9 +77,17 @@ const WRITE_FIELDS = {
   publish_timeout: {
     kind: t.durationMs,
     default: 5_000_000_000n,
+    min: 1,
+    belowMin: 'publish_timeout must be greater than 0',
     doc: 'How long a publish waits for its acknowledgement before it is retried.',
   },
-  min_backoff_period: { kind: t.durationMs, default: 100_000_000n, doc: 'First delay between retries.' },
+  min_backoff_period: {
+    kind: t.durationMs,
+    default: 100_000_000n,
+    min: 1,
+    belowMin: 'min_backoff_period must be greater than 0',
+    doc: 'First delay between retries.',
+  },
   max_backoff_period: { kind: t.durationMs, default: 5_000_000_000n, doc: 'Longest delay between retries.' },
   max_backoff_retries: {
     kind: t.int,
@@ -206,8 +214,6 @@ function settingsOf(v: WriteValues, checks: Checks, componentId: string): JetStr
   const replicas = v.replicas;
   if (replicas < 1 || replicas > 5) fail(`replicas must be between 1 and 5, got ${replicas}`, 'replicas');
   if (v.max_in_flight < 1) fail('max_in_flight must be at least 1', 'max_in_flight');
-  if (v.publish_timeout <= 0) fail('publish_timeout must be greater than 0', 'publish_timeout');
-  if (v.min_backoff_period <= 0) fail('min_backoff_period must be greater than 0', 'min_backoff_period');
   if (v.max_backoff_period < v.min_backoff_period)
     fail('max_backoff_period must not be less than min_backoff_period', 'max_backoff_period');
   if (v.max_backoff_retries < 0) fail('max_backoff_retries must not be negative', 'max_backoff_retries');

@@ -243,6 +243,27 @@ describe('jetStreamWrite options', () => {
     );
   });
 
+  it('refuses a publish timeout or a first backoff of zero, at its attribute', () => {
+    const config = [
+      'logs.write.jetstream "out" {',
+      ' url = "nats://127.0.0.1:1"',
+      ' stream = "S"',
+      ' publish_timeout = "0s"',
+      ' min_backoff_period = "0s"',
+      '}',
+    ].join('\n');
+    const build = () => buildWriter(componentArgs(logsWriteJetStreamComponent, config, []), testContext('logs.write.jetstream.out'));
+    expect(messageOf(build)).toBe(
+      [
+        'test.alloy:4:2: logs.write.jetstream "out": publish_timeout must be greater than 0',
+        'test.alloy:5:2: logs.write.jetstream "out": min_backoff_period must be greater than 0',
+      ].join('\n'),
+    );
+    expect(messageOf(() => jetStreamWrite({ ...base, publish_timeout: '0s' }))).toBe(
+      'logs.write.jetstream: publish_timeout must be greater than 0',
+    );
+  });
+
   it('places a block’s problems at their attributes, a value the schema refuses (a byte size) after the others', () => {
     const config = [
       'logs.write.jetstream "out" {',
