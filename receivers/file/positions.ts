@@ -14,10 +14,14 @@
  * an error. A record whose offset is not a non-negative whole number, or whose device or inode is
  * not a whole number, is dropped with a log line, so that file is read from its start (or end, with
  * `tail_from_end`) and a bad offset never reaches a read nor is saved back.
+ *
+ * Under a sharded run each shard keeps only the files it owns, in a file of its own beside this
+ * one; loading merges them all (positions-files.ts).
  */
-import { mkdir, open, readFile, rename } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Log } from '../../lib/log.js';
+import { newestRecords, ownsFile, positionsFilesBeside, shardPositionsFile, type PositionsShard } from './positions-files.js';
 
 export interface FilePosition {
   readonly offset: number;
@@ -41,49 +45,79 @@ export class Positions {
   private saving: Promise<void> = Promise.resolve();
   /** A save that waits for the one being written; it will write the positions of its own time. */
   private waiting: Promise<void> | undefined;
+  /** Where saves go: `file`, or on a shard of a run with several, that shard's file beside it. */
+  private readonly written: string;
+  /** In place: the shard files merged at load, removed once `file` holds their records. */
+  private staleShardFiles: string[] = [];
 
-  /** `file` empty means positions live only in memory. */
+  /**
+   * `file` empty means positions live only in memory. `shard` is this shard of a sharded run
+   * with several: only the paths it owns are kept, and saved to its own file.
+   */
   constructor(
     readonly file: string,
     private readonly log: Log = () => {},
-  ) {}
+    private readonly shard?: PositionsShard,
+  ) {
+    this.written = shard ? shardPositionsFile(file, shard.index) : file;
+  }
 
   /**
-   * Loads the positions file; a missing or empty one is an empty start, one that is not the
-   * format an error. Invalid records are dropped.
+   * Loads the positions: the configured file and the shard files beside it (see
+   * positions-files.ts), each path's record from the newest file; only the paths this shard owns
+   * are kept. A missing or empty file is an empty start, one that is not the format an error.
+   * Invalid records are dropped.
    */
   async load(): Promise<void> {
     if (this.file === '') return;
+    const files: { file: string; modifiedNs: bigint; records: Map<string, FilePosition> }[] = [];
+    for (const found of await positionsFilesBeside(this.file)) {
+      const records = await this.read(found.file);
+      if (records) files.push({ ...found, records });
+      if (!this.shard && found.file !== this.file) this.staleShardFiles.push(found.file);
+    }
+    for (const [path, position] of newestRecords(files)) {
+      this.loaded.set(path, position);
+      if (ownsFile(path, this.shard)) this.entries.set(path, position);
+    }
+    // In place, the configured file is to hold every path again: written at the first save,
+    // after which the shard files go (see `save`).
+    if (this.staleShardFiles.length > 0) this.dirty = true;
+  }
+
+  /** One positions file's valid records; undefined when it vanished or is empty. */
+  private async read(file: string): Promise<Map<string, FilePosition> | undefined> {
     let text: string;
     try {
-      text = await readFile(this.file, 'utf8');
+      text = await readFile(file, 'utf8');
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw err;
     }
     if (text.trim() === '') {
-      this.log('warn', 'positions file is empty, starting without positions', { file: this.file });
-      return;
+      this.log('warn', 'positions file is empty, starting without positions', { file });
+      return undefined;
     }
     let doc: { version?: number; files?: Record<string, StoredFile> };
     try {
       doc = JSON.parse(text) as typeof doc;
     } catch (err) {
-      throw new Error(`positions file ${this.file} is not valid JSON: ${(err as Error).message}`);
+      throw new Error(`positions file ${file} is not valid JSON: ${(err as Error).message}`);
     }
     if (doc.version !== 1 || typeof doc.files !== 'object' || doc.files === null)
-      throw new Error(`positions file ${this.file} has an unknown format`);
+      throw new Error(`positions file ${file} has an unknown format`);
+    const records = new Map<string, FilePosition>();
     for (const [path, stored] of Object.entries(doc.files)) {
       const position = validPosition(stored);
       if (!position) {
         // A malformed record only loses that file's position; the next save leaves it out.
-        this.log('warn', 'dropping an invalid position', { file: this.file, path, position: JSON.stringify(stored) });
+        this.log('warn', 'dropping an invalid position', { file, path, position: JSON.stringify(stored) });
         this.dirty = true;
         continue;
       }
-      this.entries.set(path, position);
-      this.loaded.set(path, position);
+      records.set(path, position);
     }
+    return records;
   }
 
   get(path: string): FilePosition | undefined {
@@ -129,7 +163,7 @@ export class Positions {
     if (this.file === '') return this.saving;
     if (this.waiting) return this.waiting;
     if (!this.dirty) return this.saving;
-    const file = this.file;
+    const file = this.written;
     // A failed save must not block the next ones; the caller of the failed one hears of it.
     const saving = this.saving
       .catch(() => {})
@@ -143,10 +177,30 @@ export class Positions {
           this.dirty = true;
           throw err;
         }
+        await this.removeStaleShardFiles();
       });
     this.waiting = saving;
     this.saving = saving;
     return saving;
+  }
+
+  /**
+   * In place, once the configured file was written: it holds the newest record of every path the
+   * shard files held (those the source still knows), so they hold nothing newer. Left behind, each
+   * later load would read them again and bring back positions the source has since forgotten
+   * (files gone), which a new file at such a path would then have to be told apart from.
+   */
+  private async removeStaleShardFiles(): Promise<void> {
+    const stale = this.staleShardFiles;
+    this.staleShardFiles = [];
+    for (const file of stale) {
+      try {
+        await unlink(file);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT')
+          this.log('warn', 'removing a shard positions file failed', { file, error: (err as Error).message });
+      }
+    }
   }
 
   private text(): string {

@@ -16,6 +16,7 @@ import { healthy, unhealthy, type ComponentContext, type Health } from '../../co
 import { expandBraces, globFiles, hasGlobSyntax, matchPath } from './glob.js';
 import { sourceFileMetrics, type SourceFileMetrics } from './metrics.js';
 import { Positions } from './positions.js';
+import { ownsFile, type PositionsShard } from './positions-files.js';
 import { FileIdentities, FileTailer } from './tailer.js';
 
 /** A glob of files to tail, a glob of paths among them to skip, and labels for their entries. */
@@ -45,6 +46,8 @@ export class TailedFiles {
   private readonly tailers = new Map<string, FileTailer>();
   private readonly identities = new FileIdentities();
   private readonly positions: Positions;
+  /** On a shard of a run with several: this shard, which tails only the files whose path it owns. */
+  private readonly shard: PositionsShard | undefined;
   private readonly abort = new AbortController();
   private readonly watchers = new Map<string, FSWatcher>();
   private wakeUp: (() => void) | undefined;
@@ -63,7 +66,8 @@ export class TailedFiles {
     private readonly send: (entries: Entry[], options?: SendOptions) => Promise<void>,
   ) {
     this.settings = settings;
-    this.positions = new Positions(settings.positionsFile, ctx.log);
+    this.shard = ctx.shard && ctx.shard.count > 1 ? { index: ctx.shard.index, count: ctx.shard.count } : undefined;
+    this.positions = new Positions(settings.positionsFile, ctx.log, this.shard);
     this.metrics = sourceFileMetrics(ctx.registry);
   }
 
@@ -156,17 +160,21 @@ export class TailedFiles {
     }, this.settings.positionsSyncMs);
   }
 
-  /** Expands the globs: new files get a tailer; files that vanished from the match are let go. */
+  /**
+   * Expands the globs: new files get a tailer; files that vanished from the match are let go. On a
+   * shard, every shard expands the same globs and keeps the files whose path it owns.
+   */
   private async sync(): Promise<void> {
     const wanted = new Map<string, Labels>();
+    const want = (path: string, target: FileTarget) => {
+      if (!wanted.has(path) && ownsFile(path, this.shard)) wanted.set(path, { ...this.settings.labels, ...target.labels, filename: path });
+    };
     for (const target of this.settings.targets) {
       for (const path of await globFiles(target.include)) {
-        if (target.exclude !== '' && matchPath(target.exclude, path)) continue;
-        if (!wanted.has(path)) wanted.set(path, { ...this.settings.labels, ...target.labels, filename: path });
+        if (target.exclude === '' || !matchPath(target.exclude, path)) want(path, target);
       }
       // A literal path that does not exist yet is followed anyway, so it is read once created.
-      if (!hasGlobSyntax(target.include) && !wanted.has(target.include))
-        wanted.set(target.include, { ...this.settings.labels, ...target.labels, filename: target.include });
+      if (!hasGlobSyntax(target.include)) want(target.include, target);
     }
     // Forget positions of files that are gone and no longer matched, so the file stays small.
     for (const path of this.positions.paths()) {
