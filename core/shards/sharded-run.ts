@@ -9,7 +9,7 @@
  *
  * On the main thread, the config's processors and sinks are stand-ins (`shardedDefinition`):
  * checked exactly as they are in place, so a config is refused with the same errors, but running
- * nothing. Only logs.source.api sources are sharded so far (`shardedDefinition` refuses the rest).
+ * nothing. Sources other than those named below are refused (`shardedDefinition`).
  */
 import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
 import { ConfigError } from '../../lib/config/errors.js';
@@ -31,7 +31,7 @@ const FRONT_SOURCES = new Set(['logs.source.api']);
  * The sources that run on the shards themselves, each shard reading its own part (on the main
  * thread they are stand-ins, checked and running nothing).
  */
-const SOURCES_ON_SHARDS = new Set<string>([]);
+const SOURCES_ON_SHARDS = new Set<string>(['logs.source.jetstream']);
 
 /** Whether a component runs on the shards: every logs component that is not a source, and the sources that divide their input among the shards. */
 function runsOnShards(name: string): boolean {
@@ -55,7 +55,7 @@ export function shardedDefinition(def: ComponentDefinition): ComponentDefinition
       ...def,
       build(args): Component {
         throw new ConfigError(
-          `${def.name} does not run sharded yet; --shards takes logs.source.api sources and the logs components they forward to`,
+          `${def.name} does not run sharded yet; --shards takes ${[...FRONT_SOURCES, ...SOURCES_ON_SHARDS].join(', ')} sources and the logs components they forward to`,
           args.block.pos,
           args.path,
         );

@@ -19,6 +19,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { errorText, NatsLink, takesTermReasons, type NatsConnectionSettings } from '../../lib/jetstream/connection.js';
 import { parseLayoutDescription, partitionSubject } from '../../lib/jetstream/partition.js';
 import type { FixedSettings } from '../../lib/jetstream/settings-change.js';
+import type { Log } from '../../lib/log.js';
 import type { Entry } from '../../core/entry.js';
 import type { LogsReceiver, SendOptions } from '../../core/receiver.js';
 import { healthy, unhealthy, type ComponentContext, type Health } from '../../core/runtime/component.js';
@@ -79,6 +80,8 @@ export class JetStreamGroupReader {
   private readonly labels: { component_id: string };
   /** This instance's id in the group, also the value of the lease keys it holds. */
   readonly memberId: string;
+  /** The component's log; on a shard of a sharded run, every record names the shard. */
+  private readonly log: Log;
   private layout: Layout | undefined;
   private keeper: LeaseKeeper | undefined;
   private readonly readers = new Map<number, PartitionReader>();
@@ -111,8 +114,16 @@ export class JetStreamGroupReader {
     this.labels = { component_id: ctx.id };
     this.metrics.ownedPartitions.set(this.labels, 0);
     const base = `${hostname()}-${process.pid}`.replace(/[^A-Za-z0-9_-]/g, '_');
-    this.memberId = `${base}-${randomBytes(4).toString('hex')}`;
-    this.link = new NatsLink({ settings: this.settings.connection, log: ctx.log, onConnected: () => this.reconnected() });
+    // Each shard of a sharded run is a member of its own: its id, its connection's name (the
+    // server's connz) and every record it logs name the shard.
+    const shard = ctx.shard?.index;
+    const suffix = shard === undefined ? '' : `-s${shard}`;
+    this.memberId = `${base}${suffix}-${randomBytes(4).toString('hex')}`;
+    this.log = shard === undefined ? ctx.log : (level, message, fields) => ctx.log(level, message, { shard, ...fields });
+    const { connection } = settings;
+    const name = connection.name + suffix;
+    const named = shard === undefined ? connection : { ...connection, name, options: { ...connection.options, name } };
+    this.link = new NatsLink({ settings: named, log: this.log, onConnected: () => this.reconnected() });
   }
 
   health(): Health {
@@ -179,14 +190,14 @@ export class JetStreamGroupReader {
         const kv = await this.openBucket(nc);
         const ttlMs = (await kv.status()).ttl || this.settings.leaseTtlMs;
         if (ttlMs !== this.settings.leaseTtlMs)
-          this.ctx.log('warn', 'the lease bucket exists with another TTL; using it', { bucket: this.bucketName(), ttl_ms: ttlMs });
+          this.log('warn', 'the lease bucket exists with another TTL; using it', { bucket: this.bucketName(), ttl_ms: ttlMs });
         if (this.stopped) return;
         this.keeper = new LeaseKeeper({
           kv,
           memberId: this.memberId,
           partitions: this.layout.partitions,
           ttlMs,
-          log: this.ctx.log,
+          log: this.log,
           acquire: (p, token) => this.startReader(p, token),
           release: (p) => this.drainReader(p),
           lost: (p) => this.abandonReader(p),
@@ -198,12 +209,16 @@ export class JetStreamGroupReader {
         });
         this.keeper.start();
         this.setupProblem = undefined;
-        this.ctx.log('info', 'joined group', { group: this.settings.group, member: this.memberId, partitions: this.layout.partitions });
+        this.log('info', 'joined group', {
+          group: this.settings.group,
+          member: this.memberId,
+          partitions: this.layout.partitions,
+        });
         return;
       } catch (err) {
         const problem = errorText(err);
         if (problem !== this.setupProblem)
-          this.ctx.log('error', 'setting up failed, retrying', { stream: this.settings.stream, error: problem });
+          this.log('error', 'setting up failed, retrying', { stream: this.settings.stream, error: problem });
         this.setupProblem = problem;
         await delay(RETRY_MS, undefined, { signal: this.stopping.signal }).catch(() => {});
       }
@@ -262,7 +277,7 @@ export class JetStreamGroupReader {
       ackAgain: async (reply) => void (await this.link.connection()?.request(reply, '+ACK', { timeout: 5000 })),
       metrics: this.metrics,
       labels: this.labels,
-      log: this.ctx.log,
+      log: this.log,
     });
     this.readers.set(partition, reader);
     this.toReadAgain.delete(partition);
@@ -273,7 +288,7 @@ export class JetStreamGroupReader {
   private restartReader(partition: number, reader: PartitionReader, error: string): void {
     if (this.readers.get(partition) !== reader) return;
     this.readerProblems.set(partition, error);
-    this.ctx.log('error', 'partition reader stopped, restarting', { partition, error });
+    this.log('error', 'partition reader stopped, restarting', { partition, error });
     this.endSession(partition, reader);
     setTimeout(() => this.readAgain(partition, reader), RETRY_MS);
   }
@@ -386,13 +401,13 @@ export class JetStreamGroupReader {
   private afterLeftovers(partition: number): Promise<void> {
     const leftovers = this.leftovers.get(partition);
     if (!leftovers) return Promise.resolve();
-    this.ctx.log('info', 'waiting for what the previous reading of the partition still has in the pipeline', { partition });
+    this.log('info', 'waiting for what the previous reading of the partition still has in the pipeline', { partition });
     let timer: NodeJS.Timeout | undefined;
     const gaveUp = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), LEFTOVERS_WAIT_MS)));
     return Promise.race([leftovers.then(() => false), gaveUp]).then((timedOut) => {
       clearTimeout(timer);
       if (timedOut)
-        this.ctx.log('warn', 'reading the partition again while the previous reading still has entries in the pipeline', { partition });
+        this.log('warn', 'reading the partition again while the previous reading still has entries in the pipeline', { partition });
     });
   }
 

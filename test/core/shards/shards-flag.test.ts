@@ -34,8 +34,7 @@ describe('--shards', () => {
     const file = join(dir, 'run.alloy');
     writeFileSync(
       file,
-      `logs.source.file "tail" {
-  targets    = [{ __path__ = ${JSON.stringify(join(dir, 'x.log'))} }]
+      `logs.source.stdin "tail" {
   forward_to = [logs.echo.out.receiver]
 }
 
@@ -52,7 +51,7 @@ logs.echo "out" { }
     });
     expect(code).toBe(2);
     expect(err).toBe(
-      `${file}:1:1: logs.source.file "tail": logs.source.file does not run sharded yet; --shards takes logs.source.api sources and the logs components they forward to\n`,
+      `${file}:1:1: logs.source.stdin "tail": logs.source.stdin does not run sharded yet; --shards takes logs.source.api, logs.source.jetstream, logs.source.file sources and the logs components they forward to\n`,
     );
   });
 
