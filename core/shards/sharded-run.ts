@@ -31,7 +31,7 @@ const FRONT_SOURCES = new Set(['logs.source.api']);
  * The sources that run on the shards themselves, each shard reading its own part (on the main
  * thread they are stand-ins, checked and running nothing).
  */
-const SOURCES_ON_SHARDS = new Set<string>(['logs.source.jetstream']);
+const SOURCES_ON_SHARDS = new Set<string>(['logs.source.jetstream', 'logs.source.file']);
 
 /** Whether a component runs on the shards: every logs component that is not a source, and the sources that divide their input among the shards. */
 function runsOnShards(name: string): boolean {
