@@ -19,6 +19,18 @@ export interface BodyAnswer {
   readonly error?: { readonly status: number; readonly reason: string; readonly message: string };
 }
 
+/**
+ * What a body holds of its source's bound on pending bytes (`max_pending_size`), which the main
+ * thread and every shard share: the bound's memory (a `SharedArrayBuffer`, shared rather than
+ * copied when posted) and the bytes the main thread admitted for the body while reading it. The
+ * shard that takes the body holds on to them, as its decoding grows and shrinks, and gives them
+ * back once it answered; the main thread does not give them back again.
+ */
+export interface BodyClaim {
+  readonly bound: SharedArrayBuffer;
+  readonly held: number;
+}
+
 /** A component built on a shard thread gets this in its context. */
 export interface ShardPeers {
   /** This shard, 0 … count−1. */
@@ -31,12 +43,15 @@ export interface ShardPeers {
   deliver(shard: number, id: string, entries: Entry[]): Promise<void>;
   /** Takes what other shards deliver to component `id` on this shard; returns the undo. */
   serveEntries(id: string, send: (entries: Entry[]) => Promise<void>): () => void;
-  /** Takes the bodies the main thread hands off to the source `id`; returns the undo. */
-  serveBodies(id: string, take: (body: Uint8Array, request: BodyRequest) => Promise<BodyAnswer>): () => void;
+  /** Takes the bodies the main thread hands off to the source `id`, each with its claim; returns the undo. */
+  serveBodies(id: string, take: (body: Uint8Array, request: BodyRequest, claim: BodyClaim) => Promise<BodyAnswer>): () => void;
 }
 
 /** A source on the main thread of a sharded run gets this: where its bodies go to be decoded. */
 export interface ShardFront {
-  /** Hands `body` (transferred, not copied) to a shard's source `id`, and resolves with its answer. */
-  handOff(id: string, body: Uint8Array, request: BodyRequest): Promise<BodyAnswer>;
+  /**
+   * Hands `body` (transferred, not copied) and its claim to a shard's source `id`, and resolves
+   * with its answer.
+   */
+  handOff(id: string, body: Uint8Array, request: BodyRequest, claim: BodyClaim): Promise<BodyAnswer>;
 }

@@ -35,7 +35,6 @@ import { ManagedListener } from './http/listener.js';
 import { httpBlockSpec, resolveHttpConfig, type HttpBlockDefaults, type HttpServerConfig } from './http/schema.js';
 import { decodeStep, takeHandedOff } from './loki/decode-step.js';
 import { sourceApiMetrics } from './loki/metrics.js';
-import { PendingBytes } from './loki/pending.js';
 import { pushReceiver, type PushReceiver } from './loki/push-receiver.js';
 import { PUSH_FIELDS, pushSettingsOf, type PushSettings } from './loki/push-settings.js';
 
@@ -148,31 +147,27 @@ export class LogsSourceApi {
 /**
  * The component on a shard thread of a sharded run: no listener (the main thread's instance
  * serves HTTP and hands each body off), only the decode step, run on the bodies handed here with
- * the entries forwarded to this shard's `forward_to`. What it holds is bounded by its own
- * `max_pending_size`.
+ * the entries forwarded to this shard's `forward_to`. What it holds is bounded by the main
+ * thread's instance's `max_pending_size`: each body comes with its claim on that one bound, shared
+ * by the main thread and every shard, which also resizes it on a reload and shows it.
  */
 class ShardPushIntake {
   readonly exports = {};
   private settings: Settings;
-  private readonly pending: PendingBytes;
   private readonly unserve: () => void;
 
   constructor(args: ComponentArgs<Settings>, ctx: ComponentContext) {
     this.settings = args.values;
-    const metrics = sourceApiMetrics(ctx.registry);
-    const pending = new PendingBytes(this.settings.push.maxPendingBytes);
-    this.pending = pending;
-    const showPending = () => metrics.pendingBytes.set({ component_id: ctx.id }, pending.bytes);
     const step = decodeStep({
       settings: () => this.settings.push.app,
-      pending,
       forward: (entries, options) => fanOut(this.settings.forwardTo, entries, options),
       backlog: new InputBacklog(),
       nowNs: () => ctx.clock.nowNs(),
-      showPending,
+      // The pending-bytes gauge is the main thread's: it reads the shared bound.
+      showPending: () => {},
       log: ctx.log,
     });
-    this.unserve = ctx.shard!.serveBodies(ctx.id, (body, request) => takeHandedOff(step, pending, body, request).finally(showPending));
+    this.unserve = ctx.shard!.serveBodies(ctx.id, (body, request, claim) => takeHandedOff(step, body, request, claim));
   }
 
   health(): Health {
@@ -180,9 +175,7 @@ class ShardPushIntake {
   }
 
   update(args: ComponentArgs<Settings>): void {
-    const next = args.values;
-    if (next.push.maxPendingBytes !== this.settings.push.maxPendingBytes) this.pending.resize(next.push.maxPendingBytes);
-    this.settings = next;
+    this.settings = args.values;
   }
 
   /** The main thread's instance has answered every push before the shards stop. */

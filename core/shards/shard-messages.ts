@@ -5,7 +5,7 @@
 import type { MessagePort } from 'node:worker_threads';
 import type { LogLevel } from '../../lib/log.js';
 import type { MetricFamilies } from '../metrics.js';
-import type { BodyAnswer, BodyRequest } from '../shard-context.js';
+import type { BodyAnswer, BodyClaim, BodyRequest } from '../shard-context.js';
 import type { PackedEntries } from '../threads/entry-batch-codec.js';
 
 /** What a shard thread starts with. */
@@ -28,7 +28,15 @@ export interface ShardSetup {
 }
 
 export type ToShard =
-  | { readonly kind: 'body'; readonly id: number; readonly component: string; readonly body: Uint8Array; readonly request: BodyRequest }
+  | {
+      readonly kind: 'body';
+      readonly id: number;
+      readonly component: string;
+      readonly body: Uint8Array;
+      readonly request: BodyRequest;
+      /** The body's claim on its source's bound, whose memory the main thread and every shard share. */
+      readonly claim: BodyClaim;
+    }
   | { readonly kind: 'metrics'; readonly id: number }
   | { readonly kind: 'reload'; readonly id: number; readonly text: string }
   /** Stops one component: the main thread stops each on every shard before the next (see ShardedRun.stop). */

@@ -17,13 +17,13 @@ import { TapHub } from '../inspect/tap.js';
 import { gatheredFamilies } from '../metrics.js';
 import { RetryLaterError } from '../receiver.js';
 import { ComponentGraph } from '../runtime/graph.js';
-import type { BodyAnswer, BodyRequest, ShardPeers } from '../shard-context.js';
+import type { BodyAnswer, BodyClaim, BodyRequest, ShardPeers } from '../shard-context.js';
 import { loadConfigStageModules } from '../stage-modules.js';
 import { decodeEntries, encodeEntries, packedBuffers } from '../threads/entry-batch-codec.js';
 import type { BetweenShards, FromShard, ShardSetup, ToShard } from './shard-messages.js';
 
 type Deliver = (entries: Entry[]) => Promise<void>;
-type TakeBody = (body: Uint8Array, request: BodyRequest) => Promise<BodyAnswer>;
+type TakeBody = (body: Uint8Array, request: BodyRequest, claim: BodyClaim) => Promise<BodyAnswer>;
 
 export async function serveShard(port: MessagePort, setup: ShardSetup): Promise<void> {
   const post = (message: FromShard, transfer: ArrayBuffer[] = []) => port.postMessage(message, transfer);
@@ -69,7 +69,7 @@ export async function serveShard(port: MessagePort, setup: ShardSetup): Promise<
     switch (message.kind) {
       case 'body':
         void peers
-          .takeBody(message.component, message.body, message.request)
+          .takeBody(message.component, message.body, message.request, message.claim)
           .then((answer) => post({ kind: 'answer', id: message.id, answer }), refuse(message.id));
         return;
       case 'metrics':
@@ -137,9 +137,11 @@ export class ShardPorts implements ShardPeers {
     };
   }
 
-  takeBody(id: string, body: Uint8Array, request: BodyRequest): Promise<BodyAnswer> {
+  takeBody(id: string, body: Uint8Array, request: BodyRequest, claim: BodyClaim): Promise<BodyAnswer> {
     const take = this.bodies.get(id);
-    if (take) return take(body, request);
+    if (take) return take(body, request, claim);
+    // The source has stopped here, so its main thread's instance, which owns the bound and stops
+    // first, admits nothing more against it: what the claim holds need not be given back.
     return Promise.resolve({
       entries: 0,
       error: { status: 503, reason: 'shutting_down', message: 'the server is shutting down' },

@@ -19,7 +19,7 @@ import type { MetricFamilies } from '../metrics.js';
 import { logsReceiverCapsule } from '../receiver.js';
 import { healthy, validatedArgs, type Component, type ComponentDefinition } from '../runtime/component.js';
 import { componentRegistrars } from '../runtime/component-registrars.js';
-import type { BodyAnswer, BodyRequest, ShardFront } from '../shard-context.js';
+import type { BodyAnswer, BodyClaim, BodyRequest, ShardFront } from '../shard-context.js';
 import { loadedStageModuleFiles, stageRegistrars } from '../stage-modules.js';
 import type { FromShard, ShardSetup, ToShard } from './shard-messages.js';
 import { shardWorkerEntry } from './shard-worker-modules.js';
@@ -175,10 +175,11 @@ export class ShardedRun implements ShardFront {
     }
   }
 
-  handOff(id: string, body: Uint8Array, request: BodyRequest): Promise<BodyAnswer> {
+  handOff(id: string, body: Uint8Array, request: BodyRequest, claim: BodyClaim): Promise<BodyAnswer> {
     const thread = this.leastPending();
     thread.bodies++;
-    const answer = this.ask<BodyAnswer>(thread, (reply) => ({ kind: 'body', id: reply, component: id, body, request }), [
+    // The claim's memory is shared, not transferred: every shard admits against the same bound.
+    const answer = this.ask<BodyAnswer>(thread, (reply) => ({ kind: 'body', id: reply, component: id, body, request, claim }), [
       body.buffer as ArrayBuffer,
     ]);
     return answer.finally(() => thread.bodies--);

@@ -14,13 +14,13 @@ import type { Entry, Labels, MetadataPair } from '../../core/entry.js';
 import { copyMap, TENANT_LABEL } from '../../core/entry.js';
 import type { InputBacklog } from '../../core/input-time.js';
 import { RetryLaterError, type SendOptions } from '../../core/receiver.js';
-import type { BodyAnswer, BodyRequest, ShardFront } from '../../core/shard-context.js';
+import type { BodyAnswer, BodyClaim, BodyRequest, ShardFront } from '../../core/shard-context.js';
 import type { Log } from '../../lib/log.js';
 import { formatLabelText } from '../../lib/loki/label-text.js';
 import type { WireEntry } from '../../lib/loki/wire.js';
 import { PushError, type DecodedPush, type RejectReason } from './decoded-push.js';
 import { checksLabels, labelViolation, lineViolation, type IngestLimits } from './ingest-limits.js';
-import { PendingClaim, type Admission, type PendingBytes } from './pending.js';
+import { PendingClaim, SharedPendingBytes, type Admission, type PendingBytes } from './pending.js';
 import { bodyFormat, decodeContentEncodingAsync, pushBodySteps, rawBodySteps } from './push-body.js';
 import { RETRY_AFTER_SECONDS } from '../http/body.js';
 
@@ -66,7 +66,6 @@ export type DecodeStep = (body: Buffer, head: PushHead, claim: PendingClaim) => 
 
 export interface DecodeStepOptions {
   readonly settings: () => PushAppSettings;
-  readonly pending: PendingBytes;
   /** Hands entries on; resolves once they are taken over, rejects with the reason they were not. */
   readonly forward: (entries: Entry[], options: SendOptions) => Promise<void>;
   /** Held from the body's arrival until its entries are handed on (see PushAppOptions.backlog). */
@@ -114,7 +113,7 @@ export function decodeStep(options: DecodeStepOptions): DecodeStep {
   async function decodeBody(raw: Buffer, head: PushHead, settings: PushAppSettings, claim: PendingClaim): Promise<DecodedPush> {
     const maxBody = settings.maxBodyBytes;
     const admit = (bytes: number): void => {
-      const refused = refusal(claim.take(bytes), options.pending);
+      const refused = refusal(claim.take(bytes), claim.pending);
       if (refused) throw refused;
     };
     const body = await decodeContentEncodingAsync(raw, head.contentEncoding, maxBody, admit);
@@ -217,13 +216,17 @@ function streamLabels(stream: Labels, added: Labels): Labels {
 /**
  * The step on the main thread of a sharded run: the body goes to a shard (its bytes transferred
  * when they fill their buffer, copied once when they are a view of a larger one), whose answer
- * comes back as the step's result or refusal.
+ * comes back as the step's result or refusal. The body's claim goes with it: `pending` is shared
+ * with the shards, and the shard's claim holds on to what this one admitted (and gives it back).
  */
-export function handOffStep(front: ShardFront, componentId: string): DecodeStep {
-  return async (raw, head) => {
+export function handOffStep(front: ShardFront, componentId: string, pending: SharedPendingBytes): DecodeStep {
+  return async (raw, head, claim) => {
     const whole = raw.byteOffset === 0 && raw.byteLength === raw.buffer.byteLength;
     const body = whole ? new Uint8Array(raw.buffer, 0, raw.byteLength) : new Uint8Array(raw);
-    const answer = await front.handOff(componentId, body, bodyRequestOf(head));
+    const answering = front.handOff(componentId, body, bodyRequestOf(head), { bound: pending.memory, held: claim.held });
+    // Posted (or refused at once, when the shards have stopped and the run with them).
+    claim.handOver();
+    const answer = await answering;
     const { error } = answer;
     if (error === undefined) return { entries: answer.entries };
     const reason = error.reason as RejectReason;
@@ -234,14 +237,14 @@ export function handOffStep(front: ShardFront, componentId: string): DecodeStep 
 }
 
 /**
- * The shard's side: runs `step` on a body handed off to it, under a claim on the shard's own
- * bound, and answers what the main thread answers the client with.
+ * The shard's side: runs `step` on a body handed off to it, under the body's claim on the bound it
+ * shares with the main thread (holding on to what the main thread admitted for the body), and
+ * answers what the main thread answers the client with. The claim is given back once the answer
+ * is known.
  */
-export async function takeHandedOff(step: DecodeStep, pending: PendingBytes, body: Uint8Array, request: BodyRequest): Promise<BodyAnswer> {
-  const claim = new PendingClaim(pending);
+export async function takeHandedOff(step: DecodeStep, body: Uint8Array, request: BodyRequest, handed: BodyClaim): Promise<BodyAnswer> {
+  const claim = new PendingClaim(new SharedPendingBytes(handed.bound), handed.held);
   try {
-    const refused = refusal(claim.take(body.byteLength), pending);
-    if (refused) throw refused;
     const taken = await step(Buffer.from(body.buffer, body.byteOffset, body.byteLength), headOf(request), claim);
     const { violation } = taken;
     if (violation === undefined) return { entries: taken.entries };

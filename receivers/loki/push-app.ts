@@ -26,16 +26,19 @@ import { goErrorResponses, httpError } from '../http/errors.js';
 import { PushError } from './decoded-push.js';
 import { decodeStep, queueFull, refusal, type DecodeStep, type DecodeStepOptions, type PushHead } from './decode-step.js';
 import type { SourceApiMetrics } from './metrics.js';
-import { PendingClaim } from './pending.js';
+import { PendingClaim, type PendingBytes } from './pending.js';
 import { bodyFormat } from './push-body.js';
 import { readBodyCapped } from './read-body.js';
 
 /**
- * The routes' options: the decode step's (settings, pending bound, forward, backlog, clock, log;
- * see decode-step.ts) without `showPending`, which the routes supply, plus the request side.
+ * The routes' options: the decode step's (settings, forward, backlog, clock, log; see
+ * decode-step.ts) without `showPending`, which the routes supply, plus the bound and the request
+ * side.
  */
 export interface PushAppOptions extends Omit<DecodeStepOptions, 'showPending'> {
   readonly componentId: string;
+  /** What every request's claim admits against (`max_pending_size`). */
+  readonly pending: PendingBytes;
   /** True while pushes are refused with 503 (not started yet, or stopping). */
   readonly stopping: () => boolean;
   /** Runs one push's whole handling, so its owner can wait for the pushes in flight. */

@@ -12,6 +12,7 @@
  * same settings, mounts the same routes and forwards every batch to its `forward_to`.
  */
 import type { Middleware } from 'koa';
+import type { Gauge } from 'prom-client';
 import type { Subscription } from 'rxjs';
 import type { Router } from '@koa/router';
 import { logSource, SourceNotSubscribedError, type LogSource } from '../../core/delivery.js';
@@ -22,7 +23,7 @@ import type { ComponentContext } from '../../core/runtime/component.js';
 import { standaloneContext, type RunOptions } from '../../core/runtime/standalone.js';
 import { decodeOptions } from '../../lib/config/schema.js';
 import { sourceApiMetrics } from './metrics.js';
-import { PendingBytes } from './pending.js';
+import { PendingBytes, SharedPendingBytes } from './pending.js';
 import { handOffStep } from './decode-step.js';
 import { createPushRoutes, type PushRoutes } from './push-app.js';
 import { PUSH_FIELDS, pushSettingsOf, type PushSettings } from './push-settings.js';
@@ -125,7 +126,11 @@ export interface PushReceiver {
  */
 export function pushReceiver(initial: PushSettings, ctx: ComponentContext): PushReceiver {
   let settings = initial;
-  const pending = new PendingBytes(settings.maxPendingBytes);
+  const metrics = sourceApiMetrics(ctx.registry);
+  // In a sharded run's main thread, bodies are decoded on the shards, under the same bound.
+  const shared = ctx.front ? new SharedPendingBytes(settings.maxPendingBytes) : undefined;
+  const pending = shared ?? new PendingBytes(settings.maxPendingBytes);
+  if (shared) showWhenGathered(metrics.pendingBytes, ctx.id, () => shared.bytes);
   const inFlight = new InFlight();
   /** Where pushes go while subscribed; kept through a stop so the pushes in flight still arrive. */
   let target: LogsReceiver | undefined;
@@ -152,10 +157,9 @@ export function pushReceiver(initial: PushSettings, ctx: ComponentContext): Push
     nowNs: () => ctx.clock.nowNs(),
     stopping: () => !accepting,
     inFlight: (push) => inFlight.run(push),
-    metrics: sourceApiMetrics(ctx.registry),
+    metrics,
     log: ctx.log,
-    // In a sharded run's main thread, bodies are decoded on the shards.
-    ...(ctx.front ? { decode: handOffStep(ctx.front, ctx.id) } : {}),
+    ...(ctx.front && shared ? { decode: handOffStep(ctx.front, ctx.id, shared) } : {}),
   });
   return {
     source,
@@ -166,6 +170,31 @@ export function pushReceiver(initial: PushSettings, ctx: ComponentContext): Push
     },
     stopWaiting: () => inFlight.stopWaiting(),
   };
+}
+
+/** The series each gauge sets when the metrics are gathered, by component id. */
+const gatheredSeries = new WeakMap<Gauge<'component_id'>, Map<string, () => number>>();
+
+/**
+ * Sets `gauge`'s series of `componentId` from `read` whenever the metrics are gathered, besides
+ * whenever this thread sets it: for a bound the shards change too (they decode the bodies while
+ * holding it), which this thread would otherwise show only as it last changed it itself. The
+ * shards leave their own series unset, so the run's /metrics shows the one value.
+ */
+function showWhenGathered(gauge: Gauge<'component_id'>, componentId: string, read: () => number): void {
+  let series = gatheredSeries.get(gauge);
+  if (!series) {
+    const each = new Map<string, () => number>();
+    series = each;
+    gatheredSeries.set(gauge, each);
+    // prom-client runs a metric's `collect` before reading its values (as a gauge made with one).
+    Object.assign(gauge, {
+      collect: () => {
+        for (const [id, value] of each) gauge.set({ component_id: id }, value());
+      },
+    });
+  }
+  series.set(componentId, read);
 }
 
 /** The pushes being handled, so a stop can wait for them. */

@@ -80,10 +80,11 @@ describe('the ports between shards', () => {
 
   it('answer a body for a source that stopped taking them 503, as a stopping source does', async () => {
     const [a] = pair();
+    const claim = { bound: new SharedArrayBuffer(16), held: 1 };
     const undo = a.serveBodies('logs.source.api.in', async () => ({ entries: 3 }));
-    expect(await a.takeBody('logs.source.api.in', new Uint8Array(1), {})).toEqual({ entries: 3 });
+    expect(await a.takeBody('logs.source.api.in', new Uint8Array(1), {}, claim)).toEqual({ entries: 3 });
     undo();
-    expect(await a.takeBody('logs.source.api.in', new Uint8Array(1), {})).toEqual({
+    expect(await a.takeBody('logs.source.api.in', new Uint8Array(1), {}, claim)).toEqual({
       entries: 0,
       error: { status: 503, reason: 'shutting_down', message: 'the server is shutting down' },
     });
