@@ -27,6 +27,12 @@
  * without a saved position at their end. An empty positions file is a clean start (logged); one
  * that is not the format makes the component unhealthy, tailing nothing.
  *
+ * On a shard of a sharded run (`rivulet run --shards N`), each shard's instance expands the same
+ * globs and tails only the files whose path it owns (FNV-1a of the path, modulo N), so a file's
+ * lines stay on one shard and in order. It keeps their positions in `<positions_file>.shard-<i>`;
+ * loading, sharded or in place, merges `positions_file` and every shard file beside it, each
+ * file's position from the newest (receivers/file/positions-files.ts).
+ *
  * `max_line_size` (bytes, such as "256KiB"; 0 for no limit), as the reference's limit of that name:
  * a longer line is dropped, or with `max_line_size_truncate` cut to its first `max_line_size` bytes
  * (back to a character boundary). Such a line is never held whole: memory stays bounded by the
