@@ -39,7 +39,10 @@ const WHOLE_NUMBER = /^[0-9]+$/;
 
 export class Positions {
   private readonly entries = new Map<string, FilePosition>();
-  /** The records as loaded, untouched by later updates. */
+  /**
+   * The records as loaded, untouched by later updates; on a shard, those of every shard's files,
+   * since a file renamed while the source was down may have moved to a path this shard owns.
+   */
   private readonly loaded = new Map<string, FilePosition>();
   private dirty = false;
   private saving: Promise<void> = Promise.resolve();
