@@ -52,7 +52,7 @@ export async function runCommand(argv: readonly string[], io: Io, signals: NodeJ
   const log = streamLog(io.stderr, { debug, rewrite: redactUrlsIn });
   const taps = new TapHub(registry);
   const sharded =
-    shards > 1 ? new ShardedRun({ shards, configText: initialText, configFile: file, log, stdout: io.stdout, debug }) : undefined;
+    shards > 1 ? new ShardedRun({ shards, configText: initialText, configFile: file, log, stdout: io.stdout, debug, taps }) : undefined;
   const graph = new ComponentGraph(
     (id) => ({
       id,

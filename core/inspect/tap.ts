@@ -14,6 +14,13 @@
  * written out every TAP_FLUSH_MS, outside the pipeline's call, and only while the socket takes
  * them; clients holding the same lines are written the same bytes.
  *
+ * In a sharded run the entries flow on the shard threads, each with a hub of its own. The main
+ * thread's hub tells its `TapFeeds` (the run) how many clients tap a component and the fastest
+ * one's rate; each shard then relays (`relay`) what passes there, at most that rate a second and
+ * batched every TAP_FLUSH_MS, counting what it leaves out as dropped for each of those clients.
+ * The main thread offers the relayed lines (`offerLines`) to its clients as it offers entries, so
+ * each client's rate and buffer hold exactly as in place.
+ *
  * The same wrappers count every component's entries in and out (flow-counters.ts), whether or not
  * anyone taps: that is where `rivulet top` reads a component's flow.
  */
@@ -52,14 +59,30 @@ export interface TapOutput {
   once(event: 'drain', listener: () => void): unknown;
 }
 
+/**
+ * Where a component's entries flow when not through this hub's wrappers: the shard threads of a
+ * sharded run, which send back the lines of what they see through `TapHub.offerLines`.
+ */
+export interface TapFeeds {
+  /**
+   * `clients` clients tap `id` in `direction` now, the fastest taking `ratePerSecond` entries a
+   * second; 0 clients when the last one left.
+   */
+  tapped(id: string, direction: TapDirection, clients: number, ratePerSecond: number): void;
+}
+
 type DropCounter = { inc(value: number): void };
+
+const NO_ENTRIES: readonly Entry[] = [];
 
 /** The subscribers of one component and direction, and what they share. */
 class TapChannel {
   readonly subs: TapSubscription[] = [];
+  /** The clients the subscribers stand for: one each, or the main thread's for a shard's relay. */
+  clients = 0;
   /** No subscriber may take an entry before this time (ms); 0 when one may now. */
   nextTakeAt = 0;
-  /** Subscribers whose buffer was full when last offered entries; unchanged until one takes lines. */
+  /** Clients whose buffer was full when last offered entries; unchanged until one takes lines. */
   full = 0;
   readonly rateLimited: DropCounter;
   readonly slowClient: DropCounter;
@@ -69,26 +92,30 @@ class TapChannel {
     this.slowClient = dropped.labels({ component_id: componentId, reason: 'slow_client' });
   }
 
-  /** Gives each subscriber what its rate and buffer allow, serializing each entry taken once. */
-  offer(entries: readonly Entry[], now: number): void {
-    const count = entries.length;
+  /**
+   * Gives each subscriber what its rate and buffer allow of `count` entries: either `lines`, all
+   * of them serialized already (relayed from a shard), or `entries`, each serialized once, when a
+   * subscriber first takes it.
+   */
+  offer(count: number, entries: readonly Entry[], serialized: readonly string[] | undefined, now: number): void {
     if (count === 0) return;
     if (now < this.nextTakeAt) {
-      this.countDropped(this.subs.length - this.full, this.full, count);
+      this.countDropped(this.clients - this.full, this.full, count);
       return;
     }
-    const lines: string[] = [];
+    // takeFrom adds to these only past their end, which serialized lines never reach.
+    const lines = (serialized as string[] | undefined) ?? [];
     let rateLimited = 0;
     let slow = 0;
     let next = Number.POSITIVE_INFINITY;
     let full = 0;
     for (const sub of this.subs) {
-      const took = sub.takeFrom(entries, lines, now);
+      const took = sub.takeFrom(count, entries, lines, now);
       if (sub.isFull()) {
-        slow += count - took;
-        full++;
+        slow += (count - took) * sub.clients;
+        full += sub.clients;
       } else {
-        rateLimited += count - took;
+        rateLimited += (count - took) * sub.clients;
         next = Math.min(next, sub.nextTokenAt());
       }
     }
@@ -104,19 +131,27 @@ class TapChannel {
   }
 }
 
-/** One subscriber: `lines` holds JSON lines (each ending in a newline) waiting to be written. */
+/**
+ * One subscriber: `lines` holds JSON lines (each ending in a newline) waiting to be written. A
+ * client stands for itself; a shard's relay for the main thread's clients of its component.
+ */
 export class TapSubscription {
   readonly lines: string[] = [];
   private tokens: number;
   private last: number;
-  readonly rate: number;
-  readonly capacity: number;
+  rate: number;
+  capacity: number;
+  /** The clients that entries this one leaves out are counted as dropped for. */
+  clients = 1;
   private output: TapOutput | undefined;
   private writable = true;
+  /** For a shard's relay: where its lines go at each flush, instead of an output. */
+  relay: ((lines: string[]) => void) | undefined;
 
   constructor(
     readonly key: string,
     readonly componentId: string,
+    readonly direction: TapDirection,
     private readonly hub: TapHub,
     private readonly channel: TapChannel,
     options: TapOptions,
@@ -129,21 +164,35 @@ export class TapSubscription {
   }
 
   /**
-   * Takes the first entries its tokens and buffer allow, serializing into `lines` (shared by the
-   * channel's subscribers for this offer) only those no one took before; returns how many.
+   * Takes the first of `count` entries its tokens and buffer allow, serializing into `lines`
+   * (shared by the channel's subscribers for this offer) only those no one took before; returns
+   * how many.
    */
-  takeFrom(entries: readonly Entry[], lines: string[], now: number): number {
+  takeFrom(count: number, entries: readonly Entry[], lines: string[], now: number): number {
     this.tokens = Math.min(this.rate, this.tokens + ((now - this.last) * this.rate) / 1000);
     this.last = now;
-    const take = Math.min(Math.floor(this.tokens), this.capacity - this.lines.length, entries.length);
+    const take = Math.min(Math.floor(this.tokens), this.capacity - this.lines.length, count);
     if (take <= 0) return 0;
     for (let i = 0; i < take; i++) {
       if (i === lines.length) lines.push(`${entryToJson(entries[i]!, false)}\n`);
       this.lines.push(lines[i]!);
     }
     this.tokens -= take;
-    if (this.output) this.hub.schedule(this);
+    if (this.output || this.relay) this.hub.schedule(this);
     return take;
+  }
+
+  /**
+   * A relay's new figures: a faster rate brings its larger burst at once, as a client joining
+   * with that rate gets its own.
+   */
+  tune(clients: number, ratePerSecond: number, bufferEntries: number): void {
+    this.tokens = Math.min(ratePerSecond, this.tokens + Math.max(0, ratePerSecond - this.rate));
+    this.rate = ratePerSecond;
+    this.capacity = bufferEntries;
+    this.channel.clients += clients - this.clients;
+    this.clients = clients;
+    this.channel.nextTakeAt = 0;
   }
 
   isFull(): boolean {
@@ -173,6 +222,10 @@ export class TapSubscription {
    * last subscriber written in this round, whose bytes are reused when the lines are the same.
    */
   flush(previous: { lines: string[]; bytes: Buffer } | undefined): { lines: string[]; bytes: Buffer } | undefined {
+    if (this.relay) {
+      if (this.lines.length > 0) this.relay(this.take());
+      return previous;
+    }
     if (!this.output || !this.writable || this.lines.length === 0) return previous;
     const lines = this.take();
     const bytes = previous && sameLines(previous.lines, lines) ? previous.bytes : Buffer.from(lines.join(''));
@@ -209,6 +262,9 @@ export class TapHub {
   private readonly pending = new Set<TapSubscription>();
   private flushTimer: NodeJS.Timeout | undefined;
   private readonly flow: FlowCounters;
+  /** A shard's relays, by channel key. */
+  private readonly relays = new Map<string, TapSubscription>();
+  private feeds: TapFeeds | undefined;
 
   constructor(registry: Registry, options: TapHubOptions = {}) {
     this.maxClients = options.maxClients ?? DEFAULT_MAX_TAP_CLIENTS;
@@ -267,16 +323,9 @@ export class TapHub {
    */
   subscribe(id: string, direction: TapDirection, options: TapOptions = {}): TapSubscription | undefined {
     if (this.clients >= this.maxClients) return undefined;
-    const key = `${direction} ${id}`;
-    let channel = this.channels.get(key);
-    if (!channel) {
-      channel = new TapChannel(this.dropped, id);
-      this.channels.set(key, channel);
-    }
-    const sub = new TapSubscription(key, id, this, channel, options, performance.now());
-    channel.subs.push(sub);
-    channel.nextTakeAt = 0;
+    const sub = this.join(id, direction, options);
     this.clients++;
+    this.tellFeeds(sub);
     return sub;
   }
 
@@ -286,18 +335,65 @@ export class TapHub {
     const at = channel ? channel.subs.indexOf(sub) : -1;
     if (!channel || at < 0) return;
     channel.subs.splice(at, 1);
+    channel.clients -= sub.clients;
     channel.nextTakeAt = 0;
-    this.clients--;
+    if (!sub.relay) this.clients--;
     if (channel.subs.length === 0) this.channels.delete(sub.key);
-    if (this.clients === 0 && this.flushTimer) {
+    if (this.pending.size === 0 && this.flushTimer) {
       clearTimeout(this.flushTimer);
       this.flushTimer = undefined;
     }
+    if (!sub.relay) this.tellFeeds(sub);
   }
 
   /** Offers entries to the subscribers of `id` in `direction`, as the wrapped receivers do. */
   offer(id: string, direction: TapDirection, entries: readonly Entry[]): void {
     this.publish(`${direction} ${id}`, entries);
+  }
+
+  /**
+   * Offers lines serialized elsewhere (a shard's relay: JSON lines, each ending in a newline) to
+   * the subscribers of `id` in `direction`, as entries published here are offered.
+   */
+  offerLines(id: string, direction: TapDirection, lines: readonly string[]): void {
+    this.channels.get(`${direction} ${id}`)?.offer(lines.length, NO_ENTRIES, lines, performance.now());
+  }
+
+  /**
+   * Tells `feeds` from now on what this hub's clients tap (and at once what they tap already),
+   * so it can send back lines for `offerLines`; undefined stops telling.
+   */
+  feedFrom(feeds: TapFeeds | undefined): void {
+    this.feeds = feeds;
+    for (const channel of this.channels.values()) {
+      const sub = channel.subs.find((s) => !s.relay);
+      if (sub) this.tellFeeds(sub);
+    }
+  }
+
+  /**
+   * On a shard: relays to `send`, every TAP_FLUSH_MS, the lines of what passes `id` in
+   * `direction` for the main thread's `clients` clients, at most `ratePerSecond` a second (the
+   * fastest client's rate); what it leaves out is counted as dropped for each of those clients.
+   * Called again, it takes the new figures; with 0 clients, it stops.
+   */
+  relay(id: string, direction: TapDirection, clients: number, ratePerSecond: number, send: (lines: string[]) => void): void {
+    const key = `${direction} ${id}`;
+    let sub = this.relays.get(key);
+    if (clients <= 0) {
+      if (sub) this.unsubscribe(sub);
+      this.relays.delete(key);
+      return;
+    }
+    // Room for a second's lines and more: the relay empties every TAP_FLUSH_MS, and its rate
+    // bounds what it takes, so it is full only when the shard is too busy to flush.
+    const bufferEntries = 2 * Math.ceil(ratePerSecond);
+    if (!sub) {
+      sub = this.join(id, direction, { ratePerSecond, bufferEntries });
+      this.relays.set(key, sub);
+    }
+    sub.tune(clients, ratePerSecond, bufferEntries);
+    sub.relay = send;
   }
 
   /**
@@ -321,6 +417,29 @@ export class TapHub {
   }
 
   private publish(key: string, entries: readonly Entry[]): void {
-    this.channels.get(key)?.offer(entries, performance.now());
+    this.channels.get(key)?.offer(entries.length, entries, undefined, performance.now());
+  }
+
+  /** Adds a subscriber of `id` in `direction`, its channel made when it is the first. */
+  private join(id: string, direction: TapDirection, options: TapOptions): TapSubscription {
+    const key = `${direction} ${id}`;
+    let channel = this.channels.get(key);
+    if (!channel) {
+      channel = new TapChannel(this.dropped, id);
+      this.channels.set(key, channel);
+    }
+    const sub = new TapSubscription(key, id, direction, this, channel, options, performance.now());
+    channel.subs.push(sub);
+    channel.clients += sub.clients;
+    channel.nextTakeAt = 0;
+    return sub;
+  }
+
+  /** Tells the feeds how many clients tap `sub`'s component and direction now, and the fastest rate. */
+  private tellFeeds(sub: TapSubscription): void {
+    if (!this.feeds) return;
+    const clients = this.channels.get(sub.key)?.subs.filter((s) => !s.relay) ?? [];
+    const rate = clients.reduce((fastest, s) => Math.max(fastest, s.rate), 0);
+    this.feeds.tapped(sub.componentId, sub.direction, clients.length, rate);
   }
 }

@@ -4,6 +4,7 @@
  */
 import type { MessagePort } from 'node:worker_threads';
 import type { LogLevel } from '../../lib/log.js';
+import type { TapDirection } from '../inspect/tap.js';
 import type { MetricFamilies } from '../metrics.js';
 import type { BodyAnswer, BodyClaim, BodyRequest } from '../shard-context.js';
 import type { PackedEntries } from '../threads/entry-batch-codec.js';
@@ -39,6 +40,17 @@ export type ToShard =
     }
   | { readonly kind: 'metrics'; readonly id: number }
   | { readonly kind: 'reload'; readonly id: number; readonly text: string }
+  /**
+   * `clients` clients on the main thread tap `component` in `direction`, the fastest at
+   * `ratePerSecond`: the shard relays what passes there (0 clients: it stops).
+   */
+  | {
+      readonly kind: 'tap';
+      readonly component: string;
+      readonly direction: TapDirection;
+      readonly clients: number;
+      readonly ratePerSecond: number;
+    }
   /** Stops one component: the main thread stops each on every shard before the next (see ShardedRun.stop). */
   | { readonly kind: 'stop'; readonly id: number; readonly component: string };
 
@@ -52,7 +64,9 @@ export type FromShard =
   /** A question the shard could not answer (gathering its metrics, taking a body, reloading failed unexpectedly). */
   | { readonly kind: 'refused'; readonly id: number; readonly error: string }
   | { readonly kind: 'log'; readonly level: LogLevel; readonly message: string; readonly fields?: Record<string, unknown> }
-  | { readonly kind: 'stdout'; readonly text: string };
+  | { readonly kind: 'stdout'; readonly text: string }
+  /** Lines of what passed a tapped component here (JSON, each ending in a newline), for the main thread's clients. */
+  | { readonly kind: 'tap'; readonly component: string; readonly direction: TapDirection; readonly lines: readonly string[] };
 
 /** Between shards: entries for the component `component` on the receiving shard, and its answer. */
 export type BetweenShards =

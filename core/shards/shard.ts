@@ -43,7 +43,8 @@ export async function serveShard(port: MessagePort, setup: ShardSetup): Promise<
   const peers = new ShardPorts(setup);
   const registry = new Registry();
   const clock = systemClock();
-  // The entries flowing between components are counted where they flow, on the shards.
+  // The entries flowing between components are counted where they flow, on the shards, and relayed
+  // from here to the main thread's tap clients.
   const taps = new TapHub(registry);
   const graph = new ComponentGraph(
     (id) => ({
@@ -78,6 +79,13 @@ export async function serveShard(port: MessagePort, setup: ShardSetup): Promise<
       case 'reload':
         void reload(message.text).then((errors) => post({ kind: 'reloaded', id: message.id, errors }), refuse(message.id));
         return;
+      case 'tap': {
+        const { component, direction } = message;
+        taps.relay(component, direction, message.clients, message.ratePerSecond, (lines) =>
+          post({ kind: 'tap', component, direction, lines }),
+        );
+        return;
+      }
       case 'stop':
         void Promise.resolve(graph.component(message.component)?.stop())
           .catch((err) => log('error', 'stopping a component failed', { component: message.component, error: String(err) }))

@@ -15,6 +15,7 @@ import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
 import { ConfigError } from '../../lib/config/errors.js';
 import { linearTimeFallbackEnabled } from '../../lib/regex/linear-time.js';
 import type { Log } from '../../lib/log.js';
+import type { TapDirection, TapFeeds, TapHub } from '../inspect/tap.js';
 import type { MetricFamilies } from '../metrics.js';
 import { logsReceiverCapsule } from '../receiver.js';
 import { healthy, validatedArgs, type Component, type ComponentDefinition } from '../runtime/component.js';
@@ -92,6 +93,8 @@ export interface ShardedRunOptions {
   readonly stdout: NodeJS.WritableStream;
   /** Whether the run logs debug records (the shards then send theirs). */
   readonly debug?: boolean;
+  /** The run server's taps: once the shards run, what its clients tap the shards relay to it. */
+  readonly taps?: TapHub;
 }
 
 interface Pending<T> {
@@ -115,7 +118,7 @@ class ShardThread {
   }
 }
 
-export class ShardedRun implements ShardFront {
+export class ShardedRun implements ShardFront, TapFeeds {
   private threads: ShardThread[] = [];
   private nextId = 0;
   private failure: Error | undefined;
@@ -173,6 +176,13 @@ export class ShardedRun implements ShardFront {
       await this.terminate();
       throw err;
     }
+    this.options.taps?.feedFrom(this);
+  }
+
+  /** Tells every shard what the main thread's clients tap of `id`, so that each relays its lines (or stops). */
+  tapped(id: string, direction: TapDirection, clients: number, ratePerSecond: number): void {
+    if (this.failure) return;
+    for (const thread of this.threads) thread.post({ kind: 'tap', component: id, direction, clients, ratePerSecond });
   }
 
   handOff(id: string, body: Uint8Array, request: BodyRequest, claim: BodyClaim): Promise<BodyAnswer> {
@@ -220,6 +230,7 @@ export class ShardedRun implements ShardFront {
   }
 
   private async terminate(): Promise<void> {
+    this.options.taps?.feedFrom(undefined);
     const threads = this.threads;
     this.threads = [];
     this.failure ??= new Error('the shards were stopped');
@@ -257,6 +268,9 @@ export class ShardedRun implements ShardFront {
         return;
       case 'stdout':
         this.options.stdout.write(message.text);
+        return;
+      case 'tap':
+        this.options.taps?.offerLines(message.component, message.direction, message.lines);
         return;
       default: {
         const waiting = thread.waiting.get(message.id);
