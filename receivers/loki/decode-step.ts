@@ -224,7 +224,8 @@ export function handOffStep(front: ShardFront, componentId: string, pending: Sha
     const whole = raw.byteOffset === 0 && raw.byteLength === raw.buffer.byteLength;
     const body = whole ? new Uint8Array(raw.buffer, 0, raw.byteLength) : new Uint8Array(raw);
     const answering = front.handOff(componentId, body, bodyRequestOf(head), { bound: pending.memory, held: claim.held });
-    // Posted (or refused at once, when the shards have stopped and the run with them).
+    // The shard's claim holds these bytes from here. Had the shards stopped, nothing was posted
+    // and the bytes stay counted, but the run stops with its shards.
     claim.handOver();
     const answer = await answering;
     const { error } = answer;
