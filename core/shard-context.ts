@@ -5,6 +5,7 @@
  * contracts, so sources and processors can take part without knowing the threads.
  */
 import type { Entry } from './entry.js';
+import type { SendOptions } from './receiver.js';
 
 /** A body's request as the shard's decoder needs it: a few header values and the route's kind. */
 export type BodyRequest = Readonly<Record<string, string>>;
@@ -38,14 +39,23 @@ export interface ShardPeers {
   readonly count: number;
   /**
    * Hands entries to the component `id` on shard `shard` (this one included); resolves once that
-   * component took them over, rejects as its `send` did (a `RetryLaterError` stays one).
+   * component took them over (with `untilSentOn`, once its stages sent on what they held of them),
+   * rejects as its `send` did (a `RetryLaterError` or `HandedBackError` stays one). A `handBack`
+   * is requested or ended on the other shard too, after the entries delivered before.
    */
-  deliver(shard: number, id: string, entries: Entry[]): Promise<void>;
+  deliver(shard: number, id: string, entries: Entry[], options?: DeliverOptions): Promise<void>;
   /** Takes what other shards deliver to component `id` on this shard; returns the undo. */
-  serveEntries(id: string, send: (entries: Entry[]) => Promise<void>): () => void;
+  serveEntries(id: string, send: (entries: Entry[], options?: DeliverOptions) => Promise<void>): () => void;
   /** Takes the bodies the main thread hands off to the source `id`, each with its claim; returns the undo. */
   serveBodies(id: string, take: (body: Uint8Array, request: BodyRequest, claim: BodyClaim) => Promise<BodyAnswer>): () => void;
 }
+
+/**
+ * What of a send's options crosses to the shard owning the entries: a source acknowledging its
+ * input upstream only once held lines were sent on (a JetStream reader) waits for the owner's
+ * stages, and can take back what they hold, as in place.
+ */
+export type DeliverOptions = Pick<SendOptions, 'untilSentOn' | 'handBack'>;
 
 /** A source on the main thread of a sharded run gets this: where its bodies go to be decoded. */
 export interface ShardFront {

@@ -20,6 +20,7 @@ import type { PartitionedStage } from '../stage-partitioning.js';
 import { fanOut, type LogsReceiver, type SendOptions } from '../receiver.js';
 import type { BuiltPipeline, StageOperator, StageSpec } from '../stage.js';
 import type { ComponentContext } from '../runtime/component.js';
+import type { DeliverOptions } from '../shard-context.js';
 import { standaloneContext, type RunOptions } from '../runtime/standalone.js';
 import type { LogBatch } from '../delivery.js';
 import { sendOptionsOf } from '../delivery.js';
@@ -92,7 +93,9 @@ export class LogsProcessor implements LogsReceiver {
     this.shardOf = shardOf;
     // Other shards deliver here the entries whose streams this shard owns: they are this
     // shard's part already, and go straight into the stages.
-    this.unserve = ctx.shard?.serveEntries(ctx.id, (entries) => this.sendBatch(entries, false));
+    this.unserve = ctx.shard?.serveEntries(ctx.id, (entries, options) =>
+      this.sendBatch(entries, options?.untilSentOn === true, options?.untilSentOn ? options.handBack : undefined),
+    );
   }
 
   /** The fingerprint of the stage list running now. */
@@ -102,7 +105,7 @@ export class LogsProcessor implements LogsReceiver {
 
   send(entries: readonly Entry[], options?: SendOptions): Promise<void> {
     if (options?.backlog) this.input.follow(options.backlog);
-    if (this.shardOf) return this.sendToOwners(entries, this.shardOf);
+    if (this.shardOf) return this.sendToOwners(entries, this.shardOf, options);
     const untilSentOn = options?.untilSentOn === true;
     return this.sendBatch(entries, untilSentOn, untilSentOn ? options?.handBack : undefined);
   }
@@ -111,15 +114,21 @@ export class LogsProcessor implements LogsReceiver {
    * On a shard: hands each entry to the shard that owns its stream (the partition plan's key, as
    * threads split), this one included, and resolves once every owner took its part over.
    */
-  private async sendToOwners(entries: readonly Entry[], shardOf: (labels: Labels) => number): Promise<void> {
+  private async sendToOwners(entries: readonly Entry[], shardOf: (labels: Labels) => number, options?: SendOptions): Promise<void> {
     const shard = this.ctx.shard!;
+    // A sender waiting for held lines (a JetStream reader) waits for the owners' stages.
+    const deliverOptions: DeliverOptions | undefined = options?.untilSentOn
+      ? { untilSentOn: true, ...(options.handBack ? { handBack: options.handBack } : {}) }
+      : undefined;
     const parts: Entry[][] = Array.from({ length: shard.count }, () => []);
     // The owner is found once per distinct label set (a batch holds few streams, its entries in
     // runs): the partitioner's key filter and hash run once a set, not once an entry.
     const sets = new LabelSets();
     const shardOfSet: number[] = [];
     for (const entry of entries) parts[(shardOfSet[sets.indexOf(entry.labels)] ??= shardOf(entry.labels))]!.push(entry);
-    await Promise.all(parts.map((part, index) => (part.length === 0 ? undefined : shard.deliver(index, this.ctx.id, part))));
+    await Promise.all(
+      parts.map((part, index) => (part.length === 0 ? undefined : shard.deliver(index, this.ctx.id, part, deliverOptions))),
+    );
   }
 
   /**

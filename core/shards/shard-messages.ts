@@ -70,5 +70,20 @@ export type FromShard =
 
 /** Between shards: entries for the component `component` on the receiving shard, and its answer. */
 export type BetweenShards =
-  | { readonly kind: 'deliver'; readonly id: number; readonly component: string; readonly packed: PackedEntries }
-  | { readonly kind: 'delivered'; readonly id: number; readonly error?: { readonly message: string; readonly retryLater: boolean } };
+  | {
+      readonly kind: 'deliver';
+      readonly id: number;
+      readonly component: string;
+      readonly packed: PackedEntries;
+      /** Answer only once the stages sent on what they held of these entries (`SendOptions.untilSentOn`). */
+      readonly untilSentOn?: boolean;
+      /** The sender's hand-back (`SendOptions.handBack`), by its number on the sending shard. */
+      readonly handBack?: number;
+    }
+  | {
+      readonly kind: 'delivered';
+      readonly id: number;
+      readonly error?: { readonly message: string; readonly retryLater: boolean; readonly handedBack?: boolean };
+    }
+  /** The sending shard's hand-back `handBack` was requested (`taken`) or ended. */
+  | { readonly kind: 'handBack'; readonly handBack: number; readonly taken: boolean };

@@ -15,14 +15,15 @@ import { systemClock } from '../clock.js';
 import type { Entry } from '../entry.js';
 import { TapHub } from '../inspect/tap.js';
 import { gatheredFamilies } from '../metrics.js';
+import { HandBack, HandedBackError } from '../hand-back.js';
 import { RetryLaterError } from '../receiver.js';
 import { ComponentGraph } from '../runtime/graph.js';
-import type { BodyAnswer, BodyClaim, BodyRequest, ShardPeers } from '../shard-context.js';
+import type { BodyAnswer, BodyClaim, BodyRequest, DeliverOptions, ShardPeers } from '../shard-context.js';
 import { loadConfigStageModules } from '../stage-modules.js';
 import { decodeEntries, encodeEntries, packedBuffers } from '../threads/entry-batch-codec.js';
 import type { BetweenShards, FromShard, ShardSetup, ToShard } from './shard-messages.js';
 
-type Deliver = (entries: Entry[]) => Promise<void>;
+type Deliver = (entries: Entry[], options?: DeliverOptions) => Promise<void>;
 type TakeBody = (body: Uint8Array, request: BodyRequest, claim: BodyClaim) => Promise<BodyAnswer>;
 
 export async function serveShard(port: MessagePort, setup: ShardSetup): Promise<void> {
@@ -113,22 +114,60 @@ export class ShardPorts implements ShardPeers {
   private readonly bodies = new Map<string, TakeBody>();
   private readonly waiting = new Map<number, { resolve: () => void; reject: (err: Error) => void }>();
   private nextId = 0;
+  /** The hand-backs of this shard's senders: the number each goes by, and the shards told of it. */
+  private readonly handBacksSent = new WeakMap<HandBack, { readonly id: number; readonly shards: Set<number> }>();
+  private nextHandBack = 0;
+  /** Other shards' senders' hand-backs, by `<shard>/<number>`: one here for each, until requested or ended. */
+  private readonly handBacksTaken = new Map<string, HandBack>();
 
   constructor(private readonly setup: ShardSetup) {
     this.index = setup.index;
     this.count = setup.count;
-    setup.peers.forEach((peer) => peer?.on('message', (message: BetweenShards) => this.receive(peer, message)));
+    setup.peers.forEach((peer, from) => peer?.on('message', (message: BetweenShards) => this.receive(peer, from, message)));
   }
 
-  deliver(shard: number, id: string, entries: Entry[]): Promise<void> {
-    if (shard === this.index) return this.served(id)(entries);
+  deliver(shard: number, id: string, entries: Entry[], options?: DeliverOptions): Promise<void> {
+    if (shard === this.index) return this.served(id)(entries, options);
     const packed = encodeEntries(entries);
     const deliveryId = this.nextId++;
+    const untilSentOn = options?.untilSentOn === true;
+    const handBack = untilSentOn ? options?.handBack : undefined;
     return new Promise<void>((resolve, reject) => {
       this.waiting.set(deliveryId, { resolve, reject });
-      const message: BetweenShards = { kind: 'deliver', id: deliveryId, component: id, packed };
+      const message: BetweenShards = {
+        kind: 'deliver',
+        id: deliveryId,
+        component: id,
+        packed,
+        ...(untilSentOn ? { untilSentOn } : {}),
+        ...(handBack ? { handBack: this.handBackNumber(handBack) } : {}),
+      };
       this.setup.peers[shard]!.postMessage(message, packedBuffers(packed));
+      if (handBack) this.relayHandBack(handBack, shard);
     });
+  }
+
+  private handBackNumber(handBack: HandBack): number {
+    let sent = this.handBacksSent.get(handBack);
+    if (!sent) {
+      sent = { id: this.nextHandBack++, shards: new Set() };
+      this.handBacksSent.set(handBack, sent);
+    }
+    return sent.id;
+  }
+
+  /**
+   * Tells `shard` when the hand-back is requested or ended, once for each shard it was delivered
+   * to. Posted after the delivery, on the same port: the other shard hears it after the entries.
+   */
+  private relayHandBack(handBack: HandBack, shard: number): void {
+    const sent = this.handBacksSent.get(handBack)!;
+    if (sent.shards.has(shard)) return;
+    sent.shards.add(shard);
+    const port = this.setup.peers[shard]!;
+    const relay = (taken: boolean) => () => port.postMessage({ kind: 'handBack', handBack: sent.id, taken } satisfies BetweenShards);
+    handBack.onRequest(relay(true));
+    handBack.onEnd(relay(false));
   }
 
   serveEntries(id: string, send: Deliver): () => void {
@@ -160,25 +199,51 @@ export class ShardPorts implements ShardPeers {
     return this.entries.get(id) ?? (() => Promise.reject(new Error(`${id} takes no entries on shard ${this.index}`)));
   }
 
-  private receive(peer: MessagePort, message: BetweenShards): void {
+  private receive(peer: MessagePort, from: number, message: BetweenShards): void {
     if (message.kind === 'deliver') {
+      const options: DeliverOptions | undefined = message.untilSentOn
+        ? { untilSentOn: true, ...(message.handBack !== undefined ? { handBack: this.handBackOf(from, message.handBack) } : {}) }
+        : undefined;
       // Taken in the order the peer sent, so each stream reaches the stages in order.
-      this.served(message.component)(decodeEntries(message.packed)).then(
+      this.served(message.component)(decodeEntries(message.packed), options).then(
         () => peer.postMessage({ kind: 'delivered', id: message.id } satisfies BetweenShards),
         (err: Error) =>
           peer.postMessage({
             kind: 'delivered',
             id: message.id,
-            error: { message: err.message, retryLater: err instanceof RetryLaterError },
+            error: { message: err.message, retryLater: err instanceof RetryLaterError, handedBack: err instanceof HandedBackError },
           } satisfies BetweenShards),
       );
+      return;
+    }
+    if (message.kind === 'handBack') {
+      const key = `${from}/${message.handBack}`;
+      const handBack = this.handBacksTaken.get(key);
+      this.handBacksTaken.delete(key);
+      if (message.taken) handBack?.request();
+      else handBack?.end();
       return;
     }
     const waiting = this.waiting.get(message.id);
     this.waiting.delete(message.id);
     if (!waiting) return;
-    if (!message.error) waiting.resolve();
-    else waiting.reject(message.error.retryLater ? new RetryLaterError(message.error.message) : new Error(message.error.message));
+    const { error } = message;
+    if (!error) waiting.resolve();
+    else
+      waiting.reject(
+        error.handedBack ? new HandedBackError() : error.retryLater ? new RetryLaterError(error.message) : new Error(error.message),
+      );
+  }
+
+  /** The hand-back here that stands for shard `from`'s hand-back `id`. */
+  private handBackOf(from: number, id: number): HandBack {
+    const key = `${from}/${id}`;
+    let handBack = this.handBacksTaken.get(key);
+    if (!handBack) {
+      handBack = new HandBack();
+      this.handBacksTaken.set(key, handBack);
+    }
+    return handBack;
   }
 }
 

@@ -1,0 +1,123 @@
+/**
+ * What crosses between shards with a delivery for a sender that acknowledges upstream only once
+ * held lines were sent on (a JetStream reader): `untilSentOn`, and its hand-back, whose request
+ * or end on the sending shard reaches the owning shard after the entries delivered before.
+ */
+import { MessageChannel } from 'node:worker_threads';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Entry } from '../../../core/entry.js';
+import { HandBack, HandedBackError } from '../../../core/hand-back.js';
+import type { DeliverOptions } from '../../../core/shard-context.js';
+import type { ShardSetup } from '../../../core/shards/shard-messages.js';
+import { ShardPorts } from '../../../core/shards/shard.js';
+
+const channels: MessageChannel[] = [];
+afterEach(() => {
+  for (const channel of channels.splice(0)) {
+    channel.port1.close();
+    channel.port2.close();
+  }
+});
+
+/** Two shards' peers joined by one channel, as the main thread joins them. */
+function pair(): [ShardPorts, ShardPorts] {
+  const channel = new MessageChannel();
+  channels.push(channel);
+  const setup = (index: number): ShardSetup => ({
+    index,
+    count: 2,
+    configText: '',
+    configFile: 'x.alloy',
+    stageRegistrars: [],
+    componentRegistrars: [],
+    stageModules: [],
+    linearTimeRegex: false,
+    debug: false,
+    peers: index === 0 ? [undefined, channel.port1] : [channel.port2, undefined],
+  });
+  return [new ShardPorts(setup(0)), new ShardPorts(setup(1))];
+}
+
+const entry = (line: string): Entry => ({ labels: { app: 'x' }, line, timestamp: 1n, structuredMetadata: [], extracted: {} });
+
+/** A component on shard 1 that holds every delivery until its hand-back is requested (then fails it) or ended (then takes it). */
+function holdingOwner(owner: ShardPorts) {
+  const seen: { lines: string[]; options: DeliverOptions | undefined }[] = [];
+  const events: string[] = [];
+  owner.serveEntries('logs.process.p', (entries, options) => {
+    seen.push({ lines: entries.map((e) => e.line), options });
+    const handBack = options?.handBack;
+    if (!handBack) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      handBack.onRequest(() => {
+        events.push(`requested after ${seen.length}`);
+        reject(new HandedBackError());
+      });
+      handBack.onEnd(() => {
+        events.push(`ended after ${seen.length}`);
+        resolve();
+      });
+    });
+  });
+  return { seen, events };
+}
+
+describe('the ports between shards, for a sender that waits for held lines', () => {
+  it('carry untilSentOn and the hand-back; its request fails the deliveries held there with HandedBackError', async () => {
+    const [a, b] = pair();
+    const { seen, events } = holdingOwner(b);
+    const handBack = new HandBack();
+    const first = a.deliver(1, 'logs.process.p', [entry('one')], { untilSentOn: true, handBack });
+    const second = a.deliver(1, 'logs.process.p', [entry('two')], { untilSentOn: true, handBack });
+    first.catch(() => {});
+    second.catch(() => {});
+    await expect.poll(() => seen.length).toBe(2);
+    // One hand-back on the owner stands for the sender's, for every delivery.
+    const there = seen[0]!.options!.handBack!;
+    expect(there).toBeInstanceOf(HandBack);
+    expect(there).not.toBe(handBack);
+    expect(seen.map((s) => [s.lines, s.options!.untilSentOn, s.options!.handBack === there])).toEqual([
+      [['one'], true, true],
+      [['two'], true, true],
+    ]);
+    handBack.request();
+    await expect(first).rejects.toBeInstanceOf(HandedBackError);
+    await expect(second).rejects.toBeInstanceOf(HandedBackError);
+    expect(events).toEqual(['requested after 2', 'requested after 2']);
+  });
+
+  it('relay the end of a hand-back after the entries delivered before it, and the deliveries then resolve', async () => {
+    const [a, b] = pair();
+    const { seen, events } = holdingOwner(b);
+    const handBack = new HandBack();
+    const first = a.deliver(1, 'logs.process.p', [entry('one')], { untilSentOn: true, handBack });
+    // Ended as soon as the second delivery is posted: the owner takes both before it hears the end.
+    const second = a.deliver(1, 'logs.process.p', [entry('two')], { untilSentOn: true, handBack });
+    handBack.end();
+    await Promise.all([first, second]);
+    expect(seen.map((s) => s.lines)).toEqual([['one'], ['two']]);
+    expect(events).toEqual(['ended after 2', 'ended after 2']);
+    // A request after the end has nothing more to take back there.
+    handBack.request();
+    expect(seen[0]!.options!.handBack!.requested).toBe(false);
+  });
+
+  it('carry a hand-back already requested with the delivery, which the owner then fails', async () => {
+    const [a, b] = pair();
+    holdingOwner(b);
+    const handBack = new HandBack();
+    handBack.request();
+    await expect(a.deliver(1, 'logs.process.p', [entry('one')], { untilSentOn: true, handBack })).rejects.toBeInstanceOf(HandedBackError);
+  });
+
+  it('carry no options for a sender that does not wait for held lines', async () => {
+    const [a, b] = pair();
+    const { seen } = holdingOwner(b);
+    await a.deliver(1, 'logs.process.p', [entry('one')], { handBack: new HandBack() });
+    await a.deliver(1, 'logs.process.p', [entry('two')]);
+    expect(seen).toEqual([
+      { lines: ['one'], options: undefined },
+      { lines: ['two'], options: undefined },
+    ]);
+  });
+});
