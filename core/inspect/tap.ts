@@ -93,9 +93,9 @@ class TapChannel {
   }
 
   /**
-   * Gives each subscriber what its rate and buffer allow of `count` entries: either `lines`, all
-   * of them serialized already (relayed from a shard), or `entries`, each serialized once, when a
-   * subscriber first takes it.
+   * Gives each subscriber what its rate and buffer allow of `count` entries: either `serialized`,
+   * all of them as lines already (relayed from a shard), or `entries`, each serialized once, when
+   * a subscriber first takes it.
    */
   offer(count: number, entries: readonly Entry[], serialized: readonly string[] | undefined, now: number): void {
     if (count === 0) return;
