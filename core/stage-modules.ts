@@ -74,15 +74,18 @@ export async function loadStageModules(paths: readonly string[], baseDir: string
   return loaded;
 }
 
-/** The definitions each loaded module registered, by its absolute file. */
-const loadedModules = new Map<string, readonly StageDefinition<any>[]>();
+/** The stage definitions each loaded module registered, and the names of its components, by its absolute file. */
+const loadedModules = new Map<string, { readonly stages: readonly StageDefinition<any>[]; readonly components: readonly string[] }>();
 
 /**
- * The files of the loaded stage modules whose stages are still registered: what another thread
- * (the playground's run workers) loads to see the same custom stages.
+ * The files of the loaded modules whose stages are still registered, or that define components:
+ * what another thread (a pipeline thread, a shard, the playground's run workers) loads to see the
+ * same custom stages and components.
  */
 export function loadedStageModuleFiles(): string[] {
-  return [...loadedModules].filter(([, defs]) => defs.some((def) => stageDefinition(def.name) === def)).map(([file]) => file);
+  return [...loadedModules]
+    .filter(([, { stages, components }]) => components.length > 0 || stages.some((def) => stageDefinition(def.name) === def))
+    .map(([file]) => file);
 }
 
 /** Modules whose import registers stages, besides the stage modules loaded here, with what they registered. */
@@ -106,7 +109,7 @@ export function stageRegistrars(): string[] {
  * `def`: not when a program defined the stage itself, outside any module.
  */
 export function definedInModule(def: { readonly name: string }): boolean {
-  return [...registrars.values(), ...loadedModules.values()].some((defs) => defs.some((d) => d === def));
+  return [...registrars.values(), ...[...loadedModules.values()].map((m) => m.stages)].some((defs) => defs.some((d) => d === def));
 }
 
 const TYPESCRIPT_MODULE = /\.[cm]?tsx?$/;
@@ -162,7 +165,7 @@ async function loadStageModule(path: string, baseDir: string): Promise<LoadedSta
       throw new StageModuleError(path, (err as Error).message);
     }
   }
-  loadedModules.set(file, definitions);
+  loadedModules.set(file, { stages: definitions, components });
   return { path, file, stages: definitions.map((d) => d.name), ...(components.length > 0 ? { components } : {}) };
 }
 

@@ -8,7 +8,13 @@ import { ManualClock } from '../../core/clock.js';
 import { loadStageList } from '../../core/process.js';
 import { ComponentGraph } from '../../core/runtime/graph.js';
 import { stageDefinition, unregisterStage, type StageFactory } from '../../core/stage.js';
-import { loadConfigStageModules, loadStageModules, StageModuleError, stageImportsOf } from '../../core/stage-modules.js';
+import {
+  loadConfigStageModules,
+  loadedStageModuleFiles,
+  loadStageModules,
+  StageModuleError,
+  stageImportsOf,
+} from '../../core/stage-modules.js';
 import { runStage } from '../../testing/index.js';
 import '../../index.js';
 
@@ -63,6 +69,27 @@ describe('loadStageModules', () => {
     );
     expect((await loadStageModules([plain], dir))[0]!.stages).toEqual(['kit_plain']);
     expect(loadStageList('stage.kit_plain { }', 'c.alloy')).toHaveLength(1);
+  });
+
+  it('names for other threads the modules whose stages are registered and those that define components only', async () => {
+    const sinkOnly = module(
+      'sink-only.ts',
+      `import { defineComponent, healthy } from ${JSON.stringify(coreUrl('runtime/component.ts'))};
+export const sink = defineComponent({
+  name: 'logs.kit_sink',
+  doc: 'Takes nothing.',
+  exportNames: [],
+  fields: {},
+  build: () => ({ exports: {}, health: () => healthy(), update() {}, async stop() {} }),
+});
+`,
+    );
+    await loadStageModules([upper, sinkOnly], dir);
+    expect(loadedStageModuleFiles()).toEqual(expect.arrayContaining([join(dir, upper), join(dir, sinkOnly)]));
+    unregisterStage('kit_upper');
+    expect(loadedStageModuleFiles()).not.toContain(join(dir, upper));
+    expect(loadedStageModuleFiles()).toContain(join(dir, sinkOnly));
+    await loadStageModules([upper], dir);
   });
 
   it('rejects a module that cannot be imported', async () => {

@@ -4,20 +4,7 @@
  * them go. Named under `logs.` so that a sharded run runs it on the shards. It imports the sources
  * (not the package, which is the built copy with registries of its own), as the tests run them.
  */
-import { defineComponent, defineStage, healthy, logsReceiverCapsule, PER_ENTRY, t } from '../../../index.ts';
-
-/**
- * A stage that does nothing: a sharded run hands its shards only the modules that define a stage
- * (core/stage-modules.ts, loadedStageModuleFiles), so this one defines one for its component to
- * reach them.
- */
-export const heldNoop = defineStage({
-  name: 'held_noop',
-  doc: 'Passes every entry as it is.',
-  fields: {},
-  build: () => ({ kind: 'map', process: (entry) => entry }),
-  partitioning: () => PER_ENTRY,
-});
+import { defineComponent, healthy, logsReceiverCapsule, t } from '../../../index.ts';
 
 export const heldSink = defineComponent({
   name: 'logs.held',
