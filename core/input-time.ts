@@ -71,12 +71,12 @@ export class InputBacklog {
   /** The source is done with it: nothing waits any more, and followers let it go. */
   close(): void {
     if (this.closed) return;
-    const wasWaiting = this.holds > 0;
     this.closed = true;
     this.holds = 0;
     const watchers = [...this.watchers];
     this.watchers.clear();
-    if (wasWaiting) for (const watcher of watchers) watcher(false);
+    // Told even when nothing waited, so that followers let it go.
+    for (const watcher of watchers) watcher(false);
   }
 
   get isClosed(): boolean {

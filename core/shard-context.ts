@@ -41,7 +41,8 @@ export interface ShardPeers {
    * Hands entries to the component `id` on shard `shard` (this one included); resolves once that
    * component took them over (with `untilSentOn`, once its stages sent on what they held of them),
    * rejects as its `send` did (a `RetryLaterError` or `HandedBackError` stays one). A `handBack`
-   * is requested or ended on the other shard too, after the entries delivered before.
+   * is requested or ended on the other shard too, and a `backlog` waits and closes there too,
+   * each after the entries delivered before.
    */
   deliver(shard: number, id: string, entries: Entry[], options?: DeliverOptions): Promise<void>;
   /** Takes what other shards deliver to component `id` on this shard; returns the undo. */
@@ -53,9 +54,10 @@ export interface ShardPeers {
 /**
  * What of a send's options crosses to the shard owning the entries: a source acknowledging its
  * input upstream only once held lines were sent on (a JetStream reader) waits for the owner's
- * stages, and can take back what they hold, as in place.
+ * stages, and can take back what they hold; the owner's stages measure idle input while the
+ * source's backlog waits as a stage in place does.
  */
-export type DeliverOptions = Pick<SendOptions, 'untilSentOn' | 'handBack'>;
+export type DeliverOptions = Pick<SendOptions, 'untilSentOn' | 'handBack' | 'backlog'>;
 
 /** A source on the main thread of a sharded run gets this: where its bodies go to be decoded. */
 export interface ShardFront {

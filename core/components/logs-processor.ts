@@ -93,9 +93,10 @@ export class LogsProcessor implements LogsReceiver {
     this.shardOf = shardOf;
     // Other shards deliver here the entries whose streams this shard owns: they are this
     // shard's part already, and go straight into the stages.
-    this.unserve = ctx.shard?.serveEntries(ctx.id, (entries, options) =>
-      this.sendBatch(entries, options?.untilSentOn === true, options?.untilSentOn ? options.handBack : undefined),
-    );
+    this.unserve = ctx.shard?.serveEntries(ctx.id, (entries, options) => {
+      if (options?.backlog) this.input.follow(options.backlog);
+      return this.sendBatch(entries, options?.untilSentOn === true, options?.untilSentOn ? options.handBack : undefined);
+    });
   }
 
   /** The fingerprint of the stage list running now. */
@@ -116,10 +117,15 @@ export class LogsProcessor implements LogsReceiver {
    */
   private async sendToOwners(entries: readonly Entry[], shardOf: (labels: Labels) => number, options?: SendOptions): Promise<void> {
     const shard = this.ctx.shard!;
-    // A sender waiting for held lines (a JetStream reader) waits for the owners' stages.
-    const deliverOptions: DeliverOptions | undefined = options?.untilSentOn
-      ? { untilSentOn: true, ...(options.handBack ? { handBack: options.handBack } : {}) }
-      : undefined;
+    // A sender waiting for held lines (a JetStream reader) waits for the owners' stages, which
+    // follow its backlog as this shard's do.
+    const deliverOptions: DeliverOptions | undefined =
+      options?.untilSentOn || options?.backlog
+        ? {
+            ...(options.untilSentOn ? { untilSentOn: true, ...(options.handBack ? { handBack: options.handBack } : {}) } : {}),
+            ...(options.backlog ? { backlog: options.backlog } : {}),
+          }
+        : undefined;
     const parts: Entry[][] = Array.from({ length: shard.count }, () => []);
     // The owner is found once per distinct label set (a batch holds few streams, its entries in
     // runs): the partitioner's key filter and hash run once a set, not once an entry.

@@ -79,6 +79,8 @@ export type BetweenShards =
       readonly untilSentOn?: boolean;
       /** The sender's hand-back (`SendOptions.handBack`), by its number on the sending shard. */
       readonly handBack?: number;
+      /** The sender's backlog (`SendOptions.backlog`), by its number on the sending shard. */
+      readonly backlog?: number;
     }
   | {
       readonly kind: 'delivered';
@@ -86,4 +88,6 @@ export type BetweenShards =
       readonly error?: { readonly message: string; readonly retryLater: boolean; readonly handedBack?: boolean };
     }
   /** The sending shard's hand-back `handBack` was requested (`taken`) or ended. */
-  | { readonly kind: 'handBack'; readonly handBack: number; readonly taken: boolean };
+  | { readonly kind: 'handBack'; readonly handBack: number; readonly taken: boolean }
+  /** The sending shard's backlog `backlog` waits now, or not; `closed` once its source closed it. */
+  | { readonly kind: 'backlog'; readonly backlog: number; readonly waiting: boolean; readonly closed: boolean };

@@ -16,6 +16,7 @@ import type { Entry } from '../entry.js';
 import { TapHub } from '../inspect/tap.js';
 import { gatheredFamilies } from '../metrics.js';
 import { HandBack, HandedBackError } from '../hand-back.js';
+import { InputBacklog } from '../input-time.js';
 import { RetryLaterError } from '../receiver.js';
 import { ComponentGraph } from '../runtime/graph.js';
 import type { BodyAnswer, BodyClaim, BodyRequest, DeliverOptions, ShardPeers } from '../shard-context.js';
@@ -114,11 +115,13 @@ export class ShardPorts implements ShardPeers {
   private readonly bodies = new Map<string, TakeBody>();
   private readonly waiting = new Map<number, { resolve: () => void; reject: (err: Error) => void }>();
   private nextId = 0;
-  /** The hand-backs of this shard's senders: the number each goes by, and the shards told of it. */
-  private readonly handBacksSent = new WeakMap<HandBack, { readonly id: number; readonly shards: Set<number> }>();
-  private nextHandBack = 0;
+  /** The hand-backs and backlogs of this shard's senders, numbered for the other shards. */
+  private readonly handBacksSent = new Relayed<HandBack>();
+  private readonly backlogsSent = new Relayed<InputBacklog>();
   /** Other shards' senders' hand-backs, by `<shard>/<number>`: one here for each, until requested or ended. */
   private readonly handBacksTaken = new Map<string, HandBack>();
+  /** Other shards' sources' backlogs, by `<shard>/<number>`: one here for each, waiting while it waits, until it closes. */
+  private readonly backlogsTaken = new Map<string, { readonly backlog: InputBacklog; release: (() => void) | undefined }>();
 
   constructor(private readonly setup: ShardSetup) {
     this.index = setup.index;
@@ -132,6 +135,7 @@ export class ShardPorts implements ShardPeers {
     const deliveryId = this.nextId++;
     const untilSentOn = options?.untilSentOn === true;
     const handBack = untilSentOn ? options?.handBack : undefined;
+    const backlog = options?.backlog;
     return new Promise<void>((resolve, reject) => {
       this.waiting.set(deliveryId, { resolve, reject });
       const message: BetweenShards = {
@@ -140,34 +144,25 @@ export class ShardPorts implements ShardPeers {
         component: id,
         packed,
         ...(untilSentOn ? { untilSentOn } : {}),
-        ...(handBack ? { handBack: this.handBackNumber(handBack) } : {}),
+        ...(handBack ? { handBack: this.handBacksSent.number(handBack) } : {}),
+        ...(backlog ? { backlog: this.backlogsSent.number(backlog) } : {}),
       };
-      this.setup.peers[shard]!.postMessage(message, packedBuffers(packed));
-      if (handBack) this.relayHandBack(handBack, shard);
+      const port = this.setup.peers[shard]!;
+      port.postMessage(message, packedBuffers(packed));
+      // Told after the delivery, on the same port: the other shard hears of them after the entries.
+      if (handBack && this.handBacksSent.firstTo(handBack, shard)) {
+        const tell = (taken: boolean) => () =>
+          port.postMessage({ kind: 'handBack', handBack: message.handBack!, taken } satisfies BetweenShards);
+        handBack.onRequest(tell(true));
+        handBack.onEnd(tell(false));
+      }
+      if (backlog && this.backlogsSent.firstTo(backlog, shard)) {
+        const tell = (waiting: boolean) =>
+          port.postMessage({ kind: 'backlog', backlog: message.backlog!, waiting, closed: backlog.isClosed } satisfies BetweenShards);
+        tell(backlog.waiting);
+        backlog.watch(tell);
+      }
     });
-  }
-
-  private handBackNumber(handBack: HandBack): number {
-    let sent = this.handBacksSent.get(handBack);
-    if (!sent) {
-      sent = { id: this.nextHandBack++, shards: new Set() };
-      this.handBacksSent.set(handBack, sent);
-    }
-    return sent.id;
-  }
-
-  /**
-   * Tells `shard` when the hand-back is requested or ended, once for each shard it was delivered
-   * to. Posted after the delivery, on the same port: the other shard hears it after the entries.
-   */
-  private relayHandBack(handBack: HandBack, shard: number): void {
-    const sent = this.handBacksSent.get(handBack)!;
-    if (sent.shards.has(shard)) return;
-    sent.shards.add(shard);
-    const port = this.setup.peers[shard]!;
-    const relay = (taken: boolean) => () => port.postMessage({ kind: 'handBack', handBack: sent.id, taken } satisfies BetweenShards);
-    handBack.onRequest(relay(true));
-    handBack.onEnd(relay(false));
   }
 
   serveEntries(id: string, send: Deliver): () => void {
@@ -201,9 +196,14 @@ export class ShardPorts implements ShardPeers {
 
   private receive(peer: MessagePort, from: number, message: BetweenShards): void {
     if (message.kind === 'deliver') {
-      const options: DeliverOptions | undefined = message.untilSentOn
-        ? { untilSentOn: true, ...(message.handBack !== undefined ? { handBack: this.handBackOf(from, message.handBack) } : {}) }
-        : undefined;
+      const options: DeliverOptions | undefined =
+        message.untilSentOn || message.backlog !== undefined
+          ? {
+              ...(message.untilSentOn ? { untilSentOn: true } : {}),
+              ...(message.handBack !== undefined ? { handBack: this.handBackOf(from, message.handBack) } : {}),
+              ...(message.backlog !== undefined ? { backlog: this.backlogOf(from, message.backlog) } : {}),
+            }
+          : undefined;
       // Taken in the order the peer sent, so each stream reaches the stages in order.
       this.served(message.component)(decodeEntries(message.packed), options).then(
         () => peer.postMessage({ kind: 'delivered', id: message.id } satisfies BetweenShards),
@@ -224,6 +224,21 @@ export class ShardPorts implements ShardPeers {
       else handBack?.end();
       return;
     }
+    if (message.kind === 'backlog') {
+      const key = `${from}/${message.backlog}`;
+      const taken = this.backlogsTaken.get(key);
+      if (!taken) return;
+      if (message.waiting) taken.release ??= taken.backlog.hold();
+      else {
+        taken.release?.();
+        taken.release = undefined;
+      }
+      if (message.closed) {
+        taken.backlog.close();
+        this.backlogsTaken.delete(key);
+      }
+      return;
+    }
     const waiting = this.waiting.get(message.id);
     this.waiting.delete(message.id);
     if (!waiting) return;
@@ -235,6 +250,17 @@ export class ShardPorts implements ShardPeers {
       );
   }
 
+  /** The backlog here that stands for shard `from`'s backlog `id` (it waits once told so). */
+  private backlogOf(from: number, id: number): InputBacklog {
+    const key = `${from}/${id}`;
+    let taken = this.backlogsTaken.get(key);
+    if (!taken) {
+      taken = { backlog: new InputBacklog(), release: undefined };
+      this.backlogsTaken.set(key, taken);
+    }
+    return taken.backlog;
+  }
+
   /** The hand-back here that stands for shard `from`'s hand-back `id`. */
   private handBackOf(from: number, id: number): HandBack {
     const key = `${from}/${id}`;
@@ -244,6 +270,29 @@ export class ShardPorts implements ShardPeers {
       this.handBacksTaken.set(key, handBack);
     }
     return handBack;
+  }
+}
+
+/** A sender's objects (hand-backs, backlogs) by the number the other shards know each by, and the shards told of each. */
+class Relayed<T extends object> {
+  private readonly sent = new WeakMap<T, { readonly id: number; readonly shards: Set<number> }>();
+  private next = 0;
+
+  number(value: T): number {
+    let sent = this.sent.get(value);
+    if (!sent) {
+      sent = { id: this.next++, shards: new Set() };
+      this.sent.set(value, sent);
+    }
+    return sent.id;
+  }
+
+  /** Whether `value` (numbered) goes to `shard` for the first time. */
+  firstTo(value: T, shard: number): boolean {
+    const { shards } = this.sent.get(value)!;
+    if (shards.has(shard)) return false;
+    shards.add(shard);
+    return true;
   }
 }
 

@@ -1,12 +1,15 @@
 /**
- * What crosses between shards with a delivery for a sender that acknowledges upstream only once
- * held lines were sent on (a JetStream reader): `untilSentOn`, and its hand-back, whose request
- * or end on the sending shard reaches the owning shard after the entries delivered before.
+ * What crosses between shards with a delivery besides its entries: for a sender that acknowledges
+ * upstream only once held lines were sent on (a JetStream reader), `untilSentOn` and its
+ * hand-back, whose request or end on the sending shard reaches the owning shard after the entries
+ * delivered before; and a source's backlog, which waits and closes on the owning shard as it does
+ * on the sender's.
  */
 import { MessageChannel } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Entry } from '../../../core/entry.js';
 import { HandBack, HandedBackError } from '../../../core/hand-back.js';
+import { InputBacklog } from '../../../core/input-time.js';
 import type { DeliverOptions } from '../../../core/shard-context.js';
 import type { ShardSetup } from '../../../core/shards/shard-messages.js';
 import { ShardPorts } from '../../../core/shards/shard.js';
@@ -119,5 +122,42 @@ describe('the ports between shards, for a sender that waits for held lines', () 
       { lines: ['one'], options: undefined },
       { lines: ['two'], options: undefined },
     ]);
+  });
+});
+
+describe('the ports between shards, for a source with a backlog', () => {
+  it('make the owner a backlog that waits while the source’s waits, and closes with it', async () => {
+    const [a, b] = pair();
+    const { seen } = holdingOwner(b);
+    const backlog = new InputBacklog();
+    const release = backlog.hold();
+    await a.deliver(1, 'logs.process.p', [entry('one')], { backlog });
+    const there = seen[0]!.options!.backlog!;
+    expect(there).toBeInstanceOf(InputBacklog);
+    expect(there).not.toBe(backlog);
+    await expect.poll(() => there.waiting).toBe(true);
+    release();
+    await expect.poll(() => there.waiting).toBe(false);
+    backlog.hold();
+    await expect.poll(() => there.waiting).toBe(true);
+    // The same backlog again: the same one there, and nothing more carried than the backlog.
+    await a.deliver(1, 'logs.process.p', [entry('two')], { backlog });
+    expect(seen[1]!.options).toEqual({ backlog: there });
+    backlog.close();
+    await expect.poll(() => there.isClosed).toBe(true);
+    expect(there.waiting).toBe(false);
+  });
+
+  it('tell the owner of a backlog that closed while nothing waited, so it lets it go', async () => {
+    const [a, b] = pair();
+    const { seen } = holdingOwner(b);
+    const backlog = new InputBacklog();
+    await a.deliver(1, 'logs.process.p', [entry('one')], { backlog });
+    const there = seen[0]!.options!.backlog!;
+    const heard: boolean[] = [];
+    there.watch((waiting) => heard.push(waiting));
+    backlog.close();
+    await expect.poll(() => there.isClosed).toBe(true);
+    expect(heard).toEqual([false]);
   });
 });
