@@ -716,10 +716,16 @@ export class PartitionReader {
         // The last acknowledgement before a hand-over is confirmed by the server, so the next
         // owner reads an acknowledgement floor that includes everything acknowledged here.
         const confirm = this.state === 'draining' && this.inFlight.every((b) => b === head || b.messages.length === 0);
+        // Ack policy `all`: an acknowledgement covers every message before it, so the batch's last
+        // message not terminated is the one acknowledged; a terminated one is terminated in its
+        // place, with its reason.
+        let acknowledged: JsMsg | undefined;
+        for (const message of head.messages) if (!head.terminated.has(message)) acknowledged = message;
         for (let i = 0; i <= last; i++) {
           const message = head.messages[i]!;
           const termination = head.terminated.get(message);
           if (termination !== undefined) message.term(this.options.termReasons ? termination : undefined);
+          else if (message !== acknowledged) continue;
           else if (i === last && confirm) await message.ackAck().catch(() => false);
           else message.ack();
         }

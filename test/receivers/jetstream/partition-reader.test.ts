@@ -86,6 +86,14 @@ function fakeJetStream(info: { ackFloor: number; optStartSeq?: number } | undefi
     queue.push(m);
     wake?.();
   };
+  /** The highest message acknowledged: with ack policy `all`, every message up to it is. */
+  let ackedThrough = 0;
+  /** How many acknowledgements the reader sent. */
+  let acks = 0;
+  const ackThrough = (seq: number) => {
+    acks++;
+    ackedThrough = Math.max(ackedThrough, seq);
+  };
   /** One message of one entry `line`, or of these entries. */
   const deliver = (seq: number, content: string | WireEntry[]): FakeMessage => {
     let acked = false;
@@ -96,19 +104,30 @@ function fakeJetStream(info: { ackFloor: number; optStartSeq?: number } | undefi
     const message = {
       seq,
       data,
-      ack: () => void (acked = true),
-      ackAck: async () => (acked = true),
+      ack: () => {
+        acked = true;
+        ackThrough(seq);
+      },
+      ackAck: async () => {
+        acked = true;
+        ackThrough(seq);
+        return true;
+      },
       nak: () => void (naked = true),
       term: (reason = '') => void (terminated = reason),
     };
     callback!(message as unknown as JsMsg);
-    return { seq, data, acked: () => acked, naked: () => naked, terminated: () => terminated };
+    // A terminated message stays terminated, whatever acknowledgement covers it later.
+    const covered = () => acked || (seq <= ackedThrough && terminated === undefined);
+    return { seq, data, acked: covered, naked: () => naked, terminated: () => terminated };
   };
   return {
     jsm: jsm as unknown as JetStreamManager,
     js: js as unknown as JetStreamClient,
     added,
     deliver,
+    /** How many acknowledgements the reader sent. */
+    acks: () => acks,
     fetches,
     failures,
     endFetch: () => endFetch(),
@@ -424,6 +443,20 @@ describe('PartitionReader', () => {
     receiver.release();
     await ticks(5);
     expect([message.naked(), message.acked(), next.naked(), next.acked()]).toEqual([true, false, true, false]);
+  });
+
+  it('acknowledges a batch of several messages once, with its last message (ack policy all)', async () => {
+    const fake = fakeJetStream(undefined);
+    const receiver = heldReceiver();
+    const r = reader(fake, { forward: receiver.forward, holds: () => true });
+    const messages = [1, 2, 3, 4, 5].map((seq) => fake.deliver(seq, `m${seq}`));
+    await r.start();
+    await vi.waitFor(() => expect(receiver.lines()).toEqual(['m1', 'm2', 'm3', 'm4', 'm5']));
+    expect(receiver.batches.map((batch) => batch.map((e) => e.line))).toEqual([['m1', 'm2', 'm3', 'm4', 'm5']]);
+    expect(fake.acks()).toBe(0);
+    receiver.release();
+    await vi.waitFor(() => expect(messages.map((m) => m.acked())).toEqual([true, true, true, true, true]));
+    expect(fake.acks()).toBe(1);
   });
 
   it('terminates a message with more entries than the limit unread, with its reason, and goes on', async () => {
