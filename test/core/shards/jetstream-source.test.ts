@@ -153,7 +153,7 @@ async function settled(run: CommandRun, holders: readonly string[]): Promise<voi
   );
 }
 
-/** Runs `text` until every block is echoed (`blocks`), then stops it; its stdout and stderr. */
+/** Runs `text` until `blocks` blocks are echoed, then stops it: the run, and what it served on /metrics before stopping. */
 async function readAll(text: string, flags: readonly string[], blocks: number) {
   const run = await runConfig(text, flags, []);
   cleanups.push(async () => void (await run.stop()));
