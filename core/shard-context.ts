@@ -49,6 +49,13 @@ export interface ShardPeers {
   serveEntries(id: string, send: (entries: Entry[], options?: DeliverOptions) => Promise<void>): () => void;
   /** Takes the bodies the main thread hands off to the source `id`, each with its claim; returns the undo. */
   serveBodies(id: string, take: (body: Uint8Array, request: BodyRequest, claim: BodyClaim) => Promise<BodyAnswer>): () => void;
+  /**
+   * Holds this shard's answer to a reload until `settled()` resolves (asked once the reload's
+   * components are updated); returns the undo. A processor whose stage list was replaced hands on
+   * what the old list flushed first: in place that goes out before anything sent after the
+   * reload, and here a stream's next entries may be another shard's to process.
+   */
+  holdReloadAnswer?(settled: () => Promise<void>): () => void;
 }
 
 /**

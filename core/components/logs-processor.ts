@@ -78,6 +78,8 @@ export class LogsProcessor implements LogsReceiver {
   private shardOf: ((labels: Labels) => number) | undefined;
   /** Stops taking the entries other shards deliver here. */
   private readonly unserve: (() => void) | undefined;
+  /** Stops holding this shard's answers to reloads. */
+  private readonly unholdReloads: (() => void) | undefined;
 
   constructor(
     stages: readonly StageSpec[],
@@ -97,6 +99,9 @@ export class LogsProcessor implements LogsReceiver {
       if (options?.backlog) this.input.follow(options.backlog);
       return this.sendBatch(entries, options?.untilSentOn === true, options?.untilSentOn ? options.handBack : undefined);
     });
+    // A reload may move a stream to another shard: its next entries must not overtake the blocks
+    // the replaced list flushed here, as they cannot in place.
+    this.unholdReloads = ctx.shard?.holdReloadAnswer?.(() => this.replacedHandedOn());
   }
 
   /** The fingerprint of the stage list running now. */
@@ -159,6 +164,15 @@ export class LogsProcessor implements LogsReceiver {
     await this.drainForwarding();
     this.input.unfollowAll();
     this.unserve?.();
+    this.unholdReloads?.();
+  }
+
+  /**
+   * Settles once the stage lists a reload replaced have completed and what they flushed was
+   * handed on, within the shutdown grace: a receiver that cannot take it must not hold a reload.
+   */
+  private async replacedHandedOn(): Promise<void> {
+    await this.withinGrace(Promise.all(this.stopping).then(() => this.forwarding));
   }
 
   /**

@@ -100,7 +100,9 @@ export async function serveShard(port: MessagePort, setup: ShardSetup): Promise<
   async function reload(text: string): Promise<string[]> {
     try {
       await loadConfigStageModules(text, setup.configFile);
-      return (await graph.reload(text, setup.configFile)).map((e) => e.message);
+      const errors = await graph.reload(text, setup.configFile);
+      await peers.reloadsSettled();
+      return errors.map((e) => e.message);
     } catch (err) {
       return configErrorsOf(err).map((e) => e.message);
     }
@@ -115,6 +117,8 @@ export class ShardPorts implements ShardPeers {
   private readonly bodies = new Map<string, TakeBody>();
   private readonly waiting = new Map<number, { resolve: () => void; reject: (err: Error) => void }>();
   private nextId = 0;
+  /** What a reload's answer waits for (holdReloadAnswer). */
+  private readonly reloadHolds = new Set<() => Promise<void>>();
   /** The hand-backs and backlogs of this shard's senders, numbered for the other shards. */
   private readonly handBacksSent = new Relayed<HandBack>();
   private readonly backlogsSent = new Relayed<InputBacklog>();
@@ -127,6 +131,16 @@ export class ShardPorts implements ShardPeers {
     this.index = setup.index;
     this.count = setup.count;
     setup.peers.forEach((peer, from) => peer?.on('message', (message: BetweenShards) => this.receive(peer, from, message)));
+  }
+
+  holdReloadAnswer(settled: () => Promise<void>): () => void {
+    this.reloadHolds.add(settled);
+    return () => this.reloadHolds.delete(settled);
+  }
+
+  /** Settles once everything holding a reload's answer settled. */
+  async reloadsSettled(): Promise<void> {
+    await Promise.all([...this.reloadHolds].map((settled) => settled()));
   }
 
   deliver(shard: number, id: string, entries: Entry[], options?: DeliverOptions): Promise<void> {
