@@ -3,18 +3,17 @@ import { describe, expect, it } from 'vitest';
 import { flushesAtStop, groupBodies, numRuns, outcome, pushGroups, sendGroups, stageListOftenMultiline } from './pipelines.js';
 
 describe('a sharded run, for random stage lists and pushes sent several at once', () => {
-  it('gives every stream, on two shards and on three, the entries, the order and the metric values of one thread', async () => {
+  it('gives every stream, on two shards or three, the entries, the order and the metric values of one thread', async () => {
     await fc.assert(
-      fc.asyncProperty(stageListOftenMultiline, pushGroups, async (stages, groups) => {
+      // One shard count a run: a shard thread takes seconds to start from the sources.
+      fc.asyncProperty(stageListOftenMultiline, pushGroups, fc.constantFrom('2', '3'), async (stages, groups, shards) => {
         const sent = groupBodies(groups);
         const inPlace = await outcome(stages, ['--workers', '1'], (run) => sendGroups(run, sent));
+        const sharded = await outcome(stages, ['--shards', shards], (run) => sendGroups(run, sent));
+        expect(sharded.entries).toEqual(inPlace.entries);
+        expect(sharded.metrics).toEqual(inPlace.metrics);
         if (flushesAtStop(stages)) expect(Object.keys(inPlace.flushed)).not.toEqual([]);
-        for (const shards of ['2', '3']) {
-          const sharded = await outcome(stages, ['--shards', shards], (run) => sendGroups(run, sent));
-          expect(sharded.entries).toEqual(inPlace.entries);
-          expect(sharded.metrics).toEqual(inPlace.metrics);
-          expect(sharded.flushed).toEqual(inPlace.flushed);
-        }
+        expect(sharded.flushed).toEqual(inPlace.flushed);
       }),
       { numRuns, endOnFailure: true },
     );

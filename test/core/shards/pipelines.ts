@@ -28,10 +28,17 @@ const STAGES = {
   drop: () => 'stage.drop {\n    expression = "user=u2"\n  }',
   static_labels: () => 'stage.static_labels {\n    values = { tier = "web" }\n  }',
   label_drop: () => 'stage.label_drop {\n    values = ["env"]\n  }',
+  label_keep: () => 'stage.label_keep {\n    values = ["app", "level"]\n  }',
+  // Lines share their second three by three: each stream's duplicates are fudged 1 ns apart.
+  timestamp: () =>
+    'stage.regex {\n    expression = "t=(?P<t>\\\\d+)"\n  }\n  stage.timestamp {\n    source = "t"\n    format = "Unix"\n  }',
+  // Blocks in one env only: the others pass by the nested stage.
+  match_multiline: () =>
+    'stage.match {\n    selector = "{env=\\"e0\\"}"\n    stage.multiline {\n      firstline     = "^start"\n      max_wait_time = "1h"\n    }\n  }',
 } as const;
 
 export type StageName = keyof typeof STAGES;
-const STAGE_NAMES = Object.keys(STAGES) as StageName[];
+export const STAGE_NAMES = Object.keys(STAGES) as StageName[];
 
 /** A stage list of one to five stages, any of them. */
 export const stageList = fc.array(fc.constantFrom(...STAGE_NAMES), { minLength: 1, maxLength: 5 });
@@ -105,7 +112,7 @@ export function bodies(pushes: ReadonlyArray<readonly Slice[]>): WireStream[][] 
       labels: streamLabels(stream),
       entries: Array.from({ length: count }, () => {
         const k = next[stream]!++;
-        const line = `${k % 3 === 0 ? 'start' : '  cont'} level=${k % 2 ? 'info' : 'warn'} user=u${k % 4} s=${stream} n=${k}`;
+        const line = `${k % 3 === 0 ? 'start' : '  cont'} level=${k % 2 ? 'info' : 'warn'} user=u${k % 4} s=${stream} n=${k} t=${1_700_000_000 + Math.floor(k / 3)}`;
         return { timestampNs: BASE_NS + BigInt(at++), line, structuredMetadata: [] };
       }),
     })),
