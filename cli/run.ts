@@ -10,7 +10,7 @@ import { loadConfigStageModules } from '../core/stage-modules.js';
 import { parseArgs, UsageError } from './args.js';
 import { coreCount, workerCount } from './pipeline-workers.js';
 import { shardCount } from './shards-flag.js';
-import { ShardConfigError, ShardedRun, shardedDefinition } from '../core/shards/sharded-run.js';
+import { ShardConfigError, ShardedRun, shardedDefinitions } from '../core/shards/sharded-run.js';
 import { loadFlagStageModules, readConfigWithStageModules, STAGES_FLAG } from './stage-modules.js';
 import { PathError, readTextFile, type Io } from './io.js';
 
@@ -64,7 +64,7 @@ export async function runCommand(argv: readonly string[], io: Io, signals: NodeJ
       ...(sharded ? { front: sharded } : {}),
     }),
     taps.wrapExport,
-    sharded ? shardedDefinition : undefined,
+    sharded ? shardedDefinitions(sharded) : undefined,
   );
   try {
     graph.load(initialText, file);

@@ -6,6 +6,7 @@ import type { MessagePort } from 'node:worker_threads';
 import type { LogLevel } from '../../lib/log.js';
 import type { TapDirection } from '../inspect/tap.js';
 import type { MetricFamilies } from '../metrics.js';
+import type { Health } from '../runtime/component.js';
 import type { BodyAnswer, BodyClaim, BodyRequest } from '../shard-context.js';
 import type { PackedEntries } from '../threads/entry-batch-codec.js';
 
@@ -39,6 +40,8 @@ export type ToShard =
       readonly claim: BodyClaim;
     }
   | { readonly kind: 'metrics'; readonly id: number }
+  /** The health of every component built here. */
+  | { readonly kind: 'health'; readonly id: number }
   | { readonly kind: 'reload'; readonly id: number; readonly text: string }
   /**
    * `clients` clients on the main thread tap `component` in `direction`, the fastest at
@@ -59,6 +62,7 @@ export type FromShard =
   | { readonly kind: 'failed'; readonly errors: readonly string[] }
   | { readonly kind: 'answer'; readonly id: number; readonly answer: BodyAnswer }
   | { readonly kind: 'metrics'; readonly id: number; readonly families: MetricFamilies }
+  | { readonly kind: 'health'; readonly id: number; readonly components: readonly ShardComponentHealth[] }
   | { readonly kind: 'reloaded'; readonly id: number; readonly errors: readonly string[] }
   | { readonly kind: 'stopped'; readonly id: number }
   /** A question the shard could not answer (gathering its metrics, taking a body, reloading failed unexpectedly). */
@@ -67,6 +71,12 @@ export type FromShard =
   | { readonly kind: 'stdout'; readonly text: string }
   /** Lines of what passed a tapped component here (JSON, each ending in a newline), for the main thread's clients. */
   | { readonly kind: 'tap'; readonly component: string; readonly direction: TapDirection; readonly lines: readonly string[] };
+
+/** One component's health on a shard, as the shard's graph reports it (a rejected reload's failure included). */
+export interface ShardComponentHealth {
+  readonly id: string;
+  readonly health: Health;
+}
 
 /** Between shards: entries for the component `component` on the receiving shard, and its answer. */
 export type BetweenShards =

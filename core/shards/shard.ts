@@ -78,6 +78,9 @@ export async function serveShard(port: MessagePort, setup: ShardSetup): Promise<
       case 'metrics':
         void gatheredFamilies(registry).then((families) => post({ kind: 'metrics', id: message.id, families }), refuse(message.id));
         return;
+      case 'health':
+        post({ kind: 'health', id: message.id, components: graph.health().map(({ id, health }) => ({ id, health })) });
+        return;
       case 'reload':
         void reload(message.text).then((errors) => post({ kind: 'reloaded', id: message.id, errors }), refuse(message.id));
         return;

@@ -7,9 +7,10 @@
  * write-ahead log in `<dir>/shard-<i>`). The client is answered with what the shard answered,
  * once the entries were taken over.
  *
- * On the main thread, the config's processors and sinks are stand-ins (`shardedDefinition`):
+ * On the main thread, the config's processors and sinks are stand-ins (`shardedDefinitions`):
  * checked exactly as they are in place, so a config is refused with the same errors, but running
- * nothing. Sources other than those named below are refused (`shardedDefinition`).
+ * nothing; their health is what the shards last reported of them (`ShardedRun.componentHealth`).
+ * Sources other than those named below are refused (`shardedDefinitions`).
  */
 import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
 import { ConfigError } from '../../lib/config/errors.js';
@@ -18,11 +19,11 @@ import type { Log } from '../../lib/log.js';
 import type { TapDirection, TapFeeds, TapHub } from '../inspect/tap.js';
 import type { MetricFamilies } from '../metrics.js';
 import { logsReceiverCapsule } from '../receiver.js';
-import { healthy, validatedArgs, type Component, type ComponentDefinition } from '../runtime/component.js';
+import { healthy, unhealthy, validatedArgs, type Component, type ComponentDefinition, type Health } from '../runtime/component.js';
 import { componentRegistrars } from '../runtime/component-registrars.js';
 import type { BodyAnswer, BodyClaim, BodyRequest, ShardFront } from '../shard-context.js';
 import { loadedStageModuleFiles, stageRegistrars } from '../stage-modules.js';
-import type { FromShard, ShardSetup, ToShard } from './shard-messages.js';
+import type { FromShard, ShardComponentHealth, ShardSetup, ToShard } from './shard-messages.js';
 import { shardWorkerEntry } from './shard-worker-modules.js';
 
 /** The sources a sharded run's main thread serves and hands bodies off from. */
@@ -39,48 +40,82 @@ function runsOnShards(name: string): boolean {
   return (name.startsWith('logs.') && !name.startsWith('logs.source.')) || SOURCES_ON_SHARDS.has(name);
 }
 
-const standIns = new WeakMap<ComponentDefinition, ComponentDefinition>();
+/** How often the main thread asks the shards for their components' health. */
+const HEALTH_INTERVAL_MS = 1000;
+
+/** Where a stand-in finds the health of the component it stands for: what the shards last reported of it, if they did. */
+export interface ShardHealth {
+  componentHealth(id: string): Health | undefined;
+}
 
 /**
- * The definition the main thread builds a component with: its own for the sources it serves, a
+ * The definitions the main thread builds components with: its own for the sources it serves, a
  * stand-in for those the shards run. A stand-in checks its arguments as the component does (on
- * load and on every reload), and exports receivers that nothing on the main thread sends to. Any
- * other component is refused as a config error at its block, on load as on reload.
+ * load and on every reload), exports receivers that nothing on the main thread sends to, and
+ * reports the health `shards` gives (until the shards first answer, healthy: "runs on the
+ * shards"). Any other component is refused as a config error at its block, on load as on reload.
+ * Each definition maps to the same stand-in every time, so a reload updates the running one.
  */
-export function shardedDefinition(def: ComponentDefinition): ComponentDefinition {
-  if (FRONT_SOURCES.has(def.name)) return def;
-  let standIn = standIns.get(def);
-  if (standIn) return standIn;
-  if (!runsOnShards(def.name)) {
-    standIn = {
-      ...def,
-      build(args): Component {
-        throw new ConfigError(
-          `${def.name} does not run sharded yet; --shards takes ${[...FRONT_SOURCES, ...SOURCES_ON_SHARDS].join(', ')} sources and the logs components they forward to`,
-          args.block.pos,
-          args.path,
-        );
-      },
-    };
-  } else {
-    standIn = {
-      ...def,
-      build(args, ctx): Component {
-        validatedArgs(def, args, ctx);
-        const receiver = logsReceiverCapsule({
-          send: () => Promise.reject(new Error(`${ctx.id} runs on the shards, not on the main thread`)),
-        });
-        return {
-          exports: Object.fromEntries(def.exportNames.map((name) => [name, receiver])),
-          health: () => healthy('runs on the shards'),
-          update: (next) => void validatedArgs(def, next, ctx),
-          stop: async () => {},
-        };
-      },
-    };
-  }
-  standIns.set(def, standIn);
-  return standIn;
+export function shardedDefinitions(shards: ShardHealth): (def: ComponentDefinition) => ComponentDefinition {
+  const standIns = new WeakMap<ComponentDefinition, ComponentDefinition>();
+  return (def) => {
+    if (FRONT_SOURCES.has(def.name)) return def;
+    let standIn = standIns.get(def);
+    if (!standIn) {
+      standIn = runsOnShards(def.name) ? standInOnShards(def, shards) : refusedSharded(def);
+      standIns.set(def, standIn);
+    }
+    return standIn;
+  };
+}
+
+function standInOnShards(def: ComponentDefinition, shards: ShardHealth): ComponentDefinition {
+  return {
+    ...def,
+    build(args, ctx): Component {
+      validatedArgs(def, args, ctx);
+      const receiver = logsReceiverCapsule({
+        send: () => Promise.reject(new Error(`${ctx.id} runs on the shards, not on the main thread`)),
+      });
+      return {
+        exports: Object.fromEntries(def.exportNames.map((name) => [name, receiver])),
+        health: () => shards.componentHealth(ctx.id) ?? healthy('runs on the shards'),
+        update: (next) => void validatedArgs(def, next, ctx),
+        stop: async () => {},
+      };
+    },
+  };
+}
+
+function refusedSharded(def: ComponentDefinition): ComponentDefinition {
+  return {
+    ...def,
+    build(args): Component {
+      throw new ConfigError(
+        `${def.name} does not run sharded yet; --shards takes ${[...FRONT_SOURCES, ...SOURCES_ON_SHARDS].join(', ')} sources and the logs components they forward to`,
+        args.block.pos,
+        args.path,
+      );
+    },
+  };
+}
+
+/**
+ * One component's health over the shards that report it: healthy when every one does (with the
+ * first one's message, the text the component gives in place); otherwise unhealthy, with each
+ * unhealthy shard's message after its index. Its time is the latest of the shards' times.
+ */
+export function combinedHealth(byShard: readonly (Health | undefined)[]): Health | undefined {
+  const reported = byShard.flatMap((health, shard) => (health ? [{ shard, health }] : []));
+  if (reported.length === 0) return undefined;
+  const failing = reported.filter(({ health }) => health.state !== 'healthy');
+  const counted = failing.length > 0 ? failing : reported;
+  const updatedAt = new Date(Math.max(...counted.map(({ health }) => health.updatedAt.getTime())));
+  const health =
+    failing.length > 0
+      ? unhealthy(failing.map(({ shard, health }) => `shard ${shard}: ${health.message}`).join('; '))
+      : healthy(reported[0]!.health.message);
+  return { ...health, updatedAt };
 }
 
 export interface ShardedRunOptions {
@@ -104,12 +139,19 @@ interface Pending<T> {
 
 class ShardThread {
   readonly worker: Worker;
+  /** What this shard last reported of its components' health, by id; undefined until it answered. */
+  health: ReadonlyMap<string, Health> | undefined;
   /** Bodies handed here and not answered yet. */
   bodies = 0;
   readonly waiting = new Map<number, Pending<unknown>>();
   ready!: Pending<void>;
 
-  constructor(entry: URL, setup: ShardSetup, transfer: MessagePort[]) {
+  constructor(
+    readonly index: number,
+    entry: URL,
+    setup: ShardSetup,
+    transfer: MessagePort[],
+  ) {
     this.worker = new Worker(entry, { workerData: setup, transferList: transfer, execArgv: [] });
   }
 
@@ -118,8 +160,13 @@ class ShardThread {
   }
 }
 
-export class ShardedRun implements ShardFront, TapFeeds {
+export class ShardedRun implements ShardFront, ShardHealth, TapFeeds {
   private threads: ShardThread[] = [];
+  /** Every shard, by its index (`threads` takes turns in its order). */
+  private byIndex: ShardThread[] = [];
+  private healthTimer: NodeJS.Timeout | undefined;
+  /** The round of health questions not all answered yet: the timer skips its turn while one is. */
+  private healthRound: Promise<void> | undefined;
   private nextId = 0;
   private failure: Error | undefined;
   private settleFailed!: (error: Error) => void;
@@ -160,6 +207,7 @@ export class ShardedRun implements ShardFront, TapFeeds {
         peers: Array.from({ length: count }, (_, i) => peers[i]),
       };
       const thread = new ShardThread(
+        index,
         entry,
         setup,
         peers.filter((port): port is MessagePort => port !== undefined),
@@ -170,6 +218,7 @@ export class ShardedRun implements ShardFront, TapFeeds {
       thread.worker.on('exit', (code) => this.fail(new Error(`shard ${index} exited with code ${code}`)));
       this.threads.push(thread);
     }
+    this.byIndex = [...this.threads];
     try {
       await Promise.all(ready);
     } catch (err) {
@@ -177,6 +226,38 @@ export class ShardedRun implements ShardFront, TapFeeds {
       throw err;
     }
     this.options.taps?.feedFrom(this);
+    await this.askHealth();
+    // The timer does not keep the process alive: a run ends by its signals, not by its shards.
+    this.healthTimer = setInterval(() => void (this.healthRound ?? this.askHealth()), HEALTH_INTERVAL_MS).unref();
+  }
+
+  /**
+   * The health of the component `id` over the shards, as they last reported it (at most
+   * HEALTH_INTERVAL_MS old; fresh right after start and after each reload); undefined until a
+   * shard reported it.
+   */
+  componentHealth(id: string): Health | undefined {
+    return combinedHealth(this.byIndex.map((thread) => thread.health?.get(id)));
+  }
+
+  /** Asks every shard for its components' health, keeping each shard's answer as it comes. */
+  private askHealth(): Promise<void> {
+    const round = Promise.all(
+      this.threads.map((thread) =>
+        this.ask<readonly ShardComponentHealth[]>(thread, (id) => ({ kind: 'health', id })).then(
+          (components) => void (thread.health = new Map(components.map(({ id, health }) => [id, health]))),
+        ),
+      ),
+    ).then(
+      () => {},
+      // A shard that failed stops the run (`failed`); the last answers stand until then.
+      () => {},
+    );
+    const settled = round.finally(() => {
+      if (this.healthRound === settled) this.healthRound = undefined;
+    });
+    this.healthRound = settled;
+    return settled;
   }
 
   /** Tells every shard what the main thread's clients tap of `id`, so that each relays its lines (or stops). */
@@ -212,6 +293,8 @@ export class ShardedRun implements ShardFront, TapFeeds {
       seen.add(error);
       errors.push(error);
     }
+    // A round asked while the shards reloaded may hold what they had before: ask again.
+    await this.askHealth();
     return errors;
   }
 
@@ -221,6 +304,7 @@ export class ShardedRun implements ShardFront, TapFeeds {
    * what a processor flushes to another shard still reaches a live one. Then the threads end.
    */
   async stop(order: readonly string[]): Promise<void> {
+    this.stopAskingHealth();
     if (!this.failure) {
       for (const component of [...order].reverse()) {
         await Promise.all(this.threads.map((thread) => this.ask<void>(thread, (id) => ({ kind: 'stop', id, component }))));
@@ -230,11 +314,17 @@ export class ShardedRun implements ShardFront, TapFeeds {
   }
 
   private async terminate(): Promise<void> {
+    this.stopAskingHealth();
     this.options.taps?.feedFrom(undefined);
     const threads = this.threads;
     this.threads = [];
     this.failure ??= new Error('the shards were stopped');
     await Promise.all(threads.map((thread) => thread.worker.terminate()));
+  }
+
+  private stopAskingHealth(): void {
+    clearInterval(this.healthTimer);
+    this.healthTimer = undefined;
   }
 
   private leastPending(): ShardThread {
@@ -278,6 +368,7 @@ export class ShardedRun implements ShardFront, TapFeeds {
         if (message.kind === 'answer') waiting?.resolve(message.answer);
         else if (message.kind === 'metrics') waiting?.resolve(message.families);
         else if (message.kind === 'reloaded') waiting?.resolve(message.errors);
+        else if (message.kind === 'health') waiting?.resolve(message.components);
         else if (message.kind === 'refused') waiting?.reject(new Error(message.error));
         else waiting?.resolve(undefined);
       }
@@ -288,6 +379,7 @@ export class ShardedRun implements ShardFront, TapFeeds {
     if (this.failure) return;
     this.failure = error;
     this.settleFailed(error);
+    this.stopAskingHealth();
     this.options.log('error', 'a shard failed', { error: error.message });
     for (const thread of this.threads) {
       thread.ready?.reject(error);
