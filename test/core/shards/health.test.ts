@@ -4,12 +4,14 @@
  * run server shows a component unhealthy on a shard as in place it shows it unhealthy, with each
  * shard's message after its index.
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { healthy, unhealthy } from '../../../core/runtime/component.js';
 import { combinedHealth } from '../../../core/shards/sharded-run.js';
+import { fnv1a32 } from '../../../lib/fnv1a.js';
+import { eventually } from '../../support/running-instance.js';
 import { runConfig, type CommandRun } from './support.js';
 
 /** A logs.source.file tailing `*.log` in a directory of its own, its positions beside them. */
@@ -120,6 +122,63 @@ describe('the health of components on the shards', () => {
       await reload(config({ good }));
       expect((await components(run)).map(({ id, state, message }) => `${id} ${state} ${message}`)).toEqual(allHealthy);
       expect(await healthz(run)).toEqual({ status: 200, text: 'All components are healthy.\n' });
+    } finally {
+      expect(await run.stop()).toBe(0);
+    }
+  });
+});
+
+describe('the health of components on the shards, while running', () => {
+  it('follows a component turning unhealthy on its shard and back, within about a second, without a reload', {
+    timeout: 60_000,
+  }, async () => {
+    const root = mkdtempSync(join(tmpdir(), 'rivulet-shards-health-'));
+    // The file's directory is a link, swapped in one step for a link to a plain file and back: its
+    // path then fails to stat (not a directory), without a moment when it is missing.
+    const file = join(root, 'sub', 'app.log');
+    mkdirSync(join(root, 'dir'));
+    writeFileSync(join(root, 'dir', 'app.log'), 'level=info msg=one\n');
+    writeFileSync(join(root, 'plain'), '');
+    const linkSub = (to: string) => {
+      symlinkSync(join(root, to), join(root, 'next'));
+      renameSync(join(root, 'next'), join(root, 'sub'));
+    };
+    linkSub('dir');
+    // Globs are not expanded again meanwhile, so the file stays tailed (and its reading failing)
+    // while its directory is a plain file.
+    const run = await runConfig(
+      `logs.source.file "files" {
+  path       = ${JSON.stringify(file)}
+  file_watch {
+    min_poll_frequency = "10ms"
+    max_poll_frequency = "10ms"
+  }
+  file_match {
+    sync_period = "1h"
+  }
+  forward_to = [logs.echo.out.receiver]
+}
+
+logs.echo "out" { }
+`,
+      ['--shards', '2'],
+      [],
+    );
+    const fileSourceHealth = async () => {
+      const health = (await components(run)).find(({ id }) => id === 'logs.source.file.files')!;
+      return `${health.state} ${health.message}`;
+    };
+    try {
+      await eventually(() => run.stdout().includes('msg=one'), 'the line read');
+      expect(await fileSourceHealth()).toBe('healthy started component');
+      linkSub('plain');
+      await eventually(async () => (await fileSourceHealth()).startsWith('unhealthy'), 'the shard reporting it unhealthy', 5_000);
+      expect(await fileSourceHealth()).toBe(
+        `unhealthy shard ${fnv1a32(file) % 2}: reading ${file}: ENOTDIR: not a directory, stat '${file}'`,
+      );
+      linkSub('dir');
+      await eventually(async () => (await fileSourceHealth()).startsWith('healthy'), 'the shard reporting it healthy again', 5_000);
+      expect(await fileSourceHealth()).toBe('healthy started component');
     } finally {
       expect(await run.stop()).toBe(0);
     }
