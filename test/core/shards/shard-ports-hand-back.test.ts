@@ -5,41 +5,15 @@
  * delivered before; and a source's backlog, which waits and closes on the owning shard as it does
  * on the sender's.
  */
-import { MessageChannel } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Entry } from '../../../core/entry.js';
 import { HandBack, HandedBackError } from '../../../core/hand-back.js';
 import { InputBacklog } from '../../../core/input-time.js';
 import type { DeliverOptions } from '../../../core/shard-context.js';
-import type { ShardSetup } from '../../../core/shards/shard-messages.js';
-import { ShardPorts } from '../../../core/shards/shard.js';
+import type { ShardPorts } from '../../../core/shards/shard.js';
+import { closeShardPairs, shardPair as pair } from './shard-pair.js';
 
-const channels: MessageChannel[] = [];
-afterEach(() => {
-  for (const channel of channels.splice(0)) {
-    channel.port1.close();
-    channel.port2.close();
-  }
-});
-
-/** Two shards' peers joined by one channel, as the main thread joins them. */
-function pair(): [ShardPorts, ShardPorts] {
-  const channel = new MessageChannel();
-  channels.push(channel);
-  const setup = (index: number): ShardSetup => ({
-    index,
-    count: 2,
-    configText: '',
-    configFile: 'x.alloy',
-    stageRegistrars: [],
-    componentRegistrars: [],
-    stageModules: [],
-    linearTimeRegex: false,
-    debug: false,
-    peers: index === 0 ? [undefined, channel.port1] : [channel.port2, undefined],
-  });
-  return [new ShardPorts(setup(0)), new ShardPorts(setup(1))];
-}
+afterEach(closeShardPairs);
 
 const entry = (line: string): Entry => ({ labels: { app: 'x' }, line, timestamp: 1n, structuredMetadata: [], extracted: {} });
 
