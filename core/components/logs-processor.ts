@@ -78,6 +78,11 @@ export class LogsProcessor implements LogsReceiver {
   private shardOf: ((labels: Labels) => number) | undefined;
   /** Stops taking the entries other shards deliver here. */
   private readonly unserve: (() => void) | undefined;
+  /**
+   * Settles once the stage list the last replace() stopped has completed and what it flushed was
+   * handed on (a reload on a shard answers only then).
+   */
+  private replacedHandedOn: Promise<unknown> = Promise.resolve();
   /** Stops holding this shard's answers to reloads. */
   private readonly unholdReloads: (() => void) | undefined;
 
@@ -101,7 +106,10 @@ export class LogsProcessor implements LogsReceiver {
     });
     // A reload may move a stream to another shard: its next entries must not overtake the blocks
     // the replaced list flushed here, as they cannot in place.
-    this.unholdReloads = ctx.shard?.holdReloadAnswer?.(() => this.replacedHandedOn());
+    // Within the shutdown grace: a receiver that cannot take the flushed blocks must not hold a reload.
+    this.unholdReloads = ctx.shard?.holdReloadAnswer?.(async () => {
+      await this.withinGrace(this.replacedHandedOn);
+    });
   }
 
   /** The fingerprint of the stage list running now. */
@@ -154,6 +162,9 @@ export class LogsProcessor implements LogsReceiver {
     const stopping = this.stopPipeline(this.running);
     this.stopping.add(stopping);
     void stopping.finally(() => this.stopping.delete(stopping));
+    // Stopping a list on this thread ended its input, so what it flushed is queued already: the
+    // batches sent after the reload are not waited for.
+    this.replacedHandedOn = Promise.all([stopping, this.forwarding]);
     this.running = next;
   }
 
@@ -165,14 +176,6 @@ export class LogsProcessor implements LogsReceiver {
     this.input.unfollowAll();
     this.unserve?.();
     this.unholdReloads?.();
-  }
-
-  /**
-   * Settles once the stage lists a reload replaced have completed and what they flushed was
-   * handed on, within the shutdown grace: a receiver that cannot take it must not hold a reload.
-   */
-  private async replacedHandedOn(): Promise<void> {
-    await this.withinGrace(Promise.all(this.stopping).then(() => this.forwarding));
   }
 
   /**
