@@ -206,6 +206,18 @@ export async function outcome(
   return { entries: byStream(all), flushed: byStream(all.slice(beforeStop.length)), metrics: counted(metrics) };
 }
 
+/**
+ * Asserts that a sharded run gave what the run in place gave: every stream's entries in order, the
+ * counted series and what stopping flushed; where `stages` hold a block open until the stop,
+ * that the run in place did flush one (so the comparison of flushes is not of nothing).
+ */
+export function expectSameAsInPlace(sharded: Outcome, inPlace: Outcome, stages?: readonly StageName[]): void {
+  expect(sharded.entries).toEqual(inPlace.entries);
+  expect(sharded.metrics).toEqual(inPlace.metrics);
+  if (stages && flushesAtStop(stages)) expect(Object.keys(inPlace.flushed)).not.toEqual([]);
+  expect(sharded.flushed).toEqual(inPlace.flushed);
+}
+
 /** Rewrites the run's config file with `stages` and reloads it by SIGHUP, resolved once reloaded. */
 export async function reload(run: CommandRun, stages: readonly StageName[]): Promise<void> {
   const done = (run.stderr().match(/msg="config reload/g) ?? []).length;
