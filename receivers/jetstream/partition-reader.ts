@@ -726,7 +726,9 @@ export class PartitionReader {
           const termination = head.terminated.get(message);
           if (termination !== undefined) message.term(this.options.termReasons ? termination : undefined);
           else if (message !== acknowledged) continue;
-          else if (i === last && confirm) await message.ackAck().catch(() => false);
+          // The batch's one acknowledgement is the confirmed one before a hand-over, even when a
+          // terminated message comes after it.
+          else if (confirm) await message.ackAck().catch(() => false);
           else message.ack();
         }
         this.ackedThrough = head.messages[last]!.seq;

@@ -88,8 +88,9 @@ function fakeJetStream(info: { ackFloor: number; optStartSeq?: number } | undefi
   };
   /** The highest message acknowledged: with ack policy `all`, every message up to it is. */
   let ackedThrough = 0;
-  /** How many acknowledgements the reader sent. */
+  /** How many acknowledgements the reader sent, and how many of them the server was asked to confirm. */
   let acks = 0;
+  let confirmedAcks = 0;
   const ackThrough = (seq: number) => {
     acks++;
     ackedThrough = Math.max(ackedThrough, seq);
@@ -110,6 +111,7 @@ function fakeJetStream(info: { ackFloor: number; optStartSeq?: number } | undefi
       },
       ackAck: async () => {
         acked = true;
+        confirmedAcks++;
         ackThrough(seq);
         return true;
       },
@@ -128,6 +130,7 @@ function fakeJetStream(info: { ackFloor: number; optStartSeq?: number } | undefi
     deliver,
     /** How many acknowledgements the reader sent. */
     acks: () => acks,
+    confirmedAcks: () => confirmedAcks,
     fetches,
     failures,
     endFetch: () => endFetch(),
@@ -457,6 +460,21 @@ describe('PartitionReader', () => {
     receiver.release();
     await vi.waitFor(() => expect(messages.map((m) => m.acked())).toEqual([true, true, true, true, true]));
     expect(fake.acks()).toBe(1);
+  });
+
+  it('has the server confirm the last acknowledgement before a hand-over, when a terminated message ends the batch too', async () => {
+    const fake = fakeJetStream(undefined);
+    const receiver = heldReceiver();
+    const r = reader(fake, { forward: receiver.forward, holds: () => true, maxEntriesPerMessage: 1 });
+    const kept = fake.deliver(1, 'm1');
+    const large = fake.deliver(2, linesOf(0, 2));
+    await r.start();
+    await vi.waitFor(() => expect(receiver.lines()).toEqual(['m1']));
+    await ticks(20);
+    const draining = r.drain();
+    receiver.release();
+    await draining;
+    expect([kept.acked(), large.terminated(), fake.acks(), fake.confirmedAcks()]).toEqual([true, '', 1, 1]);
   });
 
   it('terminates a message with more entries than the limit unread, with its reason, and goes on', async () => {
