@@ -155,13 +155,15 @@ class ShardPushIntake {
   readonly exports = {};
   private settings: Settings;
   private readonly unserve: () => void;
+  /** What this intake still holds, as the stages here and on other shards follow it; closed on stop. */
+  private readonly backlog = new InputBacklog();
 
   constructor(args: ComponentArgs<Settings>, ctx: ComponentContext) {
     this.settings = args.values;
     const step = decodeStep({
       settings: () => this.settings.push.app,
       forward: (entries, options) => fanOut(this.settings.forwardTo, entries, options),
-      backlog: new InputBacklog(),
+      backlog: this.backlog,
       nowNs: () => ctx.clock.nowNs(),
       // The pending-bytes gauge is the main thread's: it reads the shared bound.
       showPending: () => {},
@@ -181,5 +183,6 @@ class ShardPushIntake {
   /** The main thread's instance has answered every push before the shards stop. */
   async stop(): Promise<void> {
     this.unserve();
+    this.backlog.close();
   }
 }

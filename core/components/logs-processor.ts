@@ -162,9 +162,10 @@ export class LogsProcessor implements LogsReceiver {
     const stopping = this.stopPipeline(this.running);
     this.stopping.add(stopping);
     void stopping.finally(() => this.stopping.delete(stopping));
-    // Stopping a list on this thread ended its input, so what it flushed is queued already: the
-    // batches sent after the reload are not waited for.
-    this.replacedHandedOn = Promise.all([stopping, this.forwarding]);
+    // Taken once the replaced list has completed, so whatever it flushed (at once or later) is in
+    // the chain; batches the new list sent meanwhile are waited for too, within the grace.
+    // A replaced list that fails to stop holds no reload answer: the reload took effect.
+    this.replacedHandedOn = stopping.then(() => this.forwarding).catch(() => undefined);
     this.running = next;
   }
 

@@ -318,7 +318,12 @@ export class ShardedRun implements ShardFront, ShardHealth, TapFeeds {
     this.options.taps?.feedFrom(undefined);
     const threads = this.threads;
     this.threads = [];
-    this.failure ??= new Error('the shards were stopped');
+    const failure = (this.failure ??= new Error('the shards were stopped'));
+    // A question still out (a health round, a body) is answered by the stop: no thread will.
+    for (const thread of threads) {
+      for (const waiting of thread.waiting.values()) waiting.reject(failure);
+      thread.waiting.clear();
+    }
     await Promise.all(threads.map((thread) => thread.worker.terminate()));
   }
 

@@ -130,7 +130,7 @@ export function pushReceiver(initial: PushSettings, ctx: ComponentContext): Push
   // In a sharded run's main thread, bodies are decoded on the shards, under the same bound.
   const shared = ctx.front ? new SharedPendingBytes(settings.maxPendingBytes) : undefined;
   const pending = shared ?? new PendingBytes(settings.maxPendingBytes);
-  if (shared) showWhenGathered(metrics.pendingBytes, ctx.id, () => shared.bytes);
+  const unshow = shared ? showWhenGathered(metrics.pendingBytes, ctx.id, () => shared.bytes) : () => {};
   const inFlight = new InFlight();
   /** Where pushes go while subscribed; kept through a stop so the pushes in flight still arrive. */
   let target: LogsReceiver | undefined;
@@ -144,6 +144,8 @@ export function pushReceiver(initial: PushSettings, ctx: ComponentContext): Push
         accepting = false;
         await inFlight.drained(settings.graceMs, ctx);
         if (target === receiver) target = undefined;
+        // A stopped source's bound changes no more: a removed component is not read again.
+        unshow();
       },
     };
   });
@@ -179,9 +181,9 @@ const gatheredSeries = new WeakMap<Gauge<'component_id'>, Map<string, () => numb
  * Sets `gauge`'s series of `componentId` from `read` whenever the metrics are gathered, besides
  * whenever this thread sets it: for a bound the shards change too (they decode the bodies while
  * holding it), which this thread would otherwise show only as it last changed it itself. The
- * shards leave their own series unset, so the run's /metrics shows the one value.
+ * shards leave their own series unset, so the run's /metrics shows the one value. Returns the undo.
  */
-function showWhenGathered(gauge: Gauge<'component_id'>, componentId: string, read: () => number): void {
+function showWhenGathered(gauge: Gauge<'component_id'>, componentId: string, read: () => number): () => void {
   let series = gatheredSeries.get(gauge);
   if (!series) {
     const each = new Map<string, () => number>();
@@ -195,6 +197,10 @@ function showWhenGathered(gauge: Gauge<'component_id'>, componentId: string, rea
     });
   }
   series.set(componentId, read);
+  const each = series;
+  return () => {
+    if (each.get(componentId) === read) each.delete(componentId);
+  };
 }
 
 /** The pushes being handled, so a stop can wait for them. */
