@@ -3,12 +3,13 @@
  * (FNV-1a of the path modulo the shard count) and keeps their positions in a file of its own, and
  * the run gives every file's entries, their order and the metric values that one thread gives.
  */
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { fnv1a32 } from '../../../lib/fnv1a.js';
+import { positionsOf } from '../../receivers/file/positions-record.js';
 import { runConfig, type CommandRun } from './support.js';
 
 const STAGES = {
@@ -117,21 +118,6 @@ async function runUntilRead(text: string, flags: readonly string[], lines: numbe
     expect(await run.stop()).toBe(0);
   }
   return { run, entries: byStream(run.stdout()), metrics: counted(metrics) };
-}
-
-/** A positions file's text as the source writes it for `files`, each read to its end. */
-function positionsOf(files: readonly string[]) {
-  return {
-    version: 1,
-    files: Object.fromEntries(
-      [...files]
-        .sort((a, b) => a.localeCompare(b))
-        .map((file) => {
-          const st = statSync(file, { bigint: true });
-          return [file, { offset: String(st.size), dev: String(st.dev), ino: String(st.ino) }];
-        }),
-    ),
-  };
 }
 
 const readJson = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as unknown;

@@ -68,6 +68,11 @@ export function flushesAtStop(stages: readonly StageName[]): boolean {
 }
 
 export function config(stages: readonly StageName[]): string {
+  return pushProcessEcho(stages.map((name, i) => STAGES[name](i)));
+}
+
+/** logs.source.api `in` → logs.process `p` with these stage blocks (config text) → logs.echo `out`. */
+export function pushProcessEcho(stageBlocks: readonly string[]): string {
   return `logs.source.api "in" {
   http {
     listen_address = "127.0.0.1"
@@ -78,7 +83,7 @@ export function config(stages: readonly StageName[]): string {
 }
 
 logs.process "p" {
-  ${stages.map((name, i) => STAGES[name](i)).join('\n  ')}
+  ${stageBlocks.join('\n  ')}
   forward_to = [logs.echo.out.receiver]
 }
 

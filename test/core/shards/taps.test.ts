@@ -9,36 +9,17 @@ import type { FromShard, ToShard } from '../../../core/shards/shard-messages.js'
 import { ShardedRun } from '../../../core/shards/sharded-run.js';
 import type { WireStream } from '../../../lib/loki/wire.js';
 import { eventually } from '../../support/running-instance.js';
+import { pushProcessEcho } from './pipelines.js';
 import { push, runConfig, type CommandRun } from './support.js';
 
 const API = 'logs.source.api.in';
 const BASE_NS = 1_700_000_000_000_000_000n;
 
 // A stateful stage (limit, by app) so each entry goes to the shard owning its app's stream.
-const CONFIG = `logs.source.api "in" {
-  http {
-    listen_address = "127.0.0.1"
-    listen_port = 0
-  }
-  use_incoming_timestamp = true
-  forward_to = [logs.process.p.receiver]
-}
-
-logs.process "p" {
-  stage.limit {
-    rate          = 1000
-    burst         = 1000
-    by_label_name = "app"
-    drop          = true
-  }
-  stage.static_labels {
-    values = { tier = "web" }
-  }
-  forward_to = [logs.echo.out.receiver]
-}
-
-logs.echo "out" { }
-`;
+const CONFIG = pushProcessEcho([
+  'stage.limit {\n    rate          = 1000\n    burst         = 1000\n    by_label_name = "app"\n    drop          = true\n  }',
+  'stage.static_labels {\n    values = { tier = "web" }\n  }',
+]);
 
 /** What the shards relay to the main thread, each message with the thread it came from. */
 const relayed: Array<{ thread: number; lines: readonly string[] }> = [];

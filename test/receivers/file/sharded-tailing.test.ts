@@ -3,7 +3,7 @@
  * only the files whose path its shard owns, counts only those, and keeps their positions in its
  * shard's file. The instances of one run's shards are built here side by side, without threads.
  */
-import { appendFileSync, mkdtempSync, readdirSync, readFileSync, renameSync, statSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readdirSync, readFileSync, renameSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Registry } from 'prom-client';
@@ -14,6 +14,7 @@ import type { ShardPeers } from '../../../core/shard-context.js';
 import { fnv1a32 } from '../../../lib/fnv1a.js';
 import { LogsSourceFile, logsSourceFileComponent } from '../../../receivers/logs-source-file.js';
 import { componentArgs, eventually, recordingReceiver, testContext, type RecordingReceiver } from '../loki/harness.js';
+import { positionsOf } from './positions-record.js';
 
 const ID = 'logs.source.file.test';
 
@@ -56,6 +57,14 @@ const linesByFile = (receiver: RecordingReceiver) => {
 };
 
 /** Six files in a fresh directory, three on each of two shards, file f holding lines `f-0` … `f-(f+1)`. */
+/** Runs the source of `body` on two shards until they read the six files' 27 lines, then stops both. */
+async function readAllOnTwoShards(body: string): Promise<void> {
+  const receivers = [0, 1].map(() => recordingReceiver());
+  const sources = await Promise.all(receivers.map((receiver, index) => startOn({ index, count: 2 }, body, receiver, new Registry())));
+  await eventually(() => receivers.reduce((sum, receiver) => sum + receiver.entries.length, 0) === 27, 5000, 'every line');
+  for (const source of sources) await stop(source);
+}
+
 function sixFiles(): { dir: string; files: string[] } {
   const dir = mkdtempSync(join(tmpdir(), 'rivulet-file-shards-'));
   const perShard: string[][] = [[], []];
@@ -68,18 +77,6 @@ function sixFiles(): { dir: string; files: string[] } {
   files.forEach((file, f) => appendFileSync(file, Array.from({ length: f + 2 }, (_, n) => `${f}-${n}\n`).join('')));
   return { dir, files };
 }
-
-const positionsOf = (files: readonly string[]) => ({
-  version: 1,
-  files: Object.fromEntries(
-    [...files]
-      .sort((a, b) => a.localeCompare(b))
-      .map((file) => {
-        const st = statSync(file, { bigint: true });
-        return [file, { offset: String(st.size), dev: String(st.dev), ino: String(st.ino) }];
-      }),
-  ),
-});
 
 describe('logs.source.file on a shard', () => {
   it('tails only the files its shard owns; the shards together tail each file once', async () => {
@@ -116,10 +113,7 @@ describe('logs.source.file on a shard', () => {
     const { dir, files } = sixFiles();
     const positions = join(dir, 'positions.json');
     const body = `path = ${JSON.stringify(join(dir, '*.log'))}\n  positions_file = ${JSON.stringify(positions)}`;
-    const first = [0, 1].map(() => recordingReceiver());
-    const sources = await Promise.all(first.map((receiver, index) => startOn({ index, count: 2 }, body, receiver, new Registry())));
-    await eventually(() => first.reduce((sum, receiver) => sum + receiver.entries.length, 0) === 27, 5000, 'every line');
-    for (const source of sources) await stop(source);
+    await readAllOnTwoShards(body);
     // A file of shard 0 renamed to a name shard 1 owns, and a line appended to it.
     const from = files.find((file) => fnv1a32(file) % 2 === 0)!;
     let to = '';
@@ -136,10 +130,7 @@ describe('logs.source.file on a shard', () => {
     const { dir, files } = sixFiles();
     const positions = join(dir, 'positions.json');
     const body = `path = ${JSON.stringify(join(dir, '*.log'))}\n  positions_file = ${JSON.stringify(positions)}`;
-    const first = [0, 1].map(() => recordingReceiver());
-    const sources = await Promise.all(first.map((receiver, index) => startOn({ index, count: 2 }, body, receiver, new Registry())));
-    await eventually(() => first.reduce((sum, receiver) => sum + receiver.entries.length, 0) === 27, 5000, 'every line');
-    for (const source of sources) await stop(source);
+    await readAllOnTwoShards(body);
     files.forEach((file, f) => appendFileSync(file, `${f}-new\n`));
     const inPlace = recordingReceiver();
     const source = await startOn(undefined, body, inPlace, new Registry());
